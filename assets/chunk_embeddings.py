@@ -1,0 +1,61 @@
+"""Asset `chunk_embeddings` and its check: vectors for the snapshot's chunks."""
+
+from __future__ import annotations
+
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetExecutionContext,
+    MaterializeResult,
+    asset,
+    asset_check,
+)
+
+from assets import repositories
+from assets.embedding_step import coverage, embed_snapshot
+from assets.partitions import parse_partition_key, snapshot_partitions
+from assets.resources import EmbeddingProvider, IndexDatabase
+from codeatlas.database import connect
+
+
+@asset(
+    partitions_def=snapshot_partitions,
+    deps=["snapshot"],
+    group_name="indexing",
+    pool="embedding_provider",
+    description="Vectors for every chunk content of the snapshot, for the configured model."
+    " Runs after publishing: lexical and symbol search work before vectors exist.",
+)
+def chunk_embeddings(
+    context: AssetExecutionContext, index_db: IndexDatabase, embeddings: EmbeddingProvider
+) -> MaterializeResult:
+    """Embed only content hashes with no vector for the model yet."""
+    repository, sha = parse_partition_key(context.partition_key)
+    stats = embed_snapshot(
+        index_db.database_url, repository, sha, embeddings.embedder, progress=context.log.info
+    )
+    return MaterializeResult(metadata=stats)
+
+
+@asset_check(asset=chunk_embeddings, description="Every chunk of the snapshot has a vector.")
+def every_chunk_has_a_vector(
+    context, index_db: IndexDatabase, embeddings: EmbeddingProvider
+) -> AssetCheckResult:
+    """Coverage of the snapshot's chunk contents for the configured model is 100%."""
+    repository, sha = parse_partition_key(context.run.tags["dagster/partition"])
+    model = embeddings.embedder.model_name
+    conn = connect(index_db.database_url)
+    try:
+        repo = repositories.get(conn, repository)
+        snap = conn.execute(
+            "SELECT id FROM snapshots WHERE repository_id = %s AND commit_sha = %s",
+            (repo.id, sha),
+        ).fetchone()
+        embedded, total = coverage(conn, snap["id"], repo.id, model) if snap else (0, 0)
+    finally:
+        conn.close()
+    return AssetCheckResult(
+        passed=embedded == total,
+        severity=AssetCheckSeverity.WARN,
+        metadata={"embedded": embedded, "total": total, "model": model},
+    )

@@ -1,0 +1,87 @@
+"""Embedding the chunks of a snapshot: only content hashes with no vector for the model yet."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from assets import repositories, storage
+from assets.embedding.base import Embedder
+from codeatlas.database import connect, transaction
+
+EMBED_BATCH = 64
+COMMIT_EVERY = 512
+
+
+def missing_content(conn, repository_id: int, snapshot_id: int, model: str) -> list[dict]:
+    """(content_hash, content) of the snapshot's chunks that have no vector for `model`."""
+    return conn.execute(
+        "SELECT DISTINCT ON (c.content_hash) c.content_hash, c.content"
+        " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
+        " WHERE sf.snapshot_id = %s AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
+        "  WHERE e.repository_id = %s AND e.embedding_model = %s"
+        "  AND e.content_hash = c.content_hash)",
+        (snapshot_id, repository_id, model),
+    ).fetchall()
+
+
+def embed_snapshot(
+    url: str,
+    repository_name: str,
+    commit_sha: str,
+    embedder: Embedder,
+    progress: Callable[[str], None] = lambda _msg: None,
+) -> dict:
+    """Embed what the snapshot lacks for `embedder`'s model; commits every ~500 vectors."""
+    started = time.monotonic()
+    conn = connect(url)
+    try:
+        repo = repositories.get(conn, repository_name)
+        snap = conn.execute(
+            "SELECT id FROM snapshots WHERE repository_id = %s AND commit_sha = %s",
+            (repo.id, commit_sha),
+        ).fetchone()
+        if snap is None:
+            raise RuntimeError(f"{repository_name}@{commit_sha}: no snapshot to embed")
+        storage.ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
+        conn.commit()
+        todo = missing_content(conn, repo.id, snap["id"], embedder.model_name)
+    finally:
+        conn.close()
+    # similar lengths together: less padding per batch
+    todo.sort(key=lambda r: len(r["content"]))
+    done = 0
+    for start in range(0, len(todo), COMMIT_EVERY):
+        group = todo[start : start + COMMIT_EVERY]
+        hashes = [r["content_hash"] for r in group]
+        vectors: list[list[float]] = []
+        for b in range(0, len(group), EMBED_BATCH):
+            vectors.extend(
+                embedder.embed_documents([r["content"] for r in group[b : b + EMBED_BATCH]])
+            )
+        with transaction(url) as tx:
+            storage.store_embeddings(tx, repo.id, embedder.model_name, hashes, vectors)
+        done += len(group)
+        elapsed = time.monotonic() - started
+        rate = done / elapsed if elapsed else 0.0
+        eta = (len(todo) - done) / rate if rate else 0.0
+        progress(f"embedded {done}/{len(todo)} chunks ({rate:.1f}/s, ETA {eta:.0f}s)")
+    return {
+        "model": embedder.model_name,
+        "embedded": len(todo),
+        "seconds": round(time.monotonic() - started, 3),
+    }
+
+
+def coverage(conn, snapshot_id: int, repository_id: int, model: str) -> tuple[int, int]:
+    """(distinct chunk contents with a vector for `model`, distinct chunk contents)."""
+    row = conn.execute(
+        "SELECT count(DISTINCT c.content_hash) AS total,"
+        " count(DISTINCT e.content_hash) AS embedded"
+        " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
+        " LEFT JOIN chunk_embeddings e ON e.repository_id = %s AND e.embedding_model = %s"
+        "  AND e.content_hash = c.content_hash WHERE sf.snapshot_id = %s",
+        (repository_id, model, snapshot_id),
+    ).fetchone()
+    assert row is not None
+    return row["embedded"], row["total"]

@@ -1,0 +1,195 @@
+"""Reading repositories with git: resolve refs, list a commit's tree, stream blobs."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from codeatlas.errors import CodeatlasError, NotAGitRepositoryError
+
+_SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+
+
+class GitError(CodeatlasError):
+    """A git command failed."""
+
+
+@dataclass(frozen=True)
+class TreeEntry:
+    """One path of a commit's tree."""
+
+    path: str
+    blob_sha: str
+    size: int
+    mode: str  # 100644, 100755, 120000 (symlink), 160000 (submodule)
+
+
+def git(repo: Path, *args: str, input_bytes: bytes | None = None) -> bytes:
+    """Run git in `repo` and return stdout; raise GitError with git's message on failure."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    proc = subprocess.run(
+        ["git", "-C", str(repo), *args],
+        input=input_bytes,
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    if proc.returncode != 0:
+        message = redact_url_credentials(proc.stderr.decode(errors="replace").strip())
+        raise GitError(f"git {args[0]} failed in {repo}: {message}")
+    return proc.stdout
+
+
+def is_remote(origin: str) -> bool:
+    """Whether `origin` is a URL (or scp-like address) rather than a local path."""
+    return bool(re.match(r"^[a-z][a-z0-9+.-]*://", origin)) or bool(
+        re.match(r"^[\w.-]+@[\w.-]+:", origin)
+    )
+
+
+def redact_url_credentials(text: str) -> str:
+    """Remove `user:password@` from any URL in `text` (never store or log credentials)."""
+    return re.sub(r"([a-z][a-z0-9+.-]*://)[^/@\s]+@", r"\1", text)
+
+
+def clean_origin(origin: str) -> str:
+    """The origin as stored: credentials stripped from URLs, local paths made absolute."""
+    if is_remote(origin):
+        parts = urlsplit(origin)
+        if parts.scheme:
+            netloc = parts.hostname or ""
+            if parts.port:
+                netloc += f":{parts.port}"
+            return urlunsplit(parts._replace(netloc=netloc))
+        return origin
+    return str(Path(origin).expanduser().resolve())
+
+
+def open_local(path: Path) -> Path:
+    """Validate a local repository path and return its git directory root."""
+    if not path.exists():
+        raise NotAGitRepositoryError(f"{path} does not exist")
+    try:
+        out = git(path, "rev-parse", "--git-dir")
+    except GitError as exc:
+        raise NotAGitRepositoryError(
+            f"{path} is not a git repository (run `git init` there, or pass a clone URL)"
+        ) from exc
+    git_dir = Path(out.decode().strip())
+    return path if not git_dir.is_absolute() else path
+
+
+def mirror(origin_url: str, mirror_dir: Path) -> Path:
+    """Clone (first time) or fetch a bare mirror of a remote repository; return its path.
+
+    Credentials come from the URL given at run time or git's own credential helpers and
+    environment (GIT_ASKPASS, ssh agent); they are never written to the database or logs.
+    """
+    url = _with_env_credentials(origin_url)
+    mirror_dir.parent.mkdir(parents=True, exist_ok=True)
+    if (mirror_dir / "HEAD").exists():
+        git(mirror_dir, "fetch", "--prune", "--quiet", url, "+refs/heads/*:refs/heads/*")
+    else:
+        tmp = mirror_dir.with_name(mirror_dir.name + ".partial")
+        if tmp.exists():
+            subprocess.run(["rm", "-rf", str(tmp)], check=True)
+        git(mirror_dir.parent, "clone", "--mirror", "--quiet", url, str(tmp))
+        # the stored remote must not keep credentials
+        git(tmp, "remote", "set-url", "origin", clean_origin(origin_url))
+        tmp.rename(mirror_dir)
+    return mirror_dir
+
+
+def _with_env_credentials(url: str) -> str:
+    token = os.environ.get("CODEATLAS_GIT_TOKEN")
+    parts = urlsplit(url)
+    if token and parts.scheme in ("http", "https") and "@" not in parts.netloc:
+        user = os.environ.get("CODEATLAS_GIT_USERNAME", "x-access-token")
+        return urlunsplit(parts._replace(netloc=f"{user}:{token}@{parts.netloc}"))
+    return url
+
+
+def resolve_commit(repo: Path, ref: str) -> str:
+    """The full commit sha that `ref` names."""
+    if _SHA.match(ref):
+        return ref
+    try:
+        return git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
+    except GitError as exc:
+        raise GitError(f"no commit named {ref!r} in {repo}") from exc
+
+
+def current_branch(repo: Path) -> str | None:
+    """The branch HEAD points at, or None when detached."""
+    out = subprocess.run(
+        ["git", "-C", str(repo), "symbolic-ref", "--quiet", "--short", "HEAD"],
+        capture_output=True,
+        check=False,
+    )
+    name = out.stdout.decode().strip()
+    return name or None
+
+
+def is_ancestor(repo: Path, older: str, newer: str) -> bool:
+    """Whether commit `older` is an ancestor of (or equal to) `newer`."""
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "merge-base", "--is-ancestor", older, newer],
+        capture_output=True,
+        check=False,
+    )
+    return proc.returncode == 0
+
+
+def commit_time(repo: Path, sha: str) -> int:
+    """Committer time of `sha` as a unix timestamp."""
+    return int(git(repo, "show", "-s", "--format=%ct", sha).decode().strip())
+
+
+def list_tree(repo: Path, sha: str) -> list[TreeEntry]:
+    """Every path of the commit's tree (recursively) with blob sha, size and mode."""
+    out = git(repo, "ls-tree", "-r", "-l", "-z", "--full-tree", sha)
+    entries = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        mode, kind, obj, size = meta.split()
+        entries.append(
+            TreeEntry(
+                path=path.decode("utf-8", errors="surrogateescape"),
+                blob_sha=obj.decode(),
+                size=int(size) if kind == b"blob" and size != b"-" else 0,
+                mode=mode.decode(),
+            )
+        )
+    return entries
+
+
+def read_blobs(repo: Path, shas: Iterable[str]) -> Iterator[tuple[str, bytes]]:
+    """Stream (sha, content) for each blob through one `git cat-file --batch` process."""
+    proc = subprocess.Popen(
+        ["git", "-C", str(repo), "cat-file", "--batch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        for sha in shas:
+            proc.stdin.write(sha.encode() + b"\n")
+            proc.stdin.flush()
+            header = proc.stdout.readline().split()
+            if len(header) < 3:
+                raise GitError(f"git cat-file: blob {sha} is missing from {repo}")
+            size = int(header[2])
+            content = proc.stdout.read(size)
+            proc.stdout.read(1)  # trailing newline
+            yield sha, content
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)

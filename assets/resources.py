@@ -1,0 +1,58 @@
+"""Dagster resources: the index database and the embedding provider (real and fake)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from dagster import ConfigurableResource
+
+from assets.embedding.base import Embedder
+from codeatlas.config import Settings, load_settings
+from codeatlas.database import ensure_index_database
+
+
+class IndexDatabase(ConfigurableResource):
+    """The codeatlas PostgreSQL database; `url` empty means the embedded server / settings."""
+
+    url: str = ""
+
+    @cached_property
+    def settings(self) -> Settings:
+        """Settings from the environment of the process running the step."""
+        return load_settings()
+
+    @cached_property
+    def database_url(self) -> str:
+        """The migrated database's URL (starts the embedded server when needed)."""
+        if self.url:
+            from codeatlas.database import connect_plain
+            from codeatlas.migrations import migrate
+
+            conn = connect_plain(self.url)
+            try:
+                migrate(conn)
+            finally:
+                conn.close()
+            return self.url
+        return ensure_index_database(self.settings)
+
+
+class EmbeddingProvider(ConfigurableResource):
+    """Which embedder to use: `provider` local | openai | fake (empty: from settings)."""
+
+    provider: str = ""
+    model: str = ""
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        """The configured embedder (loaded once per process)."""
+        from dataclasses import replace
+
+        from assets.embedding.factory import make_embedder
+
+        settings = load_settings()
+        if self.provider:
+            settings = replace(settings, embedding_provider=self.provider)
+        if self.model:
+            settings = replace(settings, embedding_model=self.model)
+        return make_embedder(settings)

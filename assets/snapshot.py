@@ -1,0 +1,41 @@
+"""Asset `snapshot`: publish the commit once its files, chunks, symbols and edges are stored."""
+
+from __future__ import annotations
+
+from dagster import AssetExecutionContext, MaterializeResult, asset
+
+from assets import publishing
+from assets.code_index import effective_parser_version
+from assets.partitions import parse_partition_key, snapshot_partitions
+from assets.resources import EmbeddingProvider, IndexDatabase
+from codeatlas.database import connect
+
+
+@asset(
+    partitions_def=snapshot_partitions,
+    deps=["code_chunks", "code_symbols", "code_edges"],
+    group_name="indexing",
+    description="The published snapshot: ready, and current if it is the branch's newest commit.",
+)
+def snapshot(
+    context: AssetExecutionContext, index_db: IndexDatabase, embeddings: EmbeddingProvider
+) -> MaterializeResult:
+    """Mark the snapshot ready and switch the repository's current snapshot atomically."""
+    repository, sha = parse_partition_key(context.partition_key)
+    conn = connect(index_db.database_url)
+    try:
+        result = publishing.publish(
+            conn,
+            index_db.settings,
+            repository,
+            sha,
+            effective_parser_version(index_db.settings),
+            embeddings.embedder.model_name,
+        )
+    finally:
+        conn.close()
+    context.log.info(
+        f"published {repository}@{sha[:12]}: {result['chunks']} chunks,"
+        f" {result['symbols']} symbols; current: {result['current']}"
+    )
+    return MaterializeResult(metadata={k: v for k, v in result.items() if v is not None})

@@ -1,0 +1,52 @@
+"""The `codeatlas` command line. Each command lives in `codeatlas/commands/<name>.py`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+
+from codeatlas.errors import CodeatlasError
+
+# modules that define commands; each has `register(subparsers)`
+COMMAND_MODULES = ("index", "search", "status", "dev", "mcp", "webhooks", "maintenance")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every command registered."""
+    parser = argparse.ArgumentParser(
+        prog="codeatlas",
+        description="Index git repositories for AI agents and search them.",
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"codeatlas.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"codeatlas.commands.{name}":
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a command; user errors print one line and exit 1."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except CodeatlasError as exc:
+        print(f"codeatlas: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("codeatlas: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

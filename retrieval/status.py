@@ -1,0 +1,100 @@
+"""Freshness report per repository: current commit, branch head, lag, models, coverage."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from codeatlas.config import Settings
+
+
+def _branch_head(settings: Settings, origin: str, branch: str | None) -> tuple[str | None, int | None]:
+    """(sha, commit time) of the tracked branch in the local clone or mirror, if reachable."""
+    from assets import git_source, repositories
+
+    if not branch:
+        return None, None
+    try:
+        checkout: Path = repositories.git_dir(settings, origin)
+        sha = git_source.resolve_commit(checkout, branch)
+        return sha, git_source.commit_time(checkout, sha)
+    except Exception:  # noqa: BLE001 - a missing clone only makes the report partial
+        return None, None
+
+
+def _lag_commits(settings: Settings, origin: str, old: str, new: str) -> int | None:
+    from assets import git_source, repositories
+
+    try:
+        out = git_source.git(repositories.git_dir(settings, origin), "rev-list", "--count",
+                             f"{old}..{new}")
+        return int(out.decode().strip())
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def repository_status(
+    conn: psycopg.Connection,
+    settings: Settings,
+    only: str | None = None,
+    repository_ids: list[int] | None = None,
+) -> list[dict[str, Any]]:
+    """One dict per repository (optionally one name, or only the given ids)."""
+    rows = conn.execute(
+        "SELECT r.*, s.commit_sha AS current_commit, s.committed_at, s.ready_at,"
+        " (SELECT count(*) FROM snapshots x WHERE x.repository_id = r.id) AS snapshots,"
+        " (SELECT max(received_at) FROM webhook_events w WHERE w.repository = r.name)"
+        "   AS last_push"
+        " FROM repositories r LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
+        " WHERE (%s::text IS NULL OR r.name = %s)"
+        " AND (%s::bigint[] IS NULL OR r.id = ANY(%s))"
+        " ORDER BY r.name",
+        (only, only, repository_ids, repository_ids),
+    ).fetchall()
+    report = []
+    for row in rows:
+        head, head_time = _branch_head(settings, row["origin"], row["default_branch"])
+        current = row["current_commit"]
+        lag_commits = None
+        lag_seconds = None
+        if head and current:
+            lag_commits = 0 if head == current else _lag_commits(
+                settings, row["origin"], current, head)
+            if head != current and head_time and row["committed_at"]:
+                lag_seconds = max(0, int(head_time - row["committed_at"].timestamp()))
+            elif head == current:
+                lag_seconds = 0
+        coverage = {}
+        for model in filter(None, {row["active_embedding_model"],
+                                   row["upgrading_embedding_model"]}):
+            coverage[model] = _coverage(conn, row["current_snapshot_id"], row["id"], model)
+        report.append({
+            "name": row["name"],
+            "origin": row["origin"],
+            "branch": row["default_branch"],
+            "current_commit": current,
+            "indexed_at": row["ready_at"].astimezone(UTC).isoformat() if row["ready_at"] else None,
+            "branch_head": head,
+            "lag_commits": lag_commits,
+            "lag_seconds": lag_seconds,
+            "last_push": row["last_push"].isoformat() if row["last_push"] else None,
+            "active_model": row["active_embedding_model"],
+            "upgrading_model": row["upgrading_embedding_model"],
+            "coverage": coverage,
+            "snapshots": row["snapshots"],
+            "checked_at": datetime.now(UTC).isoformat(),
+        })
+    return report
+
+
+def _coverage(conn: psycopg.Connection, snapshot_id: int | None, repo_id: int, model: str) -> str:
+    from assets.embedding_step import coverage
+
+    if snapshot_id is None:
+        return "no snapshot"
+    embedded, total = coverage(conn, snapshot_id, repo_id, model)
+    pct = 100.0 * embedded / total if total else 100.0
+    return f"{embedded}/{total} ({pct:.1f}%)"
