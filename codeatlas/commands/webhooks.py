@@ -1,0 +1,51 @@
+"""`codeatlas webhooks --listen HOST:PORT`: the push webhook receiver (ASGI, uvicorn)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from codeatlas.errors import ConfigurationError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `webhooks` command."""
+    p = subparsers.add_parser(
+        "webhooks",
+        help="receive GitHub/GitLab/Bitbucket/Gitea push webhooks",
+        description="Verify push webhooks with each repository's secret (`codeatlas repo"
+        " secret`), store them, and let the Dagster sensor `webhook_push_sensor` index them."
+        " Point the host at http://HOST:PORT/webhooks.",
+    )
+    p.add_argument("--listen", default="127.0.0.1:8765", metavar="HOST:PORT")
+    p.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=5 * 1024 * 1024,
+        help="refuse larger requests with 413 (default 5 MiB)",
+    )
+    p.set_defaults(handler=run)
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """(host, port) of HOST:PORT (IPv6 hosts in brackets)."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigurationError(f"--listen must be HOST:PORT, got {value!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve the receiver until interrupted."""
+    import uvicorn
+
+    from codeatlas.config import load_settings
+    from codeatlas.database import ensure_index_database
+    from orchestration.webhooks.app import build_app
+
+    host, port = parse_listen(args.listen)
+    url = ensure_index_database(load_settings())
+    app = build_app(url, max_body_bytes=args.max_body_bytes)
+    print(f"receiving push webhooks on http://{host}:{port}/webhooks", file=sys.stderr)
+    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+    return 0

@@ -1,0 +1,194 @@
+"""The push webhook receiver: an ASGI app that verifies, stores and answers 202 fast.
+
+POST /webhooks (the host is recognised by its headers) or /webhooks/{provider}.
+401 unsigned or wrong signature (also for unknown repositories: no hint to strangers),
+400 malformed, 413 over the size limit (enforced while reading), 200 for a redelivery or ping,
+202 once stored. The Dagster sensor `webhook_push_sensor` turns stored events into runs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from urllib.parse import parse_qs
+
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from orchestration.webhooks import events
+from orchestration.webhooks.providers import (
+    PROVIDERS,
+    MalformedEvent,
+    PushEvent,
+    detect_provider,
+    parse,
+    signature_header,
+)
+
+log = logging.getLogger("codeatlas.webhooks")
+MAX_BODY_BYTES = 5 * 1024 * 1024
+
+
+class BodyTooLarge(Exception):
+    """The request body passed the limit."""
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The raw body, refusing (before reading it all) anything over `limit` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise BodyTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+class Receiver:
+    """Request handling over a small connection pool to the index database."""
+
+    def __init__(self, database_url: str, max_body_bytes: int = MAX_BODY_BYTES) -> None:
+        self.database_url = database_url
+        self.max_body_bytes = max_body_bytes
+        self._pool: ConnectionPool | None = None
+        self._lock = threading.Lock()
+
+    def pool(self) -> ConnectionPool:
+        """The pool, opened on first use."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ConnectionPool(
+                    self.database_url,
+                    min_size=1,
+                    max_size=4,
+                    open=True,
+                    kwargs={"row_factory": dict_row, "autocommit": False},
+                )
+            return self._pool
+
+    def close(self) -> None:
+        """Close the pool (app shutdown)."""
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+
+    async def handle(self, request: Request) -> JSONResponse:
+        """Verify, store and answer one delivery."""
+        try:
+            body = await read_body(request, self.max_body_bytes)
+        except BodyTooLarge:
+            return _answer(413, "payload too large", limit=self.max_body_bytes)
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        provider = request.path_params.get("provider") or detect_provider(headers)
+        if provider not in PROVIDERS:
+            return _answer(
+                400,
+                "unknown sender: expected a GitHub, GitLab, Bitbucket or Gitea"
+                " push (or POST to /webhooks/<provider>)",
+            )
+        signature = signature_header(provider, headers)
+        if not signature:
+            return _answer(401, f"unsigned request: configure the webhook secret on {provider}")
+        try:
+            payload = _decode(body, headers.get("content-type", ""))
+            event = parse(provider, headers, payload, body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            reason = str(exc) if isinstance(exc, MalformedEvent) else "the body is not JSON"
+            return _answer(400, f"malformed event: {reason}")
+        return await run_in_threadpool(self._store, event, signature, body)
+
+    def _store(self, event: PushEvent, signature: str, body: bytes) -> JSONResponse:
+        with self.pool().connection() as conn:
+            repos = events.verified_repositories(conn, event, signature, body)
+            if not repos:
+                log.warning(
+                    "webhook refused: %s delivery %s for %s: no registered repository"
+                    " with a matching %s secret",
+                    event.provider,
+                    event.delivery_id,
+                    event.full_name or (event.urls[:1] or ["?"])[0],
+                    event.provider,
+                )
+                return _answer(401, "signature does not match a registered repository's secret")
+            if event.event == "ping":
+                return _answer(200, "pong", repository=repos[0]["name"])
+            if event.event not in ("push", "tag_push"):
+                return _answer(202, "ignored", reason=f"{event.event} events are not indexed")
+            repo, change = events.choose(repos, event)
+            stored = events.store(conn, event, repo, change)
+        if stored.status == "duplicate":
+            return _answer(
+                200, "duplicate", repository=stored.repository, delivery=event.delivery_id
+            )
+        log.info(
+            "webhook %s %s: %s %s %s (%s)",
+            event.provider,
+            event.delivery_id,
+            stored.repository,
+            change.ref if change else "-",
+            (change.after or "-")[:12] if change else "-",
+            stored.detail or stored.status,
+        )
+        return _answer(
+            202,
+            stored.status,
+            repository=stored.repository,
+            event_id=stored.id,
+            delivery=event.delivery_id,
+            reason=stored.detail,
+        )
+
+
+def _decode(body: bytes, content_type: str) -> object:
+    """JSON, or GitHub's form encoding (`payload=<json>`); the signature covers the raw body."""
+    if content_type.startswith("application/x-www-form-urlencoded"):
+        form = parse_qs(body.decode("utf-8"))
+        if "payload" not in form:
+            raise MalformedEvent("form-encoded body without a payload field")
+        return json.loads(form["payload"][0])
+    return json.loads(body)
+
+
+def _answer(status: int, message: str, **extra: object) -> JSONResponse:
+    return JSONResponse(
+        {"status": message, **{k: v for k, v in extra.items() if v is not None}}, status_code=status
+    )
+
+
+def build_app(database_url: str, *, max_body_bytes: int = MAX_BODY_BYTES) -> Starlette:
+    """The receiver's ASGI app for one index database."""
+    receiver = Receiver(database_url, max_body_bytes)
+
+    async def health(_request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        await run_in_threadpool(receiver.pool)
+        try:
+            yield
+        finally:
+            await run_in_threadpool(receiver.close)
+
+    app = Starlette(
+        routes=[
+            Route("/webhooks", receiver.handle, methods=["POST"]),
+            Route("/webhooks/{provider}", receiver.handle, methods=["POST"]),
+            Route("/healthz", health, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.receiver = receiver
+    return app

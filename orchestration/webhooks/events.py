@@ -1,0 +1,144 @@
+"""Storing verified pushes: match the payload's repository, check its secret, record the event.
+
+Dagster-free psycopg code shared by the receiver (writes) and the CLI (secrets).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import psycopg
+
+from orchestration.webhooks.providers import PushEvent, RefChange, verify
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """The outcome of one delivery: the event row's id (None for a duplicate) and its status."""
+
+    id: int | None
+    status: str  # pending | ignored | duplicate
+    repository: str
+    detail: str | None
+
+
+def location_key(origin: str) -> str:
+    """One spelling per location: `git@host:o/r.git` and `https://u@host/o/r` → `host/o/r`."""
+    text = origin.strip()
+    scp = re.match(r"^[\w.-]+@([\w.-]+):(?!//)(.*)$", text)
+    if scp:
+        host, path = scp.group(1), scp.group(2)
+    elif re.match(r"^[a-z][a-z0-9+.-]*://", text, re.IGNORECASE):
+        parts = urlsplit(text)
+        host, path = (parts.hostname or ""), parts.path
+    else:
+        host, path = "", str(Path(text).expanduser())
+    path = re.sub(r"(\.git)?/*$", "", path.rstrip("/"))
+    return f"{host.lower()}/{path.lstrip('/')}" if host else path
+
+
+def matching_repositories(conn: psycopg.Connection, event: PushEvent) -> list[dict]:
+    """Registered repositories the payload names, by clone URL, then `owner/name`."""
+    keys = {location_key(u) for u in event.urls}
+    full = (event.full_name or "").lower()
+    rows = conn.execute(
+        "SELECT id, name, origin, default_branch FROM repositories ORDER BY id"
+    ).fetchall()
+    found = []
+    for row in rows:
+        origin_key = location_key(row["origin"])
+        if (
+            origin_key in keys
+            or (full and row["name"].lower() == full)
+            or (full and origin_key.lower().endswith("/" + full))
+        ):
+            found.append(row)
+    return found
+
+
+def verified_repositories(
+    conn: psycopg.Connection, event: PushEvent, signature: str, body: bytes
+) -> list[dict]:
+    """The matching repositories whose secret for this provider the signature proves."""
+    candidates = matching_repositories(conn, event)
+    if not candidates:
+        return []
+    secrets = conn.execute(
+        "SELECT repository_id, secret FROM repository_webhooks"
+        " WHERE provider = %s AND repository_id = ANY(%s)",
+        (event.provider, [r["id"] for r in candidates]),
+    ).fetchall()
+    by_id = {s["repository_id"]: s["secret"] for s in secrets}
+    return [
+        r
+        for r in candidates
+        if r["id"] in by_id and verify(event.provider, signature, by_id[r["id"]], body)
+    ]
+
+
+def choose(repos: list[dict], event: PushEvent) -> tuple[dict, RefChange | None]:
+    """The repository and ref change a push is about: preferably one tracking the branch."""
+    for repo in repos:
+        for change in event.changes:
+            if repo["default_branch"] and change.branch == repo["default_branch"]:
+                return repo, change
+    return repos[0], (event.changes[0] if event.changes else None)
+
+
+def triage(repo: dict, change: RefChange | None) -> str | None:
+    """Why this push produces no work (None: it moves the tracked branch to a new commit)."""
+    if change is None:
+        return "push without ref changes"
+    if change.ref.startswith("refs/tags/"):
+        return f"tag push ({change.ref.removeprefix('refs/tags/')}): only branches are indexed"
+    if change.branch is None:
+        return f"{change.ref} is not a branch"
+    if not repo["default_branch"]:
+        return "the repository tracks no branch (register it with --branch)"
+    if change.branch != repo["default_branch"]:
+        return f"branch {change.branch} is not the tracked branch {repo['default_branch']}"
+    if change.after is None:
+        return f"branch {change.branch} was deleted"
+    return None
+
+
+def store(
+    conn: psycopg.Connection, event: PushEvent, repo: dict, change: RefChange | None
+) -> StoredEvent:
+    """Insert the event once per (provider, delivery id); a redelivery stores nothing new."""
+    reason = triage(repo, change)
+    status = "ignored" if reason else "pending"
+    row = conn.execute(
+        "INSERT INTO webhook_events (provider, delivery_id, repository, repository_id, event,"
+        " ref, after_sha, status, detail, processed_at)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, CASE WHEN %s THEN now() END)"
+        " ON CONFLICT (provider, delivery_id) DO NOTHING RETURNING id",
+        (
+            event.provider,
+            event.delivery_id,
+            repo["name"],
+            repo["id"],
+            event.event,
+            change.ref if change else None,
+            change.after if change else None,
+            status,
+            reason,
+            reason is not None,
+        ),
+    ).fetchone()
+    if row is None:
+        return StoredEvent(None, "duplicate", repo["name"], "delivery already received")
+    return StoredEvent(row["id"], status, repo["name"], reason)
+
+
+def set_secret(conn: psycopg.Connection, repository_id: int, provider: str, secret: str) -> None:
+    """Create or replace a repository's webhook secret for one provider."""
+    conn.execute(
+        "INSERT INTO repository_webhooks (repository_id, provider, secret) VALUES (%s, %s, %s)"
+        " ON CONFLICT (repository_id, provider) DO UPDATE SET secret = EXCLUDED.secret,"
+        " updated_at = now()",
+        (repository_id, provider, secret),
+    )
