@@ -1,7 +1,5 @@
 """Asset checks: the stored snapshot matches git, and nothing is orphaned."""
 
-from __future__ import annotations
-
 from dagster import AssetCheckExecutionContext, AssetCheckResult, asset_check
 
 from assets import git_source, repositories

@@ -1,7 +1,5 @@
 """Asset `chunk_embeddings` and its check: vectors for the snapshot's chunks."""
 
-from __future__ import annotations
-
 from dagster import (
     AssetCheckResult,
     AssetCheckSeverity,

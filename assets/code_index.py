@@ -4,7 +4,6 @@ The three are one multi-asset because edges point at symbol ids and chunks at sy
 symbols, chunks and edges are written in the same transaction, so none exists without the others.
 """
 
-from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator

@@ -1,7 +1,5 @@
 """Asset `snapshot`: publish the commit once its files, chunks, symbols and edges are stored."""
 
-from __future__ import annotations
-
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
 from assets import publishing

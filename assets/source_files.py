@@ -1,6 +1,5 @@
 """Asset `source_files`: the file list of one commit, with what is skipped and why."""
 
-from __future__ import annotations
 
 import time
 from collections import Counter

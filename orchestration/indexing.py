@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import time
 
-from dagster import DagsterInstance
+from dagster import DagsterInstance, Definitions
 
 from assets.partitions import partition_key, snapshot_partitions
 from codeatlas.config import load_settings
-from codeatlas.database import connect
+from codeatlas.database import connect, index_database_url
 from orchestration.instance import prepare_dagster_home
 
 
-def index_commit(repository: str, commit_sha: str, instance: DagsterInstance | None = None) -> dict:
+def index_commit(
+    repository: str,
+    commit_sha: str,
+    instance: DagsterInstance | None = None,
+    definitions: Definitions | None = None,
+) -> dict:
     """Add the `<repository>@<commit>` partition and execute `index_snapshot` for it."""
-    from orchestration.definitions import defs
-
+    if definitions is None:
+        from orchestration.definitions import defs as definitions
     started = time.monotonic()
     settings = load_settings()
     if instance is None:
@@ -24,15 +29,14 @@ def index_commit(repository: str, commit_sha: str, instance: DagsterInstance | N
     key = partition_key(repository, commit_sha)
     assert snapshot_partitions.name is not None
     instance.add_dynamic_partitions(snapshot_partitions.name, [key])
-    job = defs.resolve_job_def("index_snapshot")
+    job = definitions.resolve_job_def("index_snapshot")
     result = job.execute_in_process(
         instance=instance,
         partition_key=key,
         run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
         raise_on_error=True,
     )
-    url = defs.resources["index_db"].database_url  # type: ignore[attr-defined]
-    conn = connect(url)
+    conn = connect(index_database_url(settings))
     try:
         row = conn.execute(
             "SELECT s.stats FROM snapshots s JOIN repositories r ON r.id = s.repository_id"

@@ -1,0 +1,207 @@
+"""The index pipeline on real git repositories: idempotent, incremental, atomic, resumable."""
+
+from __future__ import annotations
+
+import pytest
+
+from assets.code_index import parse_snapshot
+from assets.embedding_step import embed_snapshot
+from assets.embedding.fake import FakeEmbedder
+from assets.resources import IndexDatabase
+from assets.source_files import record_source_files
+from codeatlas.database import connect
+from tests.assets.pipeline_helpers import dump, register, run_index, snapshot_paths
+
+SHOP = '''"""Orders and refunds."""
+import datetime
+
+
+class RefundPolicy:
+    """Decides whether an order may be refunded."""
+
+    window_days = 30
+
+    def is_eligible_for_refund(self, order):
+        """True when the order was delivered less than window_days ago."""
+        age = datetime.date.today() - order.delivered_on
+        return age.days <= self.window_days and not order.refunded
+
+
+def refund(order, policy):
+    if not policy.is_eligible_for_refund(order):
+        raise ValueError("not eligible")
+    order.refunded = True
+'''
+
+UTIL = '''def slugify(text):
+    return "-".join(text.lower().split())
+'''
+
+
+def _events(url: str, name: str) -> dict:
+    conn = connect(url)
+    try:
+        return conn.execute(
+            "SELECT r.current_snapshot_id, s.commit_sha FROM repositories r"
+            " LEFT JOIN snapshots s ON s.id = r.current_snapshot_id WHERE r.name = %s",
+            (name,),
+        ).fetchone()
+    finally:
+        conn.close()
+
+
+def test_indexing_a_commit_stores_symbols_chunks_edges_vectors_and_publishes_it(
+    settings_env, database_url, git_repo
+):
+    git_repo.write("shop/refunds.py", SHOP)
+    git_repo.write("shop/util.py", UTIL)
+    git_repo.write("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    sha = git_repo.commit()
+    register(database_url, "shop", str(git_repo.path))
+
+    result = run_index(database_url, "shop", sha)
+
+    assert result["files"] == 3
+    state = dump(database_url)
+    names = {s["qualified_name"] for s in state["code_symbols"]}
+    assert {"RefundPolicy", "RefundPolicy.is_eligible_for_refund", "refund", "slugify"} <= names
+    assert any(e["callee_name"] == "is_eligible_for_refund" for e in state["code_edges"])
+    skipped = {f["path"]: f["skip_reason"] for f in state["snapshot_files"]}
+    assert skipped["logo.png"] is not None and skipped["shop/refunds.py"] is None
+    hashes = {c["content_hash"] for c in state["code_chunks"]}
+    assert {e["content_hash"] for e in state["chunk_embeddings"]} == hashes
+    assert _events(database_url, "shop")["commit_sha"] == sha
+    assert state["snapshots"][0]["status"] == "ready"
+
+
+def test_materializing_the_same_partition_twice_changes_nothing(
+    settings_env, database_url, git_repo
+):
+    git_repo.write("shop/refunds.py", SHOP)
+    sha = git_repo.commit()
+    register(database_url, "shop", str(git_repo.path))
+    run_index(database_url, "shop", sha)
+    before = dump(database_url)
+
+    run_index(database_url, "shop", sha)
+
+    assert dump(database_url) == before
+
+
+def test_the_next_commit_parses_only_changed_blobs_and_embeds_only_new_content(
+    settings_env, database_url, git_repo
+):
+    for i in range(5):
+        git_repo.write(f"pkg/mod{i}.py", UTIL.replace("slugify", f"slugify_{i}"))
+    git_repo.write("shop/refunds.py", SHOP)
+    first = git_repo.commit()
+    register(database_url, "shop", str(git_repo.path))
+    run_index(database_url, "shop", first)
+
+    # one changed file: a line added above a function moves it but does not change its content
+    git_repo.write("shop/refunds.py", "# moved down by one line\n" + SHOP)
+    git_repo.write("pkg/mod0.py", UTIL.replace("slugify", "slugify_0") + "\n\ndef new_fn():\n"
+                   "    return 1\n")
+    second = git_repo.commit()
+    db = IndexDatabase(url=database_url)
+    record_source_files(db, "shop", second)
+    parsed = parse_snapshot(db, "shop", second)
+    assert parsed["files_parsed"] == 2  # the two changed blobs, not the four unchanged
+
+    from assets.publishing import publish
+    from assets.code_index import effective_parser_version
+
+    conn = connect(database_url)
+    publish(conn, db.settings, "shop", second, effective_parser_version(db.settings), "fake")
+    conn.close()
+    embedded = embed_snapshot(database_url, "shop", second, FakeEmbedder())
+    # only the new function and the changed file-level chunk are new content
+    assert 1 <= embedded["embedded"] <= 3
+
+
+def test_a_deleted_file_disappears_from_the_new_snapshot_but_stays_in_the_old_one(
+    settings_env, database_url, git_repo
+):
+    git_repo.write("shop/refunds.py", SHOP)
+    git_repo.write("shop/util.py", UTIL)
+    first = git_repo.commit()
+    register(database_url, "shop", str(git_repo.path))
+    run_index(database_url, "shop", first)
+    git_repo.git("rm", "-q", "shop/util.py")
+    second = git_repo.commit("remove util")
+    run_index(database_url, "shop", second)
+
+    assert "shop/util.py" in snapshot_paths(database_url, "shop", first)
+    assert "shop/util.py" not in snapshot_paths(database_url, "shop", second)
+    assert _events(database_url, "shop")["commit_sha"] == second
+
+
+def test_readers_see_the_previous_snapshot_until_the_new_one_is_published(
+    settings_env, database_url, git_repo
+):
+    git_repo.write("shop/refunds.py", SHOP)
+    first = git_repo.commit()
+    register(database_url, "shop", str(git_repo.path))
+    run_index(database_url, "shop", first)
+    git_repo.write("shop/util.py", UTIL)
+    second = git_repo.commit()
+    db = IndexDatabase(url=database_url)
+
+    record_source_files(db, "shop", second)
+    parse_snapshot(db, "shop", second)
+
+    assert _events(database_url, "shop")["commit_sha"] == first
+    run_index(database_url, "shop", second)
+    assert _events(database_url, "shop")["commit_sha"] == second
+
+
+def test_an_older_commit_indexed_later_does_not_replace_the_current_snapshot(
+    settings_env, database_url, git_repo
+):
+    git_repo.write("a.py", UTIL)
+    old = git_repo.commit()
+    git_repo.write("b.py", UTIL)
+    new = git_repo.commit()
+    register(database_url, "shop", str(git_repo.path))
+    run_index(database_url, "shop", new)
+    run_index(database_url, "shop", old)
+    assert _events(database_url, "shop")["commit_sha"] == new
+
+
+def test_a_run_that_crashes_mid_parse_resumes_to_the_rows_of_an_uninterrupted_run(
+    settings_env, database_url, pg_server, git_repo
+):
+    for i in range(120):
+        git_repo.write(f"pkg/m{i:03}.py", UTIL.replace("slugify", f"fn_{i}"))
+    sha = git_repo.commit()
+    register(database_url, "shop", str(git_repo.path))
+    db = IndexDatabase(url=database_url)
+    record_source_files(db, "shop", sha)
+
+    def crash_after_first_batch(message: str) -> None:
+        raise RuntimeError("simulated crash: " + message)
+
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        parse_snapshot(db, "shop", sha, progress=crash_after_first_batch)
+    conn = connect(database_url)
+    half = conn.execute("SELECT count(*) AS n FROM file_versions WHERE parsed_at IS NOT NULL")
+    assert 0 < half.fetchone()["n"] < 120
+    conn.close()
+
+    run_index(database_url, "shop", sha)
+    resumed = dump(database_url)
+
+    import psycopg
+    from codeatlas.database import with_database
+
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute('CREATE DATABASE "clean_run" TEMPLATE "codeatlas_template"')
+    clean_url = with_database(pg_server, "clean_run")
+    register(clean_url, "shop", str(git_repo.path))
+    run_index(clean_url, "shop", sha)
+    clean = dump(clean_url)
+    for table in ("code_symbols", "code_chunks", "code_edges", "chunk_embeddings"):
+        strip = [{k: v for k, v in r.items() if not k.endswith("id")} for r in resumed[table]]
+        clean_strip = [{k: v for k, v in r.items() if not k.endswith("id")} for r in clean[table]]
+        key = lambda r: sorted((k, str(v)) for k, v in r.items())  # noqa: E731
+        assert sorted(strip, key=key) == sorted(clean_strip, key=key), table
