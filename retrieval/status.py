@@ -6,12 +6,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import psycopg
-
 from codeatlas.config import Settings
+from retrieval.principals import DbConnection
 
 
-def _branch_head(settings: Settings, origin: str, branch: str | None) -> tuple[str | None, int | None]:
+def _branch_head(
+    settings: Settings, origin: str, branch: str | None
+) -> tuple[str | None, int | None]:
     """(sha, commit time) of the tracked branch in the local clone or mirror, if reachable."""
     from assets import git_source, repositories
 
@@ -29,15 +30,16 @@ def _lag_commits(settings: Settings, origin: str, old: str, new: str) -> int | N
     from assets import git_source, repositories
 
     try:
-        out = git_source.git(repositories.git_dir(settings, origin), "rev-list", "--count",
-                             f"{old}..{new}")
+        out = git_source.git(
+            repositories.git_dir(settings, origin), "rev-list", "--count", f"{old}..{new}"
+        )
         return int(out.decode().strip())
     except Exception:  # noqa: BLE001
         return None
 
 
 def repository_status(
-    conn: psycopg.Connection,
+    conn: DbConnection,
     settings: Settings,
     only: str | None = None,
     repository_ids: list[int] | None = None,
@@ -61,36 +63,42 @@ def repository_status(
         lag_commits = None
         lag_seconds = None
         if head and current:
-            lag_commits = 0 if head == current else _lag_commits(
-                settings, row["origin"], current, head)
+            lag_commits = (
+                0 if head == current else _lag_commits(settings, row["origin"], current, head)
+            )
             if head != current and head_time and row["committed_at"]:
                 lag_seconds = max(0, int(head_time - row["committed_at"].timestamp()))
             elif head == current:
                 lag_seconds = 0
         coverage = {}
-        for model in filter(None, {row["active_embedding_model"],
-                                   row["upgrading_embedding_model"]}):
+        for model in filter(
+            None, {row["active_embedding_model"], row["upgrading_embedding_model"]}
+        ):
             coverage[model] = _coverage(conn, row["current_snapshot_id"], row["id"], model)
-        report.append({
-            "name": row["name"],
-            "origin": row["origin"],
-            "branch": row["default_branch"],
-            "current_commit": current,
-            "indexed_at": row["ready_at"].astimezone(UTC).isoformat() if row["ready_at"] else None,
-            "branch_head": head,
-            "lag_commits": lag_commits,
-            "lag_seconds": lag_seconds,
-            "last_push": row["last_push"].isoformat() if row["last_push"] else None,
-            "active_model": row["active_embedding_model"],
-            "upgrading_model": row["upgrading_embedding_model"],
-            "coverage": coverage,
-            "snapshots": row["snapshots"],
-            "checked_at": datetime.now(UTC).isoformat(),
-        })
+        report.append(
+            {
+                "name": row["name"],
+                "origin": row["origin"],
+                "branch": row["default_branch"],
+                "current_commit": current,
+                "indexed_at": row["ready_at"].astimezone(UTC).isoformat()
+                if row["ready_at"]
+                else None,
+                "branch_head": head,
+                "lag_commits": lag_commits,
+                "lag_seconds": lag_seconds,
+                "last_push": row["last_push"].isoformat() if row["last_push"] else None,
+                "active_model": row["active_embedding_model"],
+                "upgrading_model": row["upgrading_embedding_model"],
+                "coverage": coverage,
+                "snapshots": row["snapshots"],
+                "checked_at": datetime.now(UTC).isoformat(),
+            }
+        )
     return report
 
 
-def _coverage(conn: psycopg.Connection, snapshot_id: int | None, repo_id: int, model: str) -> str:
+def _coverage(conn: DbConnection, snapshot_id: int | None, repo_id: int, model: str) -> str:
     from assets.embedding_step import coverage
 
     if snapshot_id is None:

@@ -1,0 +1,117 @@
+"""What retrieval returns: small, attributed records with paths and line ranges."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# the exact keys of `codeatlas search --json` results (DESIGN §9); benchmarks depend on them
+CONTRACT_KEYS = (
+    "path",
+    "start_line",
+    "end_line",
+    "symbol",
+    "kind",
+    "score",
+    "retrievers",
+    "commit",
+)
+
+
+@dataclass
+class Hit:
+    """One search result: a whole symbol (pieces collapsed) or a file-level chunk."""
+
+    repository: str
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str | None  # qualified name; None for a file-level chunk
+    kind: str
+    score: float
+    retrievers: list[str]
+    commit: str
+    source: str  # "commit" | "working-tree"
+    preview: str | None = None
+
+    def contract(self) -> dict[str, Any]:
+        """The `search --json` record: exactly the contract's keys."""
+        record = asdict(self)
+        return {key: record[key] for key in CONTRACT_KEYS}
+
+    def as_dict(self, *, preview: bool = True) -> dict[str, Any]:
+        """Everything, for MCP payloads (preview optional)."""
+        record = asdict(self)
+        if not preview or record["preview"] is None:
+            record.pop("preview")
+        return record
+
+
+@dataclass
+class SymbolMatch:
+    """A definition found by name."""
+
+    repository: str
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    name: str
+    kind: str
+    signature: str
+    commit: str
+    source: str
+    match: str  # exact | exact-insensitive | suffix | similar
+    score: float
+    symbol_id: int = field(default=0, repr=False)
+    file_version_id: int = field(default=0, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The public fields (internal ids dropped)."""
+        record = asdict(self)
+        record.pop("symbol_id")
+        record.pop("file_version_id")
+        return record
+
+
+@dataclass
+class SymbolSource:
+    """The complete source of one symbol (or as many lines as were asked for)."""
+
+    repository: str
+    path: str
+    symbol: str
+    kind: str
+    signature: str
+    start_line: int
+    end_line: int
+    commit: str
+    source: str
+    code: str
+    code_start_line: int
+    code_end_line: int
+    truncated: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        """All fields."""
+        return asdict(self)
+
+
+@dataclass
+class CallSite:
+    """One reference from a caller symbol to a callee name."""
+
+    repository: str
+    path: str
+    line: int
+    caller: str | None  # qualified name of the innermost enclosing symbol (None: top level)
+    caller_kind: str | None
+    callee: str  # the name called, with its qualifier as written ("self.save", "os.path.join")
+    resolved_to: str | None  # "path:line" of the definition it resolves to, when known
+    certainty: str  # certain | ambiguous
+    commit: str
+    source: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """All fields."""
+        return asdict(self)

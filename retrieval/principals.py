@@ -1,0 +1,144 @@
+"""Principals (who asks) and their grants (which repositories they may read)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from codeatlas.errors import CodeatlasError, ConfigurationError, RepositoryNotFoundError
+
+# rows are dicts (codeatlas.database.connect uses dict_row)
+DbConnection = psycopg.Connection[Any]
+
+OPERATOR_PRINCIPAL = "local"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
+
+
+class PrincipalNotFoundError(CodeatlasError):
+    """The named principal does not exist."""
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Someone who reads the index: an operator (all repositories) or a holder of grants."""
+
+    id: int
+    name: str
+    all_repositories: bool
+
+
+def unreadable_repository(name: str) -> RepositoryNotFoundError:
+    """The one error for a repository that is unknown OR not granted (they must look the same)."""
+    shown = name if len(name) <= 200 else name[:200] + "..."
+    return RepositoryNotFoundError(
+        f"no repository named {shown!r} is available to you; list_repositories shows the ones you"
+        " can read (an operator adds one with `codeatlas index` and grants it with"
+        " `codeatlas grant`)"
+    )
+
+
+def validate_principal_name(name: str) -> str:
+    """Principal names appear in logs and CLI output: keep them plain."""
+    if not _NAME.match(name):
+        raise ConfigurationError(
+            f"invalid principal name {name!r}: use letters, digits, '.', '_', '@' and '-'"
+        )
+    return name
+
+
+def _from_row(row: dict) -> Principal:
+    return Principal(id=row["id"], name=row["name"], all_repositories=row["all_repositories"])
+
+
+def get_principal(conn: DbConnection, name: str) -> Principal:
+    """The principal called `name`, or PrincipalNotFoundError."""
+    row = conn.execute("SELECT * FROM principals WHERE name = %s", (name,)).fetchone()
+    if row is None:
+        raise PrincipalNotFoundError(
+            f"no principal named {name!r}; create it with `codeatlas principal create {name}`"
+        )
+    return _from_row(row)
+
+
+def principal_by_id(conn: DbConnection, principal_id: int) -> Principal | None:
+    """The principal with this id, if it still exists."""
+    row = conn.execute("SELECT * FROM principals WHERE id = %s", (principal_id,)).fetchone()
+    return _from_row(row) if row else None
+
+
+def create_principal(conn: DbConnection, name: str, *, all_repositories: bool = False) -> Principal:
+    """Create a principal, or update whether it reads every repository; return it."""
+    validate_principal_name(name)
+    row = conn.execute(
+        "INSERT INTO principals (name, all_repositories) VALUES (%s, %s)"
+        " ON CONFLICT (name) DO UPDATE SET all_repositories = EXCLUDED.all_repositories"
+        " RETURNING *",
+        (name, all_repositories),
+    ).fetchone()
+    assert row is not None
+    return _from_row(row)
+
+
+def ensure_operator(conn: DbConnection, name: str = OPERATOR_PRINCIPAL) -> Principal:
+    """The stdio principal: created on first use as an operator (reads every repository)."""
+    conn.execute(
+        "INSERT INTO principals (name, all_repositories) VALUES (%s, true)"
+        " ON CONFLICT (name) DO NOTHING",
+        (validate_principal_name(name),),
+    )
+    return get_principal(conn, name)
+
+
+def grant(conn: DbConnection, principal_name: str, repository: str) -> None:
+    """Let a principal read a repository (idempotent)."""
+    principal = get_principal(conn, principal_name)
+    row = conn.execute("SELECT id FROM repositories WHERE name = %s", (repository,)).fetchone()
+    if row is None:
+        raise RepositoryNotFoundError(
+            f"no repository named {repository!r}; `codeatlas status` lists them"
+        )
+    conn.execute(
+        "INSERT INTO repository_grants (principal_id, repository_id) VALUES (%s, %s)"
+        " ON CONFLICT DO NOTHING",
+        (principal.id, row["id"]),
+    )
+
+
+def revoke_grant(conn: DbConnection, principal_name: str, repository: str) -> bool:
+    """Take a grant away; True when there was one."""
+    principal = get_principal(conn, principal_name)
+    cur = conn.execute(
+        "DELETE FROM repository_grants g USING repositories r"
+        " WHERE g.repository_id = r.id AND g.principal_id = %s AND r.name = %s",
+        (principal.id, repository),
+    )
+    return cur.rowcount > 0
+
+
+def readable_repositories(conn: DbConnection, principal: Principal) -> list[dict]:
+    """Repositories the principal may read, with their current commit (grants checked in SQL)."""
+    return conn.execute(
+        "SELECT r.id, r.name, r.default_branch, r.active_embedding_model,"
+        " s.commit_sha AS current_commit, s.ready_at"
+        " FROM repositories r JOIN principals p ON p.id = %s"
+        " LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
+        " WHERE p.all_repositories OR EXISTS (SELECT 1 FROM repository_grants g"
+        "  WHERE g.principal_id = p.id AND g.repository_id = r.id)"
+        " ORDER BY r.name",
+        (principal.id,),
+    ).fetchall()
+
+
+def list_principals(conn: DbConnection) -> list[dict]:
+    """Every principal with its granted repository names."""
+    return conn.execute(
+        "SELECT p.name, p.all_repositories,"
+        " coalesce(array_agg(r.name ORDER BY r.name) FILTER (WHERE r.name IS NOT NULL), '{}')"
+        "  AS repositories"
+        " FROM principals p LEFT JOIN repository_grants g ON g.principal_id = p.id"
+        " LEFT JOIN repositories r ON r.id = g.repository_id"
+        " GROUP BY p.id ORDER BY p.name"
+    ).fetchall()

@@ -1,0 +1,172 @@
+"""Hybrid search: semantic (per model) and lexical fused with RRF (k = 60), exact symbol hits
+injected at the top, pieces of one symbol collapsed into one hit spanning the symbol."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from retrieval.hits import Hit, SymbolMatch
+from retrieval.lexical import lexical_candidates
+from retrieval.scope import DbConnection, Scope
+from retrieval.semantic import QueryEmbedder, semantic_candidates
+from retrieval.symbols import exact_symbols, query_identifiers
+
+log = logging.getLogger(__name__)
+
+RRF_K = 60
+MODES = ("hybrid", "semantic", "lexical")
+# an identifier with more definitions than this is too common to be "the" answer
+MAX_INJECTED_PER_NAME = 3
+MAX_INJECTED = 5
+PREVIEW_LINES = 3
+
+
+@dataclass
+class SearchReport:
+    """Hits plus what happened (models skipped, retrievers that ran)."""
+
+    hits: list[Hit]
+    notes: list[str] = field(default_factory=list)
+
+
+def _key(row: dict) -> tuple:
+    """Pieces of one symbol share a key; everything else is keyed by its chunk."""
+    ident = (
+        ("symbol", row["symbol_id"]) if row["symbol_id"] is not None else ("chunk", row["chunk_id"])
+    )
+    return (row["repository"], row["path"], row["source"], *ident)
+
+
+def _preview(head: str | None, skip_header: bool) -> str | None:
+    if not head:
+        return None
+    lines = [line for line in head.splitlines() if line.strip()]
+    if skip_header and len(lines) > 1:
+        lines = lines[1:]
+    text = "\n".join(lines[:PREVIEW_LINES])
+    return text[:240]
+
+
+def _hit_from_row(row: dict[str, Any], score: float, retrievers: list[str]) -> Hit:
+    whole = row["symbol_id"] is not None and row["symbol_start"] is not None
+    return Hit(
+        repository=row["repository"],
+        path=row["path"],
+        start_line=int(row["symbol_start"] if whole else row["chunk_start"]),
+        end_line=int(row["symbol_end"] if whole else row["chunk_end"]),
+        symbol=row["qualified_name"],
+        kind=row["symbol_kind"],
+        score=score,
+        retrievers=retrievers,
+        commit=row["commit_sha"],
+        source=row["source"],
+        preview=_preview(row["head"], skip_header=row["piece_count"] > 1),
+    )
+
+
+def fuse(rankings: dict[str, list[dict]]) -> list[Hit]:
+    """Reciprocal Rank Fusion over named rankings of candidate rows, pieces collapsed."""
+    scores: dict[tuple, float] = {}
+    found_by: dict[tuple, list[str]] = {}
+    first_row: dict[tuple, dict] = {}
+    for retriever, rows in rankings.items():
+        rank = 0
+        seen: set[tuple] = set()
+        for row in rows:
+            key = _key(row)
+            if key in seen:  # a later piece of a symbol already ranked
+                continue
+            seen.add(key)
+            rank += 1
+            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank)
+            name = retriever.split(":", 1)[0]
+            if name not in found_by.setdefault(key, []):
+                found_by[key].append(name)
+            first_row.setdefault(key, row)
+    ordered = sorted(scores, key=lambda k: (-scores[k], k[1], k[3], k[4]))
+    return [_hit_from_row(first_row[k], round(scores[k], 6), found_by[k]) for k in ordered]
+
+
+def _symbol_hit(match: SymbolMatch) -> Hit:
+    return Hit(
+        repository=match.repository,
+        path=match.path,
+        start_line=match.start_line,
+        end_line=match.end_line,
+        symbol=match.symbol,
+        kind=match.kind,
+        score=1.0,
+        retrievers=["symbol"],
+        commit=match.commit,
+        source=match.source,
+        preview=match.signature[:240] or None,
+    )
+
+
+def exact_symbol_hits(conn: DbConnection, scope: Scope, query: str) -> list[Hit]:
+    """Definitions named by identifiers in the query (at most a few per name)."""
+    hits: list[Hit] = []
+    for name in query_identifiers(query):
+        matches = exact_symbols(conn, scope, name, MAX_INJECTED_PER_NAME + 1)
+        if 0 < len(matches) <= MAX_INJECTED_PER_NAME:
+            hits.extend(_symbol_hit(m) for m in matches)
+    return hits[:MAX_INJECTED]
+
+
+def _same_place(a: Hit, b: Hit) -> bool:
+    return (a.repository, a.path, a.source, a.start_line, a.symbol) == (
+        b.repository,
+        b.path,
+        b.source,
+        b.start_line,
+        b.symbol,
+    )
+
+
+def inject(top: Iterable[Hit], fused: list[Hit]) -> list[Hit]:
+    """Exact symbol hits first (merged with their fused twin's retrievers), then the rest."""
+    result: list[Hit] = []
+    for hit in top:
+        if any(_same_place(hit, h) for h in result):
+            continue
+        for other in fused:
+            if _same_place(hit, other):
+                hit.retrievers += [r for r in other.retrievers if r not in hit.retrievers]
+        result.append(hit)
+    result.extend(h for h in fused if not any(_same_place(h, r) for r in result))
+    return result
+
+
+def search_code(
+    conn: DbConnection,
+    scope: Scope,
+    query: str,
+    *,
+    limit: int = 10,
+    offset: int = 0,
+    mode: str = "hybrid",
+    embed_query: QueryEmbedder | None = None,
+) -> SearchReport:
+    """Search the scope; `embed_query(model, text)` gives query vectors (None skips a model)."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}")
+    wanted = offset + limit
+    depth = max(50, wanted * 3)
+    notes: list[str] = []
+    rankings: dict[str, list[dict]] = {}
+    if mode in ("hybrid", "semantic"):
+        for model, _repos in scope.by_model().items():
+            vector = embed_query(model, query) if embed_query else None
+            if vector is None:
+                notes.append(f"semantic search skipped for model {model!r} (no query embedder)")
+                continue
+            rankings[f"semantic:{model}"] = semantic_candidates(conn, scope, model, vector, depth)
+    if mode in ("hybrid", "lexical"):
+        rankings["lexical"] = lexical_candidates(conn, scope, query, depth)
+    hits = fuse(rankings)
+    if mode == "hybrid":
+        hits = inject(exact_symbol_hits(conn, scope, query), hits)
+    return SearchReport(hits=hits[offset:wanted], notes=notes)

@@ -1,0 +1,78 @@
+"""Semantic retriever: HNSW over `chunk_embeddings`, one embedding model at a time.
+
+The distance expression and the model filter are written exactly as the partial index
+(`(embedding::halfvec(N)) <=> q ... WHERE embedding_model = '<model>'`, model as a literal) so the
+planner can prove the index applies even for prepared statements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from pgvector import HalfVector
+from psycopg import sql
+
+from retrieval.lexical import CANDIDATE_COLUMNS
+from retrieval.scope import VISIBLE_FILES, DbConnection, Scope
+
+# (model name, query text) -> query vector, or None to skip the semantic retriever for that model
+QueryEmbedder = Callable[[str, str], "Sequence[float] | None"]
+
+MAX_EF_SEARCH = 1000
+
+
+def model_dimensions(conn: DbConnection, model: str) -> int | None:
+    """Dimensions a model was registered with (None: no vector of it was ever stored)."""
+    row = conn.execute(
+        "SELECT dimensions FROM embedding_models WHERE name = %s", (model,)
+    ).fetchone()
+    return row["dimensions"] if row else None
+
+
+def semantic_candidates(
+    conn: DbConnection,
+    scope: Scope,
+    model: str,
+    vector: Sequence[float],
+    limit: int,
+) -> list[dict]:
+    """Nearest chunks of the scope's repositories that use `model`, best first."""
+    repo_ids = [r.repository_id for r in scope.repositories if r.active_model == model]
+    dims = model_dimensions(conn, model)
+    if not repo_ids or dims is None or len(vector) != dims:
+        return []
+    # distinct contents are shared by many files: over-fetch, then keep the visible ones
+    candidates = min(MAX_EF_SEARCH, max(100, limit * 8))
+    distance = sql.SQL("(e.embedding::halfvec({dims})) <=> %(qv)s::halfvec({dims})").format(
+        dims=sql.Literal(dims)
+    )
+    query = sql.SQL(
+        "WITH nearest AS MATERIALIZED ("
+        " SELECT e.repository_id, e.content_hash, {distance} AS distance"
+        " FROM chunk_embeddings e"
+        " WHERE e.embedding_model = {model} AND e.repository_id = ANY(%(repo_ids)s)"
+        " ORDER BY {distance} LIMIT %(candidates)s), "
+        + VISIBLE_FILES
+        + " SELECT "
+        + CANDIDATE_COLUMNS
+        + ", n.distance"
+        " FROM nearest n"
+        " JOIN files f ON f.repository_id = n.repository_id"
+        " JOIN code_chunks c ON c.file_version_id = f.file_version_id"
+        "  AND c.content_hash = n.content_hash"
+        " LEFT JOIN code_symbols s ON s.id = c.symbol_id"
+        " ORDER BY n.distance, c.id LIMIT %(limit)s"
+    ).format(distance=distance, model=sql.Literal(model))
+    params = {
+        **scope.params(),
+        "qv": HalfVector(np.asarray(vector, dtype=np.float32)),
+        "repo_ids": repo_ids,
+        "candidates": candidates,
+        "limit": limit,
+    }
+    with conn.transaction():
+        # relaxed_order: keep scanning the graph until enough rows pass the filters
+        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(candidates)))
+        return conn.execute(query, params).fetchall()

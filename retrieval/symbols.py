@@ -1,0 +1,160 @@
+"""Symbol retriever: exact (qualified) name, case-sensitive first, then trigram similarity."""
+
+from __future__ import annotations
+
+import re
+from typing import LiteralString
+
+from retrieval.hits import SymbolMatch
+from retrieval.scope import VISIBLE_FILES, DbConnection, Scope
+
+_SEPARATORS = re.compile(r"\s*(?:::|->|#|\\|/)\s*")
+_IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+
+_SYMBOL_COLUMNS: LiteralString = """
+    s.id AS symbol_id, s.file_version_id, s.name, s.qualified_name, s.kind, s.signature,
+    s.start_line, s.end_line, f.repository, f.path, f.commit_sha, f.source
+"""
+
+
+def normalize_name(name: str) -> str:
+    """`Foo::bar`, `Foo#bar`, `Foo->bar()` all become `Foo.bar`; backticks and `()` go."""
+    name = name.strip().strip("`'\"")
+    name = re.sub(r"\(.*\)$", "", name).strip()
+    return _SEPARATORS.sub(".", name)
+
+
+def is_identifier(text: str) -> bool:
+    """True when the text is one (possibly dotted) identifier."""
+    return bool(_IDENTIFIER.match(normalize_name(text)))
+
+
+def _rows(
+    conn: DbConnection,
+    scope: Scope,
+    where: LiteralString,
+    params: dict,
+    limit: int,
+    *,
+    rank: LiteralString | None = None,
+) -> list[dict]:
+    """Symbols of the visible files matching `where`, best `rank` (a SQL expression) first."""
+    rank_sql = rank or "1.0"
+    sql = (
+        f"WITH {VISIBLE_FILES} SELECT {_SYMBOL_COLUMNS}, {rank_sql} AS rank FROM files f"
+        f" JOIN code_symbols s ON s.file_version_id = f.file_version_id WHERE {where}"
+        " ORDER BY rank DESC, f.repository, f.path, s.start_line LIMIT %(limit)s"
+    )
+    return conn.execute(sql, {**scope.params(), **params, "limit": limit}).fetchall()
+
+
+def _match(row: dict, match: str, score: float) -> SymbolMatch:
+    return SymbolMatch(
+        repository=row["repository"],
+        path=row["path"],
+        start_line=row["start_line"],
+        end_line=row["end_line"],
+        symbol=row["qualified_name"],
+        name=row["name"],
+        kind=row["kind"],
+        signature=row["signature"],
+        commit=row["commit_sha"],
+        source=row["source"],
+        match=match,
+        score=round(score, 4),
+        symbol_id=row["symbol_id"],
+        file_version_id=row["file_version_id"],
+    )
+
+
+def exact_symbols(
+    conn: DbConnection, scope: Scope, name: str, limit: int = 20
+) -> list[SymbolMatch]:
+    """Definitions named exactly `name` (qualified or bare); case-sensitive matches win."""
+    name = normalize_name(name)
+    if not name or not scope.repositories:
+        return []
+    p = {"q": name}
+    column: LiteralString = "qualified_name" if "." in name else "name"
+    rows = _rows(conn, scope, f"s.{column} = %(q)s", p, limit)
+    if rows:
+        return [_match(r, "exact", 1.0) for r in rows]
+    rows = _rows(conn, scope, f"lower(s.{column}) = lower(%(q)s)", p, limit)
+    if rows:
+        return [_match(r, "exact-insensitive", 0.9) for r in rows]
+    if "." in name:
+        # `Inner.method` asked, `Outer.Inner.method` stored; or `pkg.module.func`
+        last = name.rsplit(".", 1)[1]
+        rows = _rows(
+            conn,
+            scope,
+            "s.name = %(last)s AND (s.qualified_name LIKE %(suffix)s"
+            " OR replace(regexp_replace(f.path, '[.][^./]+$', ''), '/', '.') || '.'"
+            " || s.qualified_name LIKE %(suffix)s)",
+            {"last": last, "suffix": "%" + _like_escape("." + name)},
+            limit,
+        )
+        return [_match(r, "suffix", 0.8) for r in rows]
+    return []
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def similar_symbols(
+    conn: DbConnection, scope: Scope, name: str, limit: int = 20
+) -> list[SymbolMatch]:
+    """Definitions whose name is like `name` (pg_trgm similarity on `code_symbols.name`)."""
+    name = normalize_name(name)
+    bare = name.rsplit(".", 1)[-1]
+    if len(bare) < 2 or not scope.repositories:
+        return []
+    rows = _rows(
+        conn,
+        scope,
+        "s.name %% %(q)s",
+        {"q": bare},
+        limit,
+        rank="similarity(s.name, %(q)s)",
+    )
+    return [_match(r, "similar", r["rank"]) for r in rows]
+
+
+def search_symbols(
+    conn: DbConnection, scope: Scope, name: str, limit: int = 20, offset: int = 0
+) -> list[SymbolMatch]:
+    """Exact matches first, then similar names (deduplicated), `limit` from `offset`."""
+    wanted = offset + limit
+    found = exact_symbols(conn, scope, name, wanted)
+    if len(found) < wanted:
+        seen = {m.symbol_id for m in found}
+        for match in similar_symbols(conn, scope, name, wanted + len(found)):
+            if match.symbol_id not in seen:
+                found.append(match)
+                seen.add(match.symbol_id)
+    return found[offset:wanted]
+
+
+def query_identifiers(query: str) -> list[str]:
+    """Identifier-looking words of a query: the whole query if it is one, else words that are
+    unmistakably code (`snake_case`, `camelCase`, `Dotted.name`, `call()`, `backticked`)."""
+    if is_identifier(query):
+        return [normalize_name(query)]
+    found: list[str] = []
+    backticked = re.findall(r"`([^`]{1,200})`", query)
+    words = re.findall(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->|#)[A-Za-z_$][\w$]*)*(?:\(\))?", query)
+    for word in backticked + words:
+        name = normalize_name(word)
+        if not _IDENTIFIER.match(name):
+            continue
+        code_like = (
+            word in backticked
+            or "." in name
+            or "_" in name.strip("_")
+            or re.search(r"[a-z][A-Z]", name) is not None
+            or word.endswith("()")
+        )
+        if code_like and name not in found:
+            found.append(name)
+    return found[:5]

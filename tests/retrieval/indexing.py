@@ -1,0 +1,94 @@
+"""Test helpers: index a real git repository through the pipeline's own step functions, and
+fetch the eval corpus (cached between runs)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+EVAL_DIR = Path("/work/shared/eval")
+
+
+def index_repository(
+    database_url: str,
+    repo_path: Path,
+    name: str,
+    *,
+    embedder: Any | None = None,
+    branch: str = "main",
+) -> str:
+    """Register, list, parse, publish (and embed, given an embedder) HEAD; return its sha."""
+    from assets import repositories
+    from assets.code_index import effective_parser_version, parse_snapshot
+    from assets.embedding_step import embed_snapshot
+    from assets.publishing import publish
+    from assets.resources import IndexDatabase
+    from assets.source_files import record_source_files
+    from codeatlas.config import load_settings
+    from codeatlas.database import connect, transaction
+
+    settings = load_settings()
+    sha = subprocess.run(
+        ["git", "-C", str(repo_path), "rev-parse", "HEAD"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    with transaction(database_url) as conn:
+        repositories.register(conn, name, str(repo_path), branch)
+    db = IndexDatabase(url=database_url)
+    record_source_files(db, name, sha)
+    parse_snapshot(db, name, sha)
+    model = embedder.model_name if embedder is not None else "none"
+    conn = connect(database_url)
+    try:
+        publish(conn, settings, name, sha, effective_parser_version(settings), model)
+    finally:
+        conn.close()
+    if embedder is not None:
+        embed_snapshot(database_url, name, sha, embedder)
+    return sha
+
+
+def fake_embedder() -> Any:
+    """The pipeline's deterministic fake embedder."""
+    from assets.embedding.fake import FakeEmbedder
+
+    return FakeEmbedder(dimensions=384)
+
+
+def eval_corpus_repo(tmp_path: Path) -> Path:
+    """A git repository of the eval corpus (fetched once into the test cache)."""
+    cache = Path(os.environ.get("CODEATLAS_TEST_CACHE") or Path.home() / ".cache/codeatlas-tests")
+    corpus = cache / "corpus"
+    if not (corpus / "flask" / "__init__.py").is_file():
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["bash", str(EVAL_DIR / "fetch_corpus.sh"), str(corpus)],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    repo = tmp_path / "corpus"
+    shutil.copytree(corpus, repo)
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["-c", "user.email=eval@example.com", "-c", "user.name=Eval", "add", "-A"],
+        [
+            "-c",
+            "user.email=eval@example.com",
+            "-c",
+            "user.name=Eval",
+            "-c",
+            "commit.gpgsign=false",
+            "commit",
+            "-q",
+            "-m",
+            "eval corpus",
+        ],
+    ):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    return repo
