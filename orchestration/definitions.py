@@ -11,6 +11,8 @@ from assets.resources import EmbeddingProvider, IndexDatabase
 from assets.snapshot import snapshot
 from assets.source_files import source_files
 from orchestration.jobs import index_snapshot_job
+from orchestration.schedules import nightly_freshness
+from orchestration.sensors import local_commit_sensor, webhook_push_sensor
 
 
 def build_definitions(index_db: IndexDatabase, embeddings: EmbeddingProvider) -> Definitions:
@@ -19,6 +21,8 @@ def build_definitions(index_db: IndexDatabase, embeddings: EmbeddingProvider) ->
         assets=[source_files, code_index, snapshot, chunk_embeddings],
         asset_checks=[file_count_matches_git, no_orphan_rows, every_chunk_has_a_vector],
         jobs=[index_snapshot_job],
+        sensors=[webhook_push_sensor, local_commit_sensor],
+        schedules=[nightly_freshness],
         resources={"index_db": index_db, "embeddings": embeddings},
     )
 

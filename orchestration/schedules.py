@@ -1,0 +1,128 @@
+"""The nightly freshness check: every repository's current snapshot against its branch head.
+
+At 03:00 UTC `nightly_freshness` fetches remote repositories and requests an `index_snapshot`
+run of the branch head wherever the current snapshot is missing, behind the branch, parsed by an
+older parser version, or lacks vectors for the active model. Re-running a partition only does
+what is missing (blobs not parsed at this version, contents without vectors), so a run for an
+up-to-date repository would be cheap, but none is requested. The run key names the day and the
+partition: re-evaluating a tick the same day starts nothing new.
+"""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import psycopg
+from dagster import (
+    DefaultScheduleStatus,
+    RunRequest,
+    ScheduleEvaluationContext,
+    SkipReason,
+    schedule,
+)
+
+from assets import git_source, repositories
+from assets.code_index import effective_parser_version
+from assets.embedding_step import coverage
+from assets.partitions import partition_key, snapshot_partitions
+from assets.resources import IndexDatabase
+from codeatlas.config import Settings
+from codeatlas.database import connect
+from orchestration.jobs import index_snapshot_job
+
+
+@dataclass(frozen=True)
+class Outdated:
+    """A repository whose index needs a run, and why."""
+
+    repository: str
+    commit_sha: str
+    reason: str
+
+
+def outdated_repositories(
+    conn: psycopg.Connection,
+    settings: Settings,
+    *,
+    fetch: bool = True,
+    warn=lambda _msg: None,
+) -> list[Outdated]:
+    """Repositories whose current snapshot is missing, behind, outdated or lacks vectors."""
+    parser = effective_parser_version(settings)
+    rows = conn.execute(
+        "SELECT r.*, s.commit_sha AS current_commit, s.parser_version, s.status AS snap_status"
+        " FROM repositories r LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
+        " ORDER BY r.name"
+    ).fetchall()
+    found = []
+    for row in rows:
+        try:
+            checkout = repositories.git_dir(
+                settings, row["origin"], fetch=fetch and git_source.is_remote(row["origin"])
+            )
+        except Exception as exc:  # noqa: BLE001 - one unreachable remote must not stop the rest
+            warn(f"{row['name']}: cannot fetch {row['origin']}: {exc}")
+            continue
+        head = row["current_commit"]
+        if row["default_branch"]:
+            try:
+                head = git_source.resolve_commit(checkout, row["default_branch"])
+            except git_source.GitError as exc:
+                warn(f"{row['name']}: {exc}")
+        if head is None:
+            continue
+        reasons = _reasons(conn, row, head, parser)
+        if reasons:
+            found.append(Outdated(row["name"], head, "; ".join(reasons)))
+    return found
+
+
+def _reasons(conn: psycopg.Connection, row: dict, head: str, parser: str) -> list[str]:
+    current = row["current_commit"]
+    if current is None:
+        return ["never indexed"]
+    reasons = []
+    if current != head:
+        reasons.append(f"current {current[:12]} is behind branch head {head[:12]}")
+    if row["parser_version"] != parser:
+        reasons.append(f"parsed with {row['parser_version']}, parser is now {parser}")
+    model = row["active_embedding_model"]
+    if model:
+        embedded, total = coverage(conn, row["current_snapshot_id"], row["id"], model)
+        if embedded < total:
+            reasons.append(f"{total - embedded} of {total} chunk contents lack {model} vectors")
+    return reasons
+
+
+@schedule(
+    name="nightly_freshness",
+    cron_schedule="0 3 * * *",
+    execution_timezone="UTC",
+    job=index_snapshot_job,
+    default_status=DefaultScheduleStatus.RUNNING,
+    description="Re-verify every repository's current snapshot against its branch head,"
+    " parser version and vector coverage; index what is missing or outdated.",
+)
+def nightly_freshness(context: ScheduleEvaluationContext, index_db: IndexDatabase):
+    """Request one run per outdated repository (run key: day + partition)."""
+    conn = connect(index_db.database_url)
+    try:
+        outdated = outdated_repositories(conn, index_db.settings, warn=context.log.warning)
+    finally:
+        conn.close()
+    if not outdated:
+        return SkipReason("every repository is current")
+    when = context.scheduled_execution_time or datetime.now(UTC)
+    day = when.astimezone(UTC).date().isoformat()
+    keys = [partition_key(o.repository, o.commit_sha) for o in outdated]
+    assert snapshot_partitions.name is not None
+    context.instance.add_dynamic_partitions(snapshot_partitions.name, keys)
+    for item in outdated:
+        context.log.info(f"{item.repository}: {item.reason}")
+    return [
+        RunRequest(
+            run_key=f"nightly:{day}:{key}",
+            partition_key=key,
+            tags={"codeatlas/trigger": "nightly", "codeatlas/reason": item.reason[:200]},
+        )
+        for key, item in zip(keys, outdated, strict=True)
+    ]
