@@ -1,0 +1,48 @@
+; codeatlas tags for C: functions, prototypes, structs, unions, enums, typedefs, calls, includes.
+(function_definition
+  declarator: (function_declarator
+    declarator: (identifier) @name.definition.function)) @definition.function
+
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (function_declarator
+      declarator: (identifier) @name.definition.function))) @definition.function
+
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (pointer_declarator
+      declarator: (function_declarator
+        declarator: (identifier) @name.definition.function)))) @definition.function
+
+(declaration
+  declarator: (function_declarator
+    declarator: (identifier) @name.definition.function)) @definition.function
+
+(declaration
+  declarator: (pointer_declarator
+    declarator: (function_declarator
+      declarator: (identifier) @name.definition.function))) @definition.function
+
+(struct_specifier
+  name: (type_identifier) @name.definition.struct
+  body: (field_declaration_list)) @definition.struct
+
+(union_specifier
+  name: (type_identifier) @name.definition.struct
+  body: (field_declaration_list)) @definition.struct
+
+(enum_specifier
+  name: (type_identifier) @name.definition.enum
+  body: (enumerator_list)) @definition.enum
+
+(type_definition
+  declarator: (type_identifier) @name.definition.type) @definition.type
+
+(call_expression
+  function: [
+    (identifier) @name.reference.call
+    (field_expression field: (field_identifier) @name.reference.call)
+  ]) @reference.call
+
+(preproc_include
+  path: [(string_literal (string_content) @name.reference.import) (system_lib_string) @name.reference.import]) @reference.import

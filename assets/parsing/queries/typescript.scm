@@ -1,0 +1,92 @@
+; codeatlas tags for TypeScript (also used for TSX): definitions, calls, imports, heritage.
+(function_declaration
+  name: (identifier) @name.definition.function) @definition.function
+
+(generator_function_declaration
+  name: (identifier) @name.definition.function) @definition.function
+
+(function_signature
+  name: (identifier) @name.definition.function) @definition.function
+
+(class_declaration
+  name: (type_identifier) @name.definition.class) @definition.class
+
+(abstract_class_declaration
+  name: (type_identifier) @name.definition.class) @definition.class
+
+(interface_declaration
+  name: (type_identifier) @name.definition.interface) @definition.interface
+
+(enum_declaration
+  name: (identifier) @name.definition.enum) @definition.enum
+
+(type_alias_declaration
+  name: (type_identifier) @name.definition.type) @definition.type
+
+(internal_module
+  name: [(identifier) (nested_identifier)] @name.definition.module) @definition.module
+
+(method_definition
+  name: [(property_identifier) (private_property_identifier)] @name.definition.method) @definition.method
+
+(method_signature
+  name: (property_identifier) @name.definition.method) @definition.method
+
+(abstract_method_signature
+  name: (property_identifier) @name.definition.method) @definition.method
+
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name.definition.function
+    value: [(arrow_function) (function_expression)])) @definition.function
+
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name.definition.function
+    value: [(arrow_function) (function_expression)])) @definition.function
+
+(expression_statement
+  (assignment_expression
+    left: (member_expression property: (property_identifier) @name.definition.function)
+    right: [(arrow_function) (function_expression)])) @definition.function
+
+(call_expression
+  function: [
+    (identifier) @name.reference.call
+    (member_expression property: [(property_identifier) (private_property_identifier)] @name.reference.call)
+  ]) @reference.call
+
+(new_expression
+  constructor: [
+    (identifier) @name.reference.call
+    (member_expression property: (property_identifier) @name.reference.call)
+  ]) @reference.call
+
+(import_statement
+  (import_clause (named_imports (import_specifier name: (identifier) @name.reference.import)))
+  source: (string (string_fragment) @qualifier.reference.import)) @reference.import
+
+(import_statement
+  (import_clause (identifier) @name.reference.import)
+  source: (string (string_fragment) @qualifier.reference.import)) @reference.import
+
+(import_statement
+  (import_clause (namespace_import (identifier) @name.reference.import))
+  source: (string (string_fragment) @qualifier.reference.import)) @reference.import
+
+(extends_clause
+  value: [
+    (identifier) @name.reference.extends
+    (member_expression property: (property_identifier) @name.reference.extends)
+  ])
+
+(extends_type_clause
+  type: [
+    (type_identifier) @name.reference.extends
+    (generic_type name: (type_identifier) @name.reference.extends)
+  ])
+
+(implements_clause [
+  (type_identifier) @name.reference.implements
+  (generic_type name: (type_identifier) @name.reference.implements)
+])

@@ -1,0 +1,153 @@
+"""Replace secrets in text by `[REDACTED:<kind>]`, never changing the number of lines.
+
+Known credential formats are matched by pattern (AWS, GitHub, GitLab, Slack, Stripe, Google, JWT,
+private key blocks, passwords in connection URLs, secret-named assignments); other quoted strings
+are redacted when they look random, using detect-secrets' Shannon entropy (base64 and hex
+charsets, its default limits). Replacements stay within a line, and a multi-line private key keeps
+its newlines, so line numbers computed on the original stay right. Redaction is applied to each
+chunk's content after slicing: chunk byte offsets always refer to the original file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from detect_secrets.plugins.high_entropy_strings import (
+    Base64HighEntropyString,
+    HexHighEntropyString,
+)
+
+_BASE64 = Base64HighEntropyString()
+_HEX = HexHighEntropyString()
+
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
+    r"(?:.*?-----END \1-----|(?:\r?\n[\sA-Za-z0-9+/=:,\-\\\"']*)*)",
+    re.DOTALL,
+)
+
+_TOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA)[A-Z0-9]{16}\b")),
+    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{22,255})")),
+    ("gitlab_token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
+    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
+    (
+        "slack_webhook",
+        re.compile(r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/\w+"),
+    ),
+    ("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
+    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+]
+
+_URL_PASSWORD = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@'\"<>]+:)([^\s@/'\"<>]+)(@)")
+
+_SECRET_NAME = (
+    r"[A-Za-z0-9_.\-]*?(?:password|passwd|passphrase|pwd|secret|secret_?key|api_?key|apikey"
+    r"|access_?key|private_?key|auth_?token|access_?token|refresh_?token|client_?secret|token"
+    r"|credentials?)"
+)
+_QUOTED_ASSIGNMENT = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(['\"]?" + _SECRET_NAME + r"['\"]?\]?\s*(?:=>|:=|=|:)\s*)"
+    r"(['\"])([^'\"\n]{3,})(\2)"
+)
+_BARE_ASSIGNMENT = re.compile(
+    r"(?im)^(\s*(?:export\s+)?" + _SECRET_NAME + r"\s*[=:]\s*)"
+    r"([^\s'\"()\[\]{}<>;,$%#]{4,})\s*$"
+)
+_QUOTED_STRING = re.compile(r"(['\"`])([A-Za-z0-9+/=_\-]{20,})(\1)")
+
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:x+|\*+|\.+|-+|changeme|change_me|password|passwd|secret|token|example|test|dummy"
+    r"|none|null|nil|true|false|undefined|redacted|your[_\-\s]?\w*|<[^>]*>|\{[^}]*\}|\$\{?.*"
+    r"|%\(?\w*\)?s?|\[REDACTED:\w+\])$"
+)
+
+
+def redact(text: str) -> tuple[str, int]:
+    """Return `text` with secrets replaced by `[REDACTED:<kind>]`, and how many were replaced."""
+    count = 0
+
+    def sub(pattern: re.Pattern[str], replace: Callable[[re.Match[str]], str]) -> None:
+        nonlocal count, text
+
+        def counted(match: re.Match[str]) -> str:
+            nonlocal count
+            replacement = replace(match)
+            if replacement != match.group(0):
+                count += 1
+            return replacement
+
+        text = pattern.sub(counted, text)
+
+    if "PRIVATE KEY" in text:
+        sub(_PRIVATE_KEY, _redact_key_block)
+    for kind, pattern in _TOKEN_PATTERNS:
+        sub(pattern, lambda _m, kind=kind: f"[REDACTED:{kind}]")
+    if "://" in text:
+        sub(_URL_PASSWORD, _redact_url_password)
+    sub(_QUOTED_ASSIGNMENT, _redact_quoted_assignment)
+    sub(_BARE_ASSIGNMENT, _redact_bare_assignment)
+    sub(_QUOTED_STRING, _redact_random_string)
+    return text, count
+
+
+def _redact_key_block(match: re.Match[str]) -> str:
+    newlines = "".join(ch for ch in match.group(0) if ch == "\n")
+    return "[REDACTED:private_key]" + newlines
+
+
+def _redact_url_password(match: re.Match[str]) -> str:
+    if _PLACEHOLDER.match(match.group(2)):
+        return match.group(0)
+    return f"{match.group(1)}[REDACTED:url_password]{match.group(3)}"
+
+
+def _redact_quoted_assignment(match: re.Match[str]) -> str:
+    value = match.group(3)
+    if " " in value or _PLACEHOLDER.match(value) or value.lower() in match.group(1).lower():
+        return match.group(0)
+    return f"{match.group(1)}{match.group(2)}[REDACTED:secret]{match.group(4)}"
+
+
+def _redact_bare_assignment(match: re.Match[str]) -> str:
+    value = match.group(2)
+    if _PLACEHOLDER.match(value) or not re.search(r"[0-9!@^&*+/=_\-~]", value):
+        return match.group(0)
+    if re.fullmatch(r"[A-Za-z_][\w.]*", value) and not re.search(r"\d", value):
+        return match.group(0)
+    return match.group(0).replace(value, "[REDACTED:secret]", 1)
+
+
+def _redact_random_string(match: re.Match[str]) -> str:
+    value = match.group(2)
+    kind = _random_kind(value)
+    if kind is None:
+        return match.group(0)
+    return f"{match.group(1)}[REDACTED:{kind}]{match.group(3)}"
+
+
+def _random_kind(value: str) -> str | None:
+    if len(value) >= 32 and re.fullmatch(r"[0-9a-fA-F]+", value):
+        if _HEX.calculate_shannon_entropy(value) > _HEX.entropy_limit:
+            return "hex_string"
+        return None
+    if len(value) < 24 or not _looks_random(value):
+        return None
+    if _BASE64.calculate_shannon_entropy(value) > _BASE64.entropy_limit:
+        return "high_entropy_string"
+    return None
+
+
+def _looks_random(value: str) -> bool:
+    """Random tokens mix digits and both cases and switch character class often; words don't."""
+    if not (re.search(r"\d", value) and re.search(r"[a-z]", value) and re.search(r"[A-Z]", value)):
+        return False
+    classes = [
+        "d" if c.isdigit() else "u" if c.isupper() else "l" if c.islower() else "s" for c in value
+    ]
+    switches = sum(1 for a, b in zip(classes, classes[1:], strict=False) if a != b)
+    if switches / len(value) < 0.3:
+        return False
+    return not re.search(r"(?i)abcdef|bcdefg|0123456|123456789", value)
