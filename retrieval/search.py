@@ -51,12 +51,15 @@ def _preview(head: str | None, skip_header: bool) -> str | None:
 
 
 def _hit_from_row(row: dict[str, Any], score: float, retrievers: list[str]) -> Hit:
-    whole = row["symbol_id"] is not None and row["symbol_start"] is not None
+    # a symbol's hit spans the whole symbol (all its pieces); a file-level chunk, itself
+    start, end = row["symbol_start"], row["symbol_end"]
+    if row["symbol_id"] is None or start is None:
+        start, end = row["chunk_start"], row["chunk_end"]
     return Hit(
         repository=row["repository"],
         path=row["path"],
-        start_line=int(row["symbol_start"] if whole else row["chunk_start"]),
-        end_line=int(row["symbol_end"] if whole else row["chunk_end"]),
+        start_line=start,
+        end_line=end,
         symbol=row["qualified_name"],
         kind=row["symbol_kind"],
         score=score,
