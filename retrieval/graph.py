@@ -1,0 +1,228 @@
+"""The call graph at query time: edges resolved to definitions inside the queried snapshot.
+
+A call site is "certain" when the syntax pins it to a definition of the asked symbol (same-file
+definition, an import from the defining module, `self.`/`cls.` inside the owning class, or the
+class/module name as receiver); "ambiguous" when it only shares the name. Calls that resolve to
+*another* definition of the same name are left out.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from typing import Any, LiteralString
+
+from retrieval.hits import CallSite, SymbolMatch
+from retrieval.principals import DbConnection
+from retrieval.reading import clean_path
+from retrieval.scope import VISIBLE_FILES, Scope
+from retrieval.symbols import exact_symbols, normalize_name
+
+MAX_EDGES = 5000
+SELF_RECEIVERS = frozenset({"self", "cls", "this", "super", "super()", "static", "parent"})
+
+
+def _module_paths(importing_path: str, module: str) -> list[str]:
+    """Candidate file paths of a module as imported from `importing_path` (Python-style)."""
+    dots = len(module) - len(module.lstrip("."))
+    rest = module[dots:].replace(".", "/")
+    if dots:
+        base = posixpath.dirname(importing_path)
+        for _ in range(dots - 1):
+            base = posixpath.dirname(base)
+        stem = posixpath.join(base, rest) if rest else base
+    else:
+        stem = rest
+    return [stem + ".py", stem + "/__init__.py"] if stem else []
+
+
+def _defined_in(paths: list[str], definition_path: str, absolute: bool) -> bool:
+    for candidate in paths:
+        if candidate == definition_path or (absolute and definition_path.endswith("/" + candidate)):
+            return True
+    return False
+
+
+class _Resolver:
+    """Decides, per call site, which definition (if any) the call reaches."""
+
+    def __init__(
+        self,
+        definitions: list[SymbolMatch],
+        imports: dict[int, list[dict]],
+        bases: dict[str, set[str]],
+    ) -> None:
+        self.definitions = definitions
+        self.imports = imports
+        self.bases = bases  # class qualified name -> names of its base classes (transitively)
+
+    def resolve(self, edge: dict[str, Any]) -> SymbolMatch | None:
+        """The definition the call certainly reaches, or None when it cannot be told."""
+        qualifier = edge["qualifier"]
+        same_repo = [d for d in self.definitions if d.repository == edge["repository"]]
+        if qualifier is None:
+            local = [d for d in same_repo if d.path == edge["path"] and "." not in d.symbol]
+            if local:
+                return local[0]
+            return self._through_import(edge, edge["callee_name"], same_repo)
+        if qualifier in SELF_RECEIVERS and edge["caller"]:
+            owner = edge["caller"].rsplit(".", 1)[0]
+            for d in same_repo:
+                if d.path == edge["path"] and d.symbol == f"{owner}.{d.name}":
+                    return d
+            # inherited: `self.x()` in a subclass reaches the base class's `x`
+            for d in same_repo:
+                if d.symbol.rsplit(".", 1)[0] in self.bases.get(owner, ()):
+                    return d
+            return None
+        for d in same_repo:
+            if d.symbol.endswith(f"{qualifier}.{d.name}") and "." in d.symbol:
+                return d
+        return self._through_import(edge, qualifier.split(".")[0], same_repo, as_module=True)
+
+    def _through_import(
+        self, edge: dict, name: str, defs: list[SymbolMatch], *, as_module: bool = False
+    ) -> SymbolMatch | None:
+        for imp in self.imports.get(edge["file_version_id"], []):
+            if imp["callee_name"] != name:
+                continue
+            module = imp["qualifier"] or ""
+            if as_module or not module:
+                # `import pkg.mod` / `from pkg import mod`: the name itself is the module
+                module = f"{module}.{name}" if module and module != "." else (module + name)
+            paths = _module_paths(edge["path"], module)
+            absolute = not module.startswith(".")
+            for d in defs:
+                if _defined_in(paths, d.path, absolute):
+                    return d
+        return None
+
+
+def _edges(
+    conn: DbConnection, scope: Scope, where: LiteralString, params: dict
+) -> list[dict[str, Any]]:
+    return conn.execute(
+        f"WITH {VISIBLE_FILES}"
+        " SELECT e.callee_name, e.qualifier, e.line, e.kind, e.file_version_id, f.repository,"
+        " f.path, f.commit_sha, f.source, cs.qualified_name AS caller, cs.kind AS caller_kind"
+        " FROM files f JOIN code_edges e ON e.file_version_id = f.file_version_id"
+        " LEFT JOIN code_symbols cs ON cs.id = e.caller_symbol_id"
+        f" WHERE {where} ORDER BY f.repository, f.path, e.line, e.ordinal LIMIT %(max_edges)s",
+        {**scope.params(), **params, "max_edges": MAX_EDGES},
+    ).fetchall()
+
+
+def _class_bases(
+    conn: DbConnection, scope: Scope, edges: list[dict[str, Any]], levels: int = 4
+) -> dict[str, set[str]]:
+    """Base class names of the callers' classes, followed a few levels up by name."""
+    owners = {e["caller"].rsplit(".", 1)[0] for e in edges if e["caller"] and "." in e["caller"]}
+    bases: dict[str, set[str]] = {owner: set() for owner in owners}
+    frontier = {owner: owner for owner in owners}  # class to expand -> the owner it serves
+    for _ in range(levels):
+        if not frontier:
+            break
+        rows = conn.execute(
+            f"WITH {VISIBLE_FILES}"
+            " SELECT DISTINCT cs.qualified_name AS klass, e.callee_name AS base FROM files f"
+            " JOIN code_edges e ON e.file_version_id = f.file_version_id"
+            " JOIN code_symbols cs ON cs.id = e.caller_symbol_id"
+            " WHERE e.kind = 'extends' AND cs.qualified_name = ANY(%(classes)s)",
+            {**scope.params(), "classes": sorted(frontier)},
+        ).fetchall()
+        next_frontier: dict[str, str] = {}
+        for row in rows:
+            owner = frontier[row["klass"]]
+            if row["base"] not in bases[owner]:
+                bases[owner].add(row["base"])
+                next_frontier[row["base"]] = owner
+        frontier = next_frontier
+    return bases
+
+
+def _site(edge: dict, resolved: SymbolMatch | None, certainty: str) -> CallSite:
+    callee = edge["callee_name"]
+    return CallSite(
+        repository=edge["repository"],
+        path=edge["path"],
+        line=edge["line"],
+        caller=edge["caller"],
+        caller_kind=edge["caller_kind"],
+        callee=f"{edge['qualifier']}.{callee}" if edge["qualifier"] else callee,
+        resolved_to=f"{resolved.path}:{resolved.start_line}" if resolved else None,
+        certainty=certainty,
+        commit=edge["commit_sha"],
+        source=edge["source"],
+    )
+
+
+def find_callers(
+    conn: DbConnection, scope: Scope, name: str, *, path: str | None = None
+) -> tuple[list[SymbolMatch], list[CallSite]]:
+    """(definitions asked about, call sites): certain ones first, then ambiguous ones."""
+    name = normalize_name(name)
+    bare = name.rsplit(".", 1)[-1]
+    everything = exact_symbols(conn, scope, bare, limit=200) if bare != name else []
+    asked = exact_symbols(conn, scope, name, limit=200)
+    if path is not None:
+        wanted = clean_path(path)
+        asked = [d for d in asked if d.path == wanted]
+    definitions = {d.symbol_id: d for d in asked + everything}
+    edges = _edges(conn, scope, "e.kind = 'call' AND e.callee_name = %(bare)s", {"bare": bare})
+    imports: dict[int, list[dict]] = defaultdict(list)
+    if edges:
+        for row in conn.execute(
+            "SELECT file_version_id, callee_name, qualifier FROM code_edges"
+            " WHERE kind = 'import' AND file_version_id = ANY(%s)",
+            (sorted({e["file_version_id"] for e in edges}),),
+        ).fetchall():
+            imports[row["file_version_id"]].append(row)
+    resolver = _Resolver(list(definitions.values()), imports, _class_bases(conn, scope, edges))
+    asked_ids = {d.symbol_id for d in asked}
+    qualified_ask = "." in name
+    certain: list[CallSite] = []
+    ambiguous: list[CallSite] = []
+    for edge in edges:
+        target = resolver.resolve(edge)
+        if target is not None and target.symbol_id in asked_ids:
+            certain.append(_site(edge, target, "certain"))
+        elif target is None and not (qualified_ask and edge["qualifier"] in SELF_RECEIVERS):
+            ambiguous.append(_site(edge, None, "ambiguous"))
+    return asked, certain + ambiguous
+
+
+def find_callees(
+    conn: DbConnection, scope: Scope, name: str, *, path: str | None = None
+) -> tuple[list[SymbolMatch], list[CallSite]]:
+    """(definitions asked about, what they call), each callee resolved where it can be."""
+    asked = exact_symbols(conn, scope, name, limit=20)
+    if path is not None:
+        wanted = clean_path(path)
+        asked = [d for d in asked if d.path == wanted]
+    if not asked:
+        return [], []
+    edges = _edges(
+        conn,
+        scope,
+        "e.kind = 'call' AND cs.id = ANY(%(ids)s)",
+        {"ids": [d.symbol_id for d in asked]},
+    )
+    sites = [_site(edge, None, "ambiguous") for edge in edges]
+    names = sorted({e["callee_name"] for e in edges})
+    if names:
+        targets = conn.execute(
+            f"WITH {VISIBLE_FILES}"
+            " SELECT s.name, s.qualified_name, s.start_line, f.path FROM files f"
+            " JOIN code_symbols s ON s.file_version_id = f.file_version_id"
+            " WHERE s.name = ANY(%(names)s)",
+            {**scope.params(), "names": names},
+        ).fetchall()
+        by_name: dict[str, list[dict]] = defaultdict(list)
+        for t in targets:
+            by_name[t["name"]].append(t)
+        for site, edge in zip(sites, edges, strict=True):
+            found = by_name.get(edge["callee_name"], [])
+            if len(found) == 1:
+                site.resolved_to = f"{found[0]['path']}:{found[0]['start_line']}"
+                site.certainty = "certain" if edge["qualifier"] is None else "ambiguous"
+    return asked, sites
