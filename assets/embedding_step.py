@@ -14,9 +14,9 @@ COMMIT_EVERY = 512
 
 
 def missing_content(conn, repository_id: int, snapshot_id: int, model: str) -> list[dict]:
-    """(content_hash, content) of the snapshot's chunks that have no vector for `model`."""
+    """(content_hash, length) of the snapshot's chunk contents with no vector for `model`."""
     return conn.execute(
-        "SELECT DISTINCT ON (c.content_hash) c.content_hash, c.content"
+        "SELECT DISTINCT ON (c.content_hash) c.content_hash, length(c.content) AS length"
         " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
         " WHERE sf.snapshot_id = %s AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
         "  WHERE e.repository_id = %s AND e.embedding_model = %s"
@@ -48,20 +48,20 @@ def embed_snapshot(
         todo = missing_content(conn, repo.id, snap["id"], embedder.model_name)
     finally:
         conn.close()
-    # similar lengths together: less padding per batch
-    todo.sort(key=lambda r: len(r["content"]))
+    # similar lengths together: less padding per batch; contents are read one group at a time
+    # so memory stays bounded however large the repository
+    todo.sort(key=lambda r: r["length"])
     done = 0
     for start in range(0, len(todo), COMMIT_EVERY):
-        group = todo[start : start + COMMIT_EVERY]
-        hashes = [r["content_hash"] for r in group]
+        hashes = [r["content_hash"] for r in todo[start : start + COMMIT_EVERY]]
+        with transaction(url) as tx:
+            texts = _contents(tx, repo.id, hashes)
         vectors: list[list[float]] = []
-        for b in range(0, len(group), EMBED_BATCH):
-            vectors.extend(
-                embedder.embed_documents([r["content"] for r in group[b : b + EMBED_BATCH]])
-            )
+        for b in range(0, len(hashes), EMBED_BATCH):
+            vectors.extend(embedder.embed_documents(texts[b : b + EMBED_BATCH]))
         with transaction(url) as tx:
             storage.store_embeddings(tx, repo.id, embedder.model_name, hashes, vectors)
-        done += len(group)
+        done += len(hashes)
         elapsed = time.monotonic() - started
         rate = done / elapsed if elapsed else 0.0
         eta = (len(todo) - done) / rate if rate else 0.0
@@ -71,6 +71,18 @@ def embed_snapshot(
         "embedded": len(todo),
         "seconds": round(time.monotonic() - started, 3),
     }
+
+
+def _contents(conn, repository_id: int, hashes: list[str]) -> list[str]:
+    """The content of each hash, in the order given."""
+    rows = conn.execute(
+        "SELECT DISTINCT ON (c.content_hash) c.content_hash, c.content FROM code_chunks c"
+        " JOIN file_versions fv ON fv.id = c.file_version_id"
+        " WHERE fv.repository_id = %s AND c.content_hash = ANY(%s)",
+        (repository_id, hashes),
+    ).fetchall()
+    by_hash = {r["content_hash"]: r["content"] for r in rows}
+    return [by_hash[h] for h in hashes]
 
 
 def coverage(conn, snapshot_id: int, repository_id: int, model: str) -> tuple[int, int]:

@@ -26,6 +26,12 @@ def run(args: argparse.Namespace) -> int:
         report = repository_status(conn, settings, only=args.repo)
     finally:
         conn.close()
+    if args.repo and not report:
+        from codeatlas.errors import RepositoryNotFoundError
+
+        raise RepositoryNotFoundError(
+            f"no repository named {args.repo!r}; `codeatlas status` lists them"
+        )
     if args.json:
         print(json.dumps({"repositories": report}, indent=2, default=str))
         return 0
