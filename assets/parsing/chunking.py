@@ -15,18 +15,15 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable
 
 from tree_sitter import Node
 
-from assets.parsing.grammars import CONTAINER_KINDS
+from assets.parsing.grammars import CONTAINER_KINDS, TRIVIAL
 from assets.parsing.model import Chunk
 from assets.parsing.source import Source
 from assets.parsing.splitting import split_region
 from assets.parsing.symbols import FoundSymbol
-
-_TRIVIAL = re.compile(rb"^(?:\s|[})\];,]|\bend\b|<\?php|\?>)*$")
 
 
 def content_hash(parser_version: str, content: str) -> str:
@@ -101,7 +98,7 @@ def _owned_regions(
     owned = []
     for a, b in regions:
         text = source.data[a:b]
-        if _TRIVIAL.match(text):
+        if TRIVIAL.match(text):
             continue
         a += len(text) - len(text.lstrip())
         b -= len(text) - len(text.rstrip())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 
@@ -104,6 +105,9 @@ LEADING_TYPES = frozenset(
         "marker_annotation",
     }
 )
+
+# Source holding nothing but blanks and closing punctuation is never a chunk or piece of its own.
+TRIVIAL = re.compile(rb"^(?:\s|[})\];,]|\bend\b|<\?php|\?>)*$")
 
 # Nodes whose text names the file's namespace or package.
 NAMESPACE_TYPES = {

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from assets.parsing.grammars import BLOCK_TYPES
+from assets.parsing.grammars import BLOCK_TYPES, TRIVIAL
 from assets.parsing.source import Source
 
 
@@ -52,6 +52,7 @@ def split_region(root: Node, source: Source, start: int, end: int, budget: int) 
         pieces.append((piece_start, fitting - 1))
         piece_start = fitting
     pieces.append((piece_start, last))
+    pieces = _merge_trivial(source, pieces)
     ranges = []
     for i, (a, b) in enumerate(pieces):
         piece_start_byte = start if i == 0 else source.line_start(a)
@@ -62,15 +63,30 @@ def split_region(root: Node, source: Source, start: int, end: int, budget: int) 
     return ranges
 
 
+def _merge_trivial(source: Source, pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A piece of nothing but closing brackets or `end` joins the piece before it."""
+    merged: list[tuple[int, int]] = []
+    for a, b in pieces:
+        text = source.data[source.line_start(a) : source.line_end(b)]
+        if merged and TRIVIAL.match(text):
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    return merged
+
+
 def _enabled(root: Node, source: Source, cut: int, start: int, end: int, budget: int) -> bool:
     """May the region be cut at byte offset `cut` (the start of a line)?"""
     chain = _crossing_chain(root, cut)
     for i, node in enumerate(chain):
-        if node.start_byte <= start and node.end_byte >= end:
-            continue  # the symbol itself or something around the whole region
+        around = node.start_byte <= start and node.end_byte >= end
+        if around and (node.start_byte < start or node.end_byte > end):
+            continue  # something around the whole region (the file, a class)
         below = chain[i + 1] if i + 1 < len(chain) else None
         if not _splittable(node, below, source):
-            return False
+            return False  # e.g. a region that is one big comment or string
+        if around:
+            continue  # the symbol itself: it is too large, that is why we split
         first = source.line_of(node.start_byte)
         if source.tokens(first, source.end_line_of(node.start_byte, node.end_byte)) <= budget:
             return False

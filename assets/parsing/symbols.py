@@ -32,7 +32,14 @@ from assets.parsing.grammars import (
 )
 from assets.parsing.source import Source
 
-_CONSTRUCTOR_NAMES = {"__init__", "constructor", "__construct", "initialize"}
+_CONSTRUCTOR_NAMES = {
+    "python": "__init__",
+    "javascript": "constructor",
+    "typescript": "constructor",
+    "tsx": "constructor",
+    "php": "__construct",
+    "ruby": "initialize",
+}
 _SIGNATURE_LIMIT = 400
 
 
@@ -67,7 +74,7 @@ def find_symbols(language: str, root: Node, matches: list, source: Source) -> li
             if key not in found or found[key].kind == "type":
                 found[key] = symbol
     ordered = sorted(found.values(), key=lambda s: (s.start, -s.end))
-    kept = _nest(ordered)
+    kept = _nest(language, ordered)
     namespaces = _file_namespaces(language, root, source)
     for symbol in kept:
         file_ns = next((n for start, n in reversed(namespaces) if start <= symbol.start), "")
@@ -156,7 +163,7 @@ def _kotlin_class_kind(node: Node) -> str:
     return "class"
 
 
-def _nest(ordered: list[FoundSymbol]) -> list[FoundSymbol]:
+def _nest(language: str, ordered: list[FoundSymbol]) -> list[FoundSymbol]:
     kept: list[FoundSymbol] = []
     stack: list[int] = []  # indexes into kept of open ranges
     for symbol in ordered:
@@ -172,7 +179,7 @@ def _nest(ordered: list[FoundSymbol]) -> list[FoundSymbol]:
         if (
             symbol.kind in FUNCTION_KINDS
             and symbol.parent is not None
-            and (symbol.name in _CONSTRUCTOR_NAMES or symbol.name == kept[symbol.parent].name)
+            and symbol.name in (_CONSTRUCTOR_NAMES.get(language), kept[symbol.parent].name)
         ):
             symbol.kind = "constructor"
         index = len(kept)
