@@ -11,6 +11,7 @@ from assets.resources import EmbeddingProvider, IndexDatabase
 from assets.snapshot import snapshot
 from assets.source_files import source_files
 from orchestration.jobs import index_snapshot_job
+from orchestration.model_upgrade import embed_model_backfill_job, model_upgrade_sensor
 from orchestration.schedules import nightly_freshness
 from orchestration.sensors import local_commit_sensor, webhook_push_sensor
 
@@ -20,8 +21,8 @@ def build_definitions(index_db: IndexDatabase, embeddings: EmbeddingProvider) ->
     return Definitions(
         assets=[source_files, code_index, snapshot, chunk_embeddings],
         asset_checks=[file_count_matches_git, no_orphan_rows, every_chunk_has_a_vector],
-        jobs=[index_snapshot_job],
-        sensors=[webhook_push_sensor, local_commit_sensor],
+        jobs=[index_snapshot_job, embed_model_backfill_job],
+        sensors=[webhook_push_sensor, local_commit_sensor, model_upgrade_sensor],
         schedules=[nightly_freshness],
         resources={"index_db": index_db, "embeddings": embeddings},
     )

@@ -1,0 +1,276 @@
+"""Maintenance commands: `repo add|secret`, `models list|upgrade|drop`, `prune --keep N`."""
+
+import argparse
+import os
+import secrets
+import sys
+from pathlib import Path
+
+from codeatlas.errors import CodeatlasError, ConfigurationError
+
+PROVIDERS = ("github", "gitlab", "bitbucket", "gitea")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `repo`, `models` and `prune` commands."""
+    repo = subparsers.add_parser("repo", help="register repositories and their webhook secrets")
+    repo_sub = repo.add_subparsers(dest="repo_command", required=True, metavar="ACTION")
+    add = repo_sub.add_parser("add", help="register a repository without indexing it yet")
+    add.add_argument("name")
+    add.add_argument("origin", metavar="PATH_OR_URL")
+    add.add_argument("--branch", help="tracked branch (default: the origin's HEAD branch)")
+    add.set_defaults(handler=repo_add)
+    secret = repo_sub.add_parser(
+        "secret", help="set a repository's webhook secret (read from stdin, never echoed)"
+    )
+    secret.add_argument("name")
+    secret.add_argument("--provider", required=True, choices=PROVIDERS)
+    source = secret.add_mutually_exclusive_group()
+    source.add_argument("--from-env", metavar="VAR", help="read the secret from this variable")
+    source.add_argument(
+        "--generate",
+        action="store_true",
+        help="generate a random secret and print it once (to paste on the host)",
+    )
+    secret.set_defaults(handler=repo_secret)
+
+    models = subparsers.add_parser("models", help="embedding models: list, upgrade, drop")
+    models_sub = models.add_subparsers(dest="models_command", required=True, metavar="ACTION")
+    models_sub.add_parser("list", help="models, their vectors and users").set_defaults(
+        handler=models_list
+    )
+    up = models_sub.add_parser(
+        "upgrade",
+        help="start moving repositories to a new embedding model",
+        description="Records the model, marks repositories as upgrading and backfills their"
+        " current snapshots (the Dagster sensor model_upgrade_sensor does it in the background;"
+        " --wait does it here). The old model serves queries until coverage is complete, then"
+        " each repository switches in one transaction. The environment"
+        " (CODEATLAS_EMBEDDING_PROVIDER/MODEL) must configure the same model, so new commits"
+        " are embedded with it too.",
+    )
+    up.add_argument("--provider", choices=("local", "openai", "fake"))
+    up.add_argument("--model")
+    up.add_argument("--dimensions", type=int)
+    up.add_argument("--base-url")
+    up.add_argument("--repo", action="append", help="only this repository (repeatable)")
+    up.add_argument("--wait", action="store_true", help="backfill now, in this process")
+    up.set_defaults(handler=models_upgrade)
+    drop = models_sub.add_parser("drop", help="delete a model's vectors (refused while in use)")
+    drop.add_argument("name")
+    drop.set_defaults(handler=models_drop)
+
+    prune = subparsers.add_parser(
+        "prune", help="delete old snapshots, keeping the newest N (and the current one)"
+    )
+    prune.add_argument("--keep", type=int, default=5, metavar="N")
+    prune.add_argument("--dry-run", action="store_true")
+    prune.set_defaults(handler=run_prune)
+
+
+def _database():
+    from codeatlas.config import load_settings
+    from codeatlas.database import ensure_index_database
+
+    settings = load_settings()
+    return settings, ensure_index_database(settings)
+
+
+def repo_add(args: argparse.Namespace) -> int:
+    """Register NAME → ORIGIN (tracking a branch) so webhooks and sensors can index it."""
+    from assets import git_source, repositories
+    from codeatlas.database import transaction
+
+    settings, url = _database()
+    name = repositories.validate_name(args.name)
+    origin = args.origin
+    if not git_source.is_remote(origin):
+        origin = str(git_source.open_local(Path(origin).expanduser().resolve()))
+    checkout = repositories.git_dir(settings, origin, fetch=git_source.is_remote(origin))
+    branch = args.branch or git_source.current_branch(checkout)
+    if branch is None:
+        raise ConfigurationError(f"{origin} has no HEAD branch: pass --branch")
+    git_source.resolve_commit(checkout, branch)  # the branch must exist
+    with transaction(url) as conn:
+        repositories.register(conn, name, origin, branch)
+    print(f"registered {name} ({git_source.clean_origin(origin)}), tracking {branch}")
+    return 0
+
+
+def _read_secret(args: argparse.Namespace) -> str:
+    if args.generate:
+        return secrets.token_urlsafe(32)
+    if args.from_env:
+        value = os.environ.get(args.from_env, "")
+        if not value:
+            raise ConfigurationError(f"environment variable {args.from_env} is empty or unset")
+        return value.strip()
+    if sys.stdin.isatty():
+        import getpass
+
+        return getpass.getpass("webhook secret: ").strip()
+    return sys.stdin.readline().strip()
+
+
+def repo_secret(args: argparse.Namespace) -> int:
+    """Store a webhook secret for one provider (the receiver verifies pushes with it)."""
+    from assets import repositories
+    from codeatlas.database import transaction
+    from orchestration.webhooks.events import set_secret
+
+    value = _read_secret(args)
+    if len(value) < 8:
+        raise ConfigurationError("a webhook secret needs at least 8 characters")
+    _settings, url = _database()
+    with transaction(url) as conn:
+        repo = repositories.get(conn, args.name)
+        set_secret(conn, repo.id, args.provider, value)
+    if args.generate:
+        print(value)
+        print(
+            f"(shown once) paste it as the {args.provider} webhook secret of {args.name}",
+            file=sys.stderr,
+        )
+    else:
+        print(f"{args.provider} webhook secret of {args.name} stored", file=sys.stderr)
+    return 0
+
+
+def models_list(args: argparse.Namespace) -> int:
+    """One line per model: dimensions, provider, vectors, repositories using it."""
+    from codeatlas.database import connect
+
+    _settings, url = _database()
+    with connect(url) as conn:
+        rows = conn.execute(
+            "SELECT m.name, m.dimensions, m.provider, m.provider_model,"
+            " (SELECT count(*) FROM chunk_embeddings e WHERE e.embedding_model = m.name) AS n,"
+            " (SELECT string_agg(name, ',') FROM repositories r"
+            "   WHERE r.active_embedding_model = m.name) AS active,"
+            " (SELECT string_agg(name, ',') FROM repositories r"
+            "   WHERE r.upgrading_embedding_model = m.name) AS upgrading"
+            " FROM embedding_models m ORDER BY m.created_at"
+        ).fetchall()
+    if not rows:
+        print("no embedding models yet")
+    for r in rows:
+        made = f"{r['provider']}:{r['provider_model'] or 'default'}" if r["provider"] else "?"
+        print(
+            f"{r['name']}  {r['dimensions']} dims  {made}  {r['n']} vectors"
+            f"  active in: {r['active'] or '-'}  upgrading: {r['upgrading'] or '-'}"
+        )
+    return 0
+
+
+def models_upgrade(args: argparse.Namespace) -> int:
+    """Record the new model, mark repositories upgrading, optionally backfill now."""
+    from assets import embedding_registry
+    from codeatlas.database import connect
+    from orchestration import model_upgrade
+
+    settings, url = _database()
+    configured = embedding_registry.configured_spec(settings)
+    spec = embedding_registry.ModelSpec(
+        args.provider or configured.provider,
+        args.model if args.provider else (args.model or configured.model),
+        args.dimensions if args.provider else (args.dimensions or configured.dimensions),
+        args.base_url if args.provider else (args.base_url or configured.base_url),
+    )
+    embedder = embedding_registry.embedder_for_spec(spec, settings)
+    env_model = embedding_registry.embedder_for_spec(configured, settings).model_name
+    if embedder.model_name != env_model:
+        raise ConfigurationError(
+            f"the environment configures {env_model!r}, not {embedder.model_name!r}: set"
+            f" CODEATLAS_EMBEDDING_PROVIDER={spec.provider}"
+            + (f" CODEATLAS_EMBEDDING_MODEL={spec.model}" if spec.model else "")
+            + " (e.g. in .env) first, so that new commits are embedded with the new model too,"
+            " then run this again"
+        )
+    with connect(url) as conn:
+        embedding_registry.record_model(conn, embedder, spec)
+        conn.commit()
+        started = model_upgrade.start_upgrade(conn, embedder.model_name, args.repo)
+    print(
+        f"model {embedder.model_name} ({embedder.dimensions} dims):"
+        f" upgrading {', '.join(started['upgrading']) or 'none'};"
+        f" activated directly {', '.join(started['activated']) or 'none'};"
+        f" already active {', '.join(started['already']) or 'none'}"
+    )
+    if not started["upgrading"]:
+        return 0
+    if not args.wait:
+        print(
+            "the backfill runs in `codeatlas dev` (sensor model_upgrade_sensor, job"
+            " embed_model_backfill); `codeatlas status` shows coverage",
+            file=sys.stderr,
+        )
+        return 0
+    results = model_upgrade.run_backfill_now(
+        url,
+        embedder.model_name,
+        args.repo,
+        settings,
+        progress=lambda msg: print(msg, file=sys.stderr),
+    )
+    for item in results:
+        state = "switched" if item["switched"] else "not complete yet (a push moved it?)"
+        print(f"{item['repository']}: embedded {item['embedded']} contents, {state}")
+    return 0
+
+
+def models_drop(args: argparse.Namespace) -> int:
+    """Delete a model's vectors and its index."""
+    from codeatlas.database import connect
+    from orchestration.model_upgrade import drop_model
+
+    _settings, url = _database()
+    with connect(url) as conn:
+        deleted = drop_model(conn, args.name)
+    print(f"dropped model {args.name}: {deleted} vectors deleted")
+    return 0
+
+
+def prune_snapshots(conn, keep: int, dry_run: bool = False) -> dict:
+    """Delete ready snapshots older than the newest `keep` per repository (never the current),
+    then file versions no snapshot or overlay uses, then vectors no chunk uses."""
+    if keep < 1:
+        raise CodeatlasError("--keep must be at least 1")
+    with conn.transaction():
+        doomed = conn.execute(
+            "SELECT id FROM (SELECT s.id, s.status, r.current_snapshot_id, row_number() OVER"
+            " (PARTITION BY s.repository_id ORDER BY coalesce(s.committed_at, s.created_at) DESC,"
+            " s.id DESC) AS n FROM snapshots s JOIN repositories r ON r.id = s.repository_id) x"
+            " WHERE n > %s AND id IS DISTINCT FROM current_snapshot_id AND status <> 'building'",
+            (keep,),
+        ).fetchall()
+        ids = [r["id"] for r in doomed]
+        counts = {"snapshots": len(ids), "file_versions": 0, "vectors": 0}
+        if dry_run:
+            return counts
+        conn.execute("DELETE FROM snapshots WHERE id = ANY(%s)", (ids,))
+        counts["file_versions"] = conn.execute(
+            "DELETE FROM file_versions fv WHERE parsed_at IS NOT NULL"
+            " AND NOT EXISTS (SELECT 1 FROM snapshot_files sf WHERE sf.file_version_id = fv.id)"
+            " AND NOT EXISTS (SELECT 1 FROM overlay_files o WHERE o.file_version_id = fv.id)"
+        ).rowcount
+        counts["vectors"] = conn.execute(
+            "DELETE FROM chunk_embeddings e WHERE NOT EXISTS (SELECT 1 FROM code_chunks c"
+            " JOIN file_versions fv ON fv.id = c.file_version_id"
+            " WHERE fv.repository_id = e.repository_id AND c.content_hash = e.content_hash)"
+        ).rowcount
+    return counts
+
+
+def run_prune(args: argparse.Namespace) -> int:
+    """Print what was (or would be) deleted."""
+    from codeatlas.database import connect
+
+    _settings, url = _database()
+    with connect(url) as conn:
+        counts = prune_snapshots(conn, args.keep, args.dry_run)
+    verb = "would delete" if args.dry_run else "deleted"
+    print(
+        f"{verb} {counts['snapshots']} snapshots, {counts['file_versions']} file versions,"
+        f" {counts['vectors']} vectors"
+    )
+    return 0

@@ -1,0 +1,313 @@
+"""Embedding-model upgrades as a managed migration, while the old model keeps serving.
+
+1. Start: `repositories.upgrading_embedding_model` is set (by `codeatlas models upgrade`, or by
+   `model_upgrade_sensor` when the environment configures a model other than the active one).
+2. Backfill: the `embed_model_backfill` job (partitioned like every snapshot, so the UI shows,
+   backfills and resumes it) embeds every chunk content of a repository's current snapshot into
+   the new model's vectors; only contents without a vector are embedded, so a rerun resumes.
+3. Switch: once the current snapshot's coverage is complete, one transaction makes the new model
+   active. Queries embed with, and search only, the active model (per-model partial HNSW index +
+   `WHERE embedding_model =`), so no query ever mixes two models' vectors.
+4. The old model's vectors are dropped with `codeatlas models drop NAME`.
+
+A push during an upgrade moves the current snapshot; the sensor then backfills the new snapshot
+(and keeps the still-active model complete for it) before switching.
+"""
+
+import json
+import time
+
+import psycopg
+from dagster import (
+    Config,
+    DefaultSensorStatus,
+    OpExecutionContext,
+    RunRequest,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    job,
+    op,
+    sensor,
+)
+from dagster import MetadataValue as MV
+
+from assets import embedding_registry, repositories
+from assets.embedding.base import Embedder
+from assets.embedding_step import coverage, embed_snapshot
+from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
+from assets.resources import IndexDatabase
+from codeatlas.config import Settings
+from codeatlas.database import connect
+from codeatlas.errors import CodeatlasError
+
+BACKFILL_JOB = "embed_model_backfill"
+
+
+class ModelInUseError(CodeatlasError):
+    """A model cannot be dropped while a repository searches or upgrades with it."""
+
+
+def start_upgrade(conn: psycopg.Connection, model: str, names: list[str] | None = None) -> dict:
+    """Set `model` as the upgrade target of the repositories (all by default); returns by status.
+
+    Repositories with no active model yet take it as active at once: there is nothing to migrate.
+    """
+    result: dict[str, list[str]] = {"upgrading": [], "activated": [], "already": []}
+    with conn.transaction():
+        rows = conn.execute(
+            "SELECT name, active_embedding_model AS active FROM repositories"
+            " WHERE %(names)s::text[] IS NULL OR name = ANY(%(names)s) ORDER BY name FOR UPDATE",
+            {"names": names},
+        ).fetchall()
+        for name in names or []:
+            if name not in {r["name"] for r in rows}:
+                repositories.get(conn, name)  # raises the friendly error
+        for row in rows:
+            if row["active"] == model:
+                conn.execute(
+                    "UPDATE repositories SET upgrading_embedding_model = NULL WHERE name = %s",
+                    (row["name"],),
+                )
+                result["already"].append(row["name"])
+            elif row["active"] is None:
+                conn.execute(
+                    "UPDATE repositories SET active_embedding_model = %s,"
+                    " upgrading_embedding_model = NULL WHERE name = %s",
+                    (model, row["name"]),
+                )
+                result["activated"].append(row["name"])
+            else:
+                conn.execute(
+                    "UPDATE repositories SET upgrading_embedding_model = %s WHERE name = %s",
+                    (model, row["name"]),
+                )
+                result["upgrading"].append(row["name"])
+    return result
+
+
+def upgrade_progress(conn: psycopg.Connection) -> list[dict]:
+    """Per repository in an upgrade: current partition, models, coverage of the current snapshot."""
+    rows = conn.execute(
+        "SELECT r.id, r.name, r.current_snapshot_id, r.active_embedding_model AS active,"
+        " r.upgrading_embedding_model AS upgrading, s.commit_sha"
+        " FROM repositories r LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
+        " WHERE r.upgrading_embedding_model IS NOT NULL ORDER BY r.name"
+    ).fetchall()
+    out = []
+    for row in rows:
+        item = {**row, "partition": None, "coverage": {}}
+        if row["current_snapshot_id"] is not None:
+            item["partition"] = partition_key(row["name"], row["commit_sha"])
+            for model in (row["active"], row["upgrading"]):
+                if model:
+                    item["coverage"][model] = coverage(
+                        conn, row["current_snapshot_id"], row["id"], model
+                    )
+        out.append(item)
+    return out
+
+
+def try_switch(conn: psycopg.Connection, repository: str) -> bool:
+    """Make the upgrading model active if it covers the current snapshot (one transaction)."""
+    with conn.transaction():
+        row = conn.execute(
+            "SELECT id, current_snapshot_id, upgrading_embedding_model AS upgrading"
+            " FROM repositories WHERE name = %s FOR UPDATE",
+            (repository,),
+        ).fetchone()
+        if row is None or row["upgrading"] is None or row["current_snapshot_id"] is None:
+            return False
+        embedded, total = coverage(conn, row["current_snapshot_id"], row["id"], row["upgrading"])
+        if embedded < total:
+            return False
+        conn.execute(
+            "UPDATE repositories SET active_embedding_model = upgrading_embedding_model,"
+            " upgrading_embedding_model = NULL WHERE id = %s",
+            (row["id"],),
+        )
+    return True
+
+
+def backfill(
+    url: str, repository: str, commit_sha: str, embedder: Embedder, progress=lambda _msg: None
+) -> dict:
+    """Embed one snapshot into `embedder`'s model, then switch the repository if it is complete."""
+    stats = embed_snapshot(url, repository, commit_sha, embedder, progress=progress)
+    conn = connect(url)
+    try:
+        stats["switched"] = try_switch(conn, repository)
+    finally:
+        conn.close()
+    return stats
+
+
+def drop_model(conn: psycopg.Connection, model: str) -> int:
+    """Delete a model's vectors and index; refuses while any repository uses it. Returns rows."""
+    with conn.transaction():
+        users = conn.execute(
+            "SELECT name FROM repositories WHERE active_embedding_model = %(m)s"
+            " OR upgrading_embedding_model = %(m)s ORDER BY name",
+            {"m": model},
+        ).fetchall()
+        if users:
+            names = ", ".join(r["name"] for r in users)
+            raise ModelInUseError(
+                f"model {model!r} is still active or being upgraded to in: {names};"
+                " finish the upgrade (`codeatlas status` shows coverage) before dropping it"
+            )
+        row = conn.execute(
+            "SELECT index_name FROM embedding_models WHERE name = %s", (model,)
+        ).fetchone()
+        if row is None:
+            raise CodeatlasError(f"no embedding model named {model!r}; `codeatlas models list`")
+        deleted = conn.execute(
+            "DELETE FROM chunk_embeddings WHERE embedding_model = %s", (model,)
+        ).rowcount
+        conn.execute(f'DROP INDEX IF EXISTS "{row["index_name"]}"')
+        conn.execute("DELETE FROM embedding_models WHERE name = %s", (model,))
+    return deleted
+
+
+class BackfillConfig(Config):
+    """The model whose vectors the run fills in (a stored model name)."""
+
+    model: str
+
+
+@op(
+    pool="embedding_provider",
+    description="Embed the snapshot's chunks into one model's vectors;"
+    " switch the repository's active model when the upgrade's coverage is complete.",
+)
+def embed_snapshot_for_model(
+    context: OpExecutionContext, config: BackfillConfig, index_db: IndexDatabase
+) -> None:
+    """One partition of a model backfill (resumable: only missing vectors are embedded)."""
+    repository, sha = parse_partition_key(context.partition_key)
+    url = index_db.database_url
+    conn = connect(url)
+    try:
+        embedder = embedding_registry.embedder_for_model(config.model, conn, index_db.settings)
+    finally:
+        conn.close()
+    stats = backfill(url, repository, sha, embedder, progress=context.log.info)
+    context.log.info(f"{repository}@{sha[:12]} into {config.model}: {stats}")
+    context.add_output_metadata({k: MV.text(str(v)) for k, v in stats.items()})
+
+
+@job(
+    name=BACKFILL_JOB,
+    partitions_def=snapshot_partitions,
+    description="Embed snapshots into a new embedding model's vectors (model upgrade backfill).",
+)
+def embed_model_backfill_job():
+    """A one-op job; run config: ops.embed_snapshot_for_model.config.model."""
+    embed_snapshot_for_model()
+
+
+def backfill_run_config(model: str) -> dict:
+    """Run config of `embed_model_backfill` for one model."""
+    return {"ops": {"embed_snapshot_for_model": {"config": {"model": model}}}}
+
+
+def plan_upgrades(
+    conn: psycopg.Connection, settings: Settings, configured: Embedder | None, log=lambda _msg: None
+) -> tuple[list[RunRequest], list[str]]:
+    """Start env-configured upgrades, switch complete ones, request backfills for the rest."""
+    events: list[str] = []
+    if configured is not None:
+        embedding_registry.record_model(
+            conn, configured, embedding_registry.configured_spec(settings)
+        )
+        conn.commit()
+        started = conn.execute(
+            "UPDATE repositories SET upgrading_embedding_model = %s"
+            " WHERE active_embedding_model IS NOT NULL AND active_embedding_model <> %s"
+            " AND upgrading_embedding_model IS NULL RETURNING name",
+            (configured.model_name, configured.model_name),
+        ).fetchall()
+        conn.commit()
+        events += [
+            f"{r['name']}: upgrade to {configured.model_name} started (configured"
+            " by the environment)"
+            for r in started
+        ]
+    runs = []
+    for item in upgrade_progress(conn):
+        if item["partition"] is None:
+            continue
+        if try_switch(conn, item["name"]):
+            events.append(f"{item['name']}: switched to {item['upgrading']}")
+            continue
+        for model, (embedded, total) in item["coverage"].items():
+            if embedded < total:
+                runs.append(
+                    RunRequest(
+                        run_key=f"embed:{model}:{item['partition']}",
+                        partition_key=item["partition"],
+                        run_config=backfill_run_config(model),
+                        tags={"codeatlas/trigger": "model-upgrade", "codeatlas/model": model},
+                    )
+                )
+    for message in events:
+        log(message)
+    return runs, events
+
+
+@sensor(
+    name="model_upgrade_sensor",
+    job=embed_model_backfill_job,
+    minimum_interval_seconds=60,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Backfill vectors for repositories upgrading their embedding model, and switch"
+    " each one's active model once its current snapshot is fully covered.",
+)
+def model_upgrade_sensor(context: SensorEvaluationContext, index_db: IndexDatabase):
+    """One tick of the upgrade state machine."""
+    settings = index_db.settings
+    try:
+        configured = embedding_registry.embedder_for_spec(
+            embedding_registry.configured_spec(settings), settings
+        )
+    except Exception as exc:  # noqa: BLE001 - a broken provider must not stop switching
+        context.log.warning(f"configured embedding model unavailable: {exc}")
+        configured = None
+    conn = connect(index_db.database_url)
+    try:
+        runs, events = plan_upgrades(conn, settings, configured, context.log.info)
+    finally:
+        conn.close()
+    cursor = json.dumps({"checked_at": time.time(), "events": events[-5:]})
+    if not runs:
+        return SensorResult(
+            skip_reason=SkipReason(
+                "; ".join(events) or "no repository is upgrading its embedding model"
+            ),
+            cursor=cursor,
+        )
+    return SensorResult(run_requests=runs, cursor=cursor)
+
+
+def run_backfill_now(
+    url: str, model: str, names: list[str] | None, settings: Settings, progress=print
+) -> list[dict]:
+    """Embed every upgrading repository's current snapshot in-process (CLI `--wait`)."""
+    conn = connect(url)
+    try:
+        embedder = embedding_registry.embedder_for_model(model, conn, settings)
+        items = [
+            i
+            for i in upgrade_progress(conn)
+            if i["upgrading"] == model and (names is None or i["name"] in names)
+        ]
+    finally:
+        conn.close()
+    results = []
+    for item in items:
+        if item["partition"] is None:
+            continue
+        repository, sha = parse_partition_key(item["partition"])
+        stats = backfill(url, repository, sha, embedder, progress=progress)
+        results.append({"repository": repository, **stats})
+    return results

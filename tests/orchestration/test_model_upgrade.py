@@ -1,0 +1,194 @@
+"""Embedding-model upgrades: the old model serves until the new one covers everything, then one
+transaction switches; no query ever reads two models' vectors."""
+
+import pytest
+from dagster import DagsterInstance, build_sensor_context
+
+from assets import embedding_registry, storage
+from assets.embedding.fake import FakeEmbedder
+from assets.embedding_step import missing_content
+from assets.resources import IndexDatabase
+from codeatlas.config import load_settings
+from codeatlas.database import connect
+from orchestration import model_upgrade
+from orchestration.model_upgrade import (
+    ModelInUseError,
+    drop_model,
+    embed_model_backfill_job,
+    plan_upgrades,
+    start_upgrade,
+    try_switch,
+)
+from retrieval.principals import Principal
+from retrieval.scope import resolve_scope
+from retrieval.search import search_code
+from tests.assets.pipeline_helpers import register, run_index
+
+SOURCE = {
+    "billing.py": 'def refund_invoice(invoice):\n    """Give the customer their money back."""\n'
+    "    return invoice.total * -1\n",
+    "shipping.py": 'def track_parcel(parcel_id):\n    """Where is the parcel now."""\n'
+    "    return lookup(parcel_id)\n",
+    "auth.py": "def verify_password(user, password):\n    return check_hash(user, password)\n",
+}
+
+
+@pytest.fixture(autouse=True)
+def fake_factory(monkeypatch):
+    """The factory builds fake embedders of the requested size (two distinct vector spaces)."""
+    from assets.embedding import factory
+
+    monkeypatch.setattr(
+        factory, "make_embedder", lambda s: FakeEmbedder(s.embedding_dimensions or 384)
+    )
+    embedding_registry._cache.clear()
+
+
+@pytest.fixture
+def indexed(settings_env, database_url, git_repo):
+    for path, text in SOURCE.items():
+        git_repo.write(path, text)
+    sha = git_repo.commit("shop")
+    register(database_url, "shop", str(git_repo.path))
+    run_index(database_url, "shop", sha)
+    with connect(database_url) as conn:
+        conn.execute("INSERT INTO principals (name, all_repositories) VALUES ('op', true)")
+        conn.commit()
+    return sha
+
+
+class RecordingQueries:
+    """A query embedder per model that records which models a search asked for."""
+
+    def __init__(self, *embedders: FakeEmbedder) -> None:
+        self.by_model = {e.model_name: e for e in embedders}
+        self.asked: list[str] = []
+
+    def __call__(self, model: str, text: str):
+        self.asked.append(model)
+        return self.by_model[model].embed_query(text)
+
+
+def semantic_top(url: str, queries: RecordingQueries, text: str) -> tuple[str, list[str]]:
+    with connect(url) as conn:
+        principal = Principal(
+            id=conn.execute("SELECT id FROM principals").fetchone()["id"],
+            name="op",
+            all_repositories=True,
+        )
+        scope = resolve_scope(conn, principal, ["shop"])
+        report = search_code(conn, scope, text, mode="semantic", embed_query=queries)
+    return report.hits[0].path, report.hits[0].retrievers
+
+
+def active_and_upgrading(url: str) -> tuple[str, str | None]:
+    with connect(url) as conn:
+        row = conn.execute(
+            "SELECT active_embedding_model AS a, upgrading_embedding_model AS u"
+            " FROM repositories WHERE name = 'shop'"
+        ).fetchone()
+    return row["a"], row["u"]
+
+
+def test_search_stays_correct_before_during_and_after_the_switch(indexed, database_url):
+    old, new = FakeEmbedder(384), FakeEmbedder(16)
+    queries = RecordingQueries(old, new)
+    assert active_and_upgrading(database_url) == (old.model_name, None)
+    assert semantic_top(database_url, queries, "refund invoice money")[0] == "billing.py"
+
+    with connect(database_url) as conn:
+        embedding_registry.record_model(conn, new, embedding_registry.ModelSpec("fake", None, 16))
+        conn.commit()
+        assert start_upgrade(conn, new.model_name)["upgrading"] == ["shop"]
+        # half the contents get new vectors (a backfill interrupted half-way)
+        snap = conn.execute(
+            "SELECT current_snapshot_id AS id, id AS repo FROM repositories WHERE name = 'shop'"
+        ).fetchone()
+        todo = missing_content(conn, snap["repo"], snap["id"], new.model_name)
+        half = conn.execute(
+            "SELECT DISTINCT ON (content_hash) content_hash, content FROM code_chunks"
+            " WHERE content_hash = ANY(%s) ORDER BY content_hash LIMIT %s",
+            ([r["content_hash"] for r in todo], len(todo) // 2),
+        ).fetchall()
+        storage.store_embeddings(
+            conn,
+            snap["repo"],
+            new.model_name,
+            [r["content_hash"] for r in half],
+            new.embed_documents([r["content"] for r in half]),
+        )
+        conn.commit()
+        assert try_switch(conn, "shop") is False
+
+    queries.asked.clear()
+    assert active_and_upgrading(database_url) == (old.model_name, new.model_name)
+    assert semantic_top(database_url, queries, "track parcel") == ("shipping.py", ["semantic"])
+    assert set(queries.asked) == {old.model_name}  # the old model serves while upgrading
+
+    stats = model_upgrade.backfill(database_url, "shop", indexed, new)
+    assert stats["switched"] is True
+    assert stats["embedded"] == len(todo) - len(half)  # resumed: only what was missing
+    assert active_and_upgrading(database_url) == (new.model_name, None)
+
+    queries.asked.clear()
+    assert semantic_top(database_url, queries, "verify password") == ("auth.py", ["semantic"])
+    assert set(queries.asked) == {new.model_name}
+
+    with connect(database_url) as conn:
+        with pytest.raises(ModelInUseError):
+            drop_model(conn, new.model_name)
+        dropped = drop_model(conn, old.model_name)
+        assert dropped > 0
+        left = conn.execute("SELECT DISTINCT embedding_model AS m FROM chunk_embeddings").fetchall()
+        assert [r["m"] for r in left] == [new.model_name]
+        index = storage.model_index_name(old.model_name)
+        assert (
+            conn.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", (index,)).fetchone()
+            is None
+        )
+    assert semantic_top(database_url, queries, "refund invoice money")[0] == "billing.py"
+
+
+def test_an_environment_change_starts_an_upgrade_that_the_sensor_backfills_and_switches(
+    indexed, database_url, monkeypatch
+):
+    old = FakeEmbedder(384)
+    monkeypatch.setenv("CODEATLAS_EMBEDDING_DIMENSIONS", "16")
+    settings = load_settings()
+    configured = embedding_registry.embedder_for_spec(
+        embedding_registry.configured_spec(settings), settings
+    )
+    assert configured.model_name == "fake-hash-16"
+
+    with connect(database_url) as conn:
+        runs, events = plan_upgrades(conn, settings, configured)
+    assert active_and_upgrading(database_url) == (old.model_name, "fake-hash-16")
+    assert [r.run_key for r in runs] == [f"embed:fake-hash-16:shop@{indexed}"]
+    assert runs[0].run_config == model_upgrade.backfill_run_config("fake-hash-16")
+
+    # the requested run, executed as the daemon would (the model is rebuilt from its stored spec)
+    with DagsterInstance.ephemeral() as instance:
+        instance.add_dynamic_partitions("snapshots", [runs[0].partition_key])
+        result = embed_model_backfill_job.execute_in_process(
+            instance=instance,
+            partition_key=runs[0].partition_key,
+            run_config=runs[0].run_config,
+            resources={"index_db": IndexDatabase(url=database_url)},
+        )
+    assert result.success
+    assert active_and_upgrading(database_url) == ("fake-hash-16", None)
+
+    with connect(database_url) as conn:
+        again, _ = plan_upgrades(conn, settings, configured)
+    assert again == []
+
+
+def test_the_upgrade_sensor_reports_progress_through_its_tick(indexed, database_url):
+    with DagsterInstance.ephemeral() as instance:
+        context = build_sensor_context(
+            instance=instance, resources={"index_db": IndexDatabase(url=database_url)}
+        )
+        result = model_upgrade.model_upgrade_sensor(context)
+    # the environment configures the model already active: nothing to do
+    assert result.run_requests == []
+    assert "no repository is upgrading" in result.skip_reason.skip_message
