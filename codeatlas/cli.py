@@ -6,6 +6,7 @@ import argparse
 import importlib
 import logging
 import os
+import signal
 import sys
 
 from codeatlas.errors import CodeatlasError
@@ -37,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    # SIGTERM runs the same clean shutdown as Ctrl-C (the embedded server stops via atexit)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args) or 0)
