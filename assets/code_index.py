@@ -4,7 +4,6 @@ The three are one multi-asset because edges point at symbol ids and chunks at sy
 symbols, chunks and edges are written in the same transaction, so none exists without the others.
 """
 
-
 import time
 from collections.abc import Callable, Iterator
 
@@ -67,8 +66,16 @@ def parse_snapshot(
     finally:
         conn.close()
     checkout = repositories.git_dir(settings, repo.origin)
-    totals = {"files_parsed": 0, "chunks": 0, "symbols": 0, "edges": 0, "syntax_errors": 0,
-              "redactions": 0, "skipped_by_content": 0, "bytes": 0}
+    totals = {
+        "files_parsed": 0,
+        "chunks": 0,
+        "symbols": 0,
+        "edges": 0,
+        "syntax_errors": 0,
+        "redactions": 0,
+        "skipped_by_content": 0,
+        "bytes": 0,
+    }
     done = 0
     for batch in _batches(pending, BATCH_FILES):
         by_sha = {(b["blob_sha"], b["language"]): b for b in batch}
@@ -76,8 +83,9 @@ def parse_snapshot(
         with transaction(url) as tx:
             for (blob_sha, language), item in by_sha.items():
                 content = contents[blob_sha]
-                reason = skip_reason(item["path"], len(content), content,
-                                     max_bytes=settings.max_file_bytes)
+                reason = skip_reason(
+                    item["path"], len(content), content, max_bytes=settings.max_file_bytes
+                )
                 language = detect_language(item["path"], content) or language
                 if reason:
                     tx.execute(
@@ -119,8 +127,9 @@ def parse_snapshot(
     specs=[
         AssetSpec("code_chunks", deps=["source_files"], description="Symbol-sized chunks."),
         AssetSpec("code_symbols", deps=["source_files"], description="The symbol table."),
-        AssetSpec("code_edges", deps=["source_files"],
-                  description="Calls, imports and inheritance."),
+        AssetSpec(
+            "code_edges", deps=["source_files"], description="Calls, imports and inheritance."
+        ),
     ],
     partitions_def=snapshot_partitions,
     group_name="indexing",
@@ -130,12 +139,18 @@ def code_index(context: AssetExecutionContext, index_db: IndexDatabase):
     repository, sha = parse_partition_key(context.partition_key)
     stats = parse_snapshot(index_db, repository, sha, progress=context.log.info)
     common = {"files_parsed": stats["files_parsed"], "seconds": stats["seconds"]}
-    yield MaterializeResult(asset_key="code_chunks",
-                            metadata={**common, "chunks": stats["chunks"],
-                                      "bytes_parsed": stats["bytes"],
-                                      "redactions": stats["redactions"],
-                                      "files_with_syntax_errors": stats["syntax_errors"],
-                                      "skipped_by_content": stats["skipped_by_content"]})
-    yield MaterializeResult(asset_key="code_symbols", metadata={**common,
-                                                                "symbols": stats["symbols"]})
+    yield MaterializeResult(
+        asset_key="code_chunks",
+        metadata={
+            **common,
+            "chunks": stats["chunks"],
+            "bytes_parsed": stats["bytes"],
+            "redactions": stats["redactions"],
+            "files_with_syntax_errors": stats["syntax_errors"],
+            "skipped_by_content": stats["skipped_by_content"],
+        },
+    )
+    yield MaterializeResult(
+        asset_key="code_symbols", metadata={**common, "symbols": stats["symbols"]}
+    )
     yield MaterializeResult(asset_key="code_edges", metadata={**common, "edges": stats["edges"]})

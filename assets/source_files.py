@@ -1,6 +1,5 @@
 """Asset `source_files`: the file list of one commit, with what is skipped and why."""
 
-
 import time
 from collections import Counter
 from datetime import UTC, datetime
@@ -8,9 +7,9 @@ from datetime import UTC, datetime
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from assets import git_source, repositories
+from assets.code_index import effective_parser_version
 from assets.parsing.file_rules import skip_reason
 from assets.parsing.languages import detect_language
-from assets.code_index import effective_parser_version
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
 from codeatlas.database import transaction

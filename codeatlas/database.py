@@ -72,9 +72,7 @@ def dagster_storage_url(url: str) -> str:
     netloc = parts.netloc if parts.netloc not in ("", "postgres:@") else "postgres@"
     if netloc.endswith(":@"):
         netloc = netloc[:-2] + "@"
-    return urlunsplit(
-        ("postgresql+psycopg2", netloc, parts.path, urlencode(query, doseq=True), "")
-    )
+    return urlunsplit(("postgresql+psycopg2", netloc, parts.path, urlencode(query, doseq=True), ""))
 
 
 def create_database_if_missing(url: str, database: str) -> None:

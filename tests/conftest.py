@@ -49,9 +49,7 @@ def database_url(pg_server: str) -> str:
 
 
 @pytest.fixture
-def settings_env(
-    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Path:
+def settings_env(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Environment for code that calls load_settings(): this test's database, fake embedder."""
     state = tmp_path / "state"
     monkeypatch.setenv("CODEATLAS_DATABASE_URL", database_url)

@@ -30,9 +30,16 @@ def run(args: argparse.Namespace) -> int:
     home = prepare_dagster_home(settings)
     print(f"Dagster UI on http://{args.host}:{args.port} (DAGSTER_HOME={home})", file=sys.stderr)
     cmd = [
-        sys.executable, "-m", "dagster", "dev",
-        "-w", str(ROOT / "workspace.yaml"),
-        "--host", args.host, "--port", str(args.port),
+        sys.executable,
+        "-m",
+        "dagster",
+        "dev",
+        "-w",
+        str(ROOT / "workspace.yaml"),
+        "--host",
+        args.host,
+        "--port",
+        str(args.port),
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env)

@@ -39,8 +39,18 @@ def run(args: argparse.Namespace) -> int:
         print("no repositories yet: `codeatlas index PATH` adds one")
     for repo in report:
         print(f"{repo['name']}  ({repo['origin']})")
-        for key in ("branch", "current_commit", "branch_head", "lag_commits", "lag_seconds",
-                    "last_push", "active_model", "upgrading_model", "coverage", "snapshots"):
+        for key in (
+            "branch",
+            "current_commit",
+            "branch_head",
+            "lag_commits",
+            "lag_seconds",
+            "last_push",
+            "active_model",
+            "upgrading_model",
+            "coverage",
+            "snapshots",
+        ):
             if repo.get(key) is not None:
                 print(f"  {key:15} {repo[key]}")
     return 0

@@ -36,8 +36,9 @@ def register(url: str, name: str, path: str, branch: str = "main") -> None:
 def run_index(url: str, name: str, sha: str, instance: DagsterInstance | None = None) -> dict:
     """Execute the index job for `name@sha` with the fake embedder; return the run's stats."""
     defs = build_definitions(IndexDatabase(url=url), EmbeddingProvider(provider="fake"))
-    return index_commit(name, sha, instance=instance or DagsterInstance.ephemeral(),
-                        definitions=defs)
+    return index_commit(
+        name, sha, instance=instance or DagsterInstance.ephemeral(), definitions=defs
+    )
 
 
 def dump(url: str) -> dict[str, list[dict]]:
@@ -54,7 +55,8 @@ def snapshot_paths(url: str, name: str, sha: str) -> set[str]:
     conn = connect(url)
     try:
         rows = conn.execute(
-            "SELECT DISTINCT sf.path FROM snapshot_files sf JOIN snapshots s ON s.id = sf.snapshot_id"
+            "SELECT DISTINCT sf.path FROM snapshot_files sf"
+            " JOIN snapshots s ON s.id = sf.snapshot_id"
             " JOIN repositories r ON r.id = s.repository_id"
             " JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
             " WHERE r.name = %s AND s.commit_sha = %s",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from assets.code_index import parse_snapshot
-from assets.embedding_step import embed_snapshot
 from assets.embedding.fake import FakeEmbedder
+from assets.embedding_step import embed_snapshot
 from assets.resources import IndexDatabase
 from assets.source_files import record_source_files
 from codeatlas.database import connect
@@ -33,9 +33,9 @@ def refund(order, policy):
     order.refunded = True
 '''
 
-UTIL = '''def slugify(text):
+UTIL = """def slugify(text):
     return "-".join(text.lower().split())
-'''
+"""
 
 
 def _events(url: str, name: str) -> dict:
@@ -100,16 +100,17 @@ def test_the_next_commit_parses_only_changed_blobs_and_embeds_only_new_content(
 
     # one changed file: a line added above a function moves it but does not change its content
     git_repo.write("shop/refunds.py", "# moved down by one line\n" + SHOP)
-    git_repo.write("pkg/mod0.py", UTIL.replace("slugify", "slugify_0") + "\n\ndef new_fn():\n"
-                   "    return 1\n")
+    git_repo.write(
+        "pkg/mod0.py", UTIL.replace("slugify", "slugify_0") + "\n\ndef new_fn():\n    return 1\n"
+    )
     second = git_repo.commit()
     db = IndexDatabase(url=database_url)
     record_source_files(db, "shop", second)
     parsed = parse_snapshot(db, "shop", second)
     assert parsed["files_parsed"] == 2  # the two changed blobs, not the four unchanged
 
-    from assets.publishing import publish
     from assets.code_index import effective_parser_version
+    from assets.publishing import publish
 
     conn = connect(database_url)
     publish(conn, db.settings, "shop", second, effective_parser_version(db.settings), "fake")
@@ -192,6 +193,7 @@ def test_a_run_that_crashes_mid_parse_resumes_to_the_rows_of_an_uninterrupted_ru
     resumed = dump(database_url)
 
     import psycopg
+
     from codeatlas.database import with_database
 
     with psycopg.connect(pg_server, autocommit=True) as admin:

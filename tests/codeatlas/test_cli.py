@@ -125,8 +125,9 @@ def test_a_killed_index_run_resumes_to_exactly_the_rows_of_an_uninterrupted_run(
     clean = dump(with_database(pg_server, "uninterrupted"))
 
     def content(rows: list[dict]) -> list[str]:
-        return sorted(str(sorted((k, str(v)) for k, v in r.items() if not k.endswith("id")))
-                      for r in rows)
+        return sorted(
+            str(sorted((k, str(v)) for k, v in r.items() if not k.endswith("id"))) for r in rows
+        )
 
     for table in ("code_symbols", "code_chunks", "code_edges", "chunk_embeddings"):
         assert content(resumed[table]) == content(clean[table]), table

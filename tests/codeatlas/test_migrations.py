@@ -21,22 +21,43 @@ def test_migrating_a_blank_database_creates_every_table_index_and_extension(pg_s
     conn = connect_plain(_blank(pg_server, "blank_schema"))
     applied = migrate(conn)
     assert applied == [m.version for m in available_migrations()]
-    tables = {r["tablename"] for r in conn.execute(
-        "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()}
+    tables = {
+        r["tablename"]
+        for r in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+        ).fetchall()
+    }
     assert {
-        "repositories", "snapshots", "file_versions", "snapshot_files", "code_chunks",
-        "code_symbols", "code_edges", "chunk_embeddings", "embedding_models", "webhook_events",
-        "principals", "api_tokens", "repository_grants", "overlay_files", "schema_migrations",
+        "repositories",
+        "snapshots",
+        "file_versions",
+        "snapshot_files",
+        "code_chunks",
+        "code_symbols",
+        "code_edges",
+        "chunk_embeddings",
+        "embedding_models",
+        "webhook_events",
+        "principals",
+        "api_tokens",
+        "repository_grants",
+        "overlay_files",
+        "schema_migrations",
     } <= tables
     extensions = {r["extname"] for r in conn.execute("SELECT extname FROM pg_extension")}
     assert {"vector", "pg_trgm"} <= extensions
-    indexes = {r["indexname"]: r["indexdef"] for r in conn.execute(
-        "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'").fetchall()}
+    indexes = {
+        r["indexname"]: r["indexdef"]
+        for r in conn.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'"
+        ).fetchall()
+    }
     assert "gin_trgm_ops" in indexes["code_symbols_name_trgm_idx"]
     assert "USING gin (tsv)" in indexes["code_chunks_tsv_idx"]
     column = conn.execute(
         "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute"
-        " WHERE attrelid = 'chunk_embeddings'::regclass AND attname = 'embedding'").fetchone()
+        " WHERE attrelid = 'chunk_embeddings'::regclass AND attname = 'embedding'"
+    ).fetchone()
     assert column["t"] == "halfvec"
     conn.close()
 
@@ -54,15 +75,18 @@ def test_the_code_aware_tsvector_matches_words_inside_identifiers(pg_server):
     row = conn.execute(
         "SELECT codeatlas_code_tsvector('Refunds.isEligibleForRefund',"
         " 'def is_eligible(order): return HTTPServer()')"
-        " @@ to_tsquery('simple', 'eligible & refund & http & server') AS hit").fetchone()
+        " @@ to_tsquery('simple', 'eligible & refund & http & server') AS hit"
+    ).fetchone()
     assert row["hit"] is True
     conn.close()
 
 
 def test_a_server_without_pgvector_gets_an_error_naming_the_missing_extension(pg_server):
     conn = connect_plain(_blank(pg_server, "blank_ext"))
-    conn.execute("CREATE TEMP VIEW pg_available_extensions AS"
-                 " SELECT 'pg_trgm'::name AS name, '1.6'::text AS default_version")
+    conn.execute(
+        "CREATE TEMP VIEW pg_available_extensions AS"
+        " SELECT 'pg_trgm'::name AS name, '1.6'::text AS default_version"
+    )
     with pytest.raises(DatabaseUnavailableError, match="vector"):
         check_extensions(conn)
     conn.close()

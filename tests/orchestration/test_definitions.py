@@ -11,8 +11,14 @@ def test_the_definitions_load_with_the_index_job_and_every_asset_partitioned():
     repo = defs.get_repository_def()
     job = defs.resolve_job_def("index_snapshot")
     keys = {key.to_user_string() for key in repo.asset_graph.get_all_asset_keys()}
-    assert {"source_files", "code_chunks", "code_symbols", "code_edges", "snapshot",
-            "chunk_embeddings"} <= keys
+    assert {
+        "source_files",
+        "code_chunks",
+        "code_symbols",
+        "code_edges",
+        "snapshot",
+        "chunk_embeddings",
+    } <= keys
     for key in ("source_files", "code_chunks", "snapshot", "chunk_embeddings"):
         node = repo.asset_graph.get(AssetKey(key))
         assert node.partitions_def is not None
