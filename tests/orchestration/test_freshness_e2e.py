@@ -1,0 +1,163 @@
+"""End to end: push to a real bare repository, a signed webhook over real HTTP, one sensor tick,
+the requested run executed, and the pushed function is found by search."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+from dagster import DagsterInstance, build_sensor_context
+
+from assets.resources import EmbeddingProvider, IndexDatabase
+from codeatlas.database import connect, transaction
+from orchestration.definitions import build_definitions
+from orchestration.sensors import webhook_push_sensor
+from orchestration.webhooks import events
+from orchestration.webhooks.app import build_app
+from orchestration.webhooks.background import serving
+from orchestration.webhooks.providers import sign
+from retrieval.principals import Principal
+from retrieval.scope import resolve_scope
+from retrieval.search import search_code
+from tests.assets.pipeline_helpers import register, run_index
+from tests.conftest import GitRepo
+
+SECRET = "e2e-webhook-secret"
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+@pytest.fixture
+def pushed(settings_env, database_url, tmp_path):
+    bare = tmp_path / "origin.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    work = GitRepo(tmp_path / "work")
+    git(work.path, "remote", "add", "origin", str(bare))
+    work.write("shop/cart.py", "def add_item(cart, item):\n    cart.append(item)\n")
+    first = work.commit("cart")
+    git(work.path, "push", "-q", "origin", "main")
+    origin = bare.as_uri()  # file:// — fetched into a mirror like any remote
+    register(database_url, "acme/shop", origin)
+    with transaction(database_url) as conn:
+        repo_id = conn.execute("SELECT id FROM repositories WHERE name = 'acme/shop'").fetchone()[
+            "id"
+        ]
+        events.set_secret(conn, repo_id, "github", SECRET)
+        conn.execute("INSERT INTO principals (name, all_repositories) VALUES ('op', true)")
+    run_index(database_url, "acme/shop", first)
+    work.write(
+        "shop/refunds.py",
+        "def issue_store_credit(order, amount):\n"
+        '    """Refund an order as store credit instead of cash."""\n'
+        "    return order.customer.credit(amount)\n",
+    )
+    second = work.commit("store credit")
+    git(work.path, "push", "-q", "origin", "main")
+    return {"origin": origin, "first": first, "second": second}
+
+
+def push_payload(origin: str, before: str, after: str) -> bytes:
+    return json.dumps(
+        {
+            "ref": "refs/heads/main",
+            "before": before,
+            "after": after,
+            "repository": {"full_name": "acme/shop", "clone_url": origin},
+        }
+    ).encode()
+
+
+def headers(body: bytes, delivery: str, secret: str = SECRET) -> dict[str, str]:
+    return {
+        "X-GitHub-Event": "push",
+        "X-GitHub-Delivery": delivery,
+        "Content-Type": "application/json",
+        "X-Hub-Signature-256": "sha256=" + sign(secret, body),
+    }
+
+
+def count_events(url: str) -> int:
+    with connect(url) as conn:
+        return conn.execute("SELECT count(*) AS n FROM webhook_events").fetchone()["n"]
+
+
+def lexical_hits(url: str, query: str) -> list:
+    with connect(url) as conn:
+        principal = Principal(
+            id=conn.execute("SELECT id FROM principals").fetchone()["id"],
+            name="op",
+            all_repositories=True,
+        )
+        scope = resolve_scope(conn, principal, ["acme/shop"])
+        return search_code(conn, scope, query, mode="lexical").hits
+
+
+def test_a_signed_push_webhook_gets_the_new_function_indexed_and_searchable(pushed, database_url):
+    body = push_payload(pushed["origin"], pushed["first"], pushed["second"])
+    assert lexical_hits(database_url, "store credit") == []
+    definitions = build_definitions(
+        IndexDatabase(url=database_url), EmbeddingProvider(provider="fake")
+    )
+    with (
+        serving(build_app(database_url)) as base,
+        httpx.Client(base_url=base, timeout=10) as client,
+        DagsterInstance.ephemeral() as instance,
+    ):
+        forged = client.post(
+            "/webhooks", content=body, headers=headers(body, "delivery-x", secret="not-the-secret")
+        )
+        assert forged.status_code == 401
+        assert count_events(database_url) == 0
+
+        accepted = client.post("/webhooks", content=body, headers=headers(body, "delivery-1"))
+        assert accepted.status_code == 202, accepted.text
+
+        context = build_sensor_context(
+            instance=instance, resources={"index_db": IndexDatabase(url=database_url)}
+        )
+        result = webhook_push_sensor(context)
+        [request] = result.run_requests
+        assert request.partition_key == f"acme/shop@{pushed['second']}"
+        assert request.run_key == "webhook:github:delivery-1"
+        for partitions in result.dynamic_partitions_requests:
+            instance.add_dynamic_partitions(
+                partitions.partitions_def_name, partitions.partition_keys
+            )
+        run = definitions.resolve_job_def("index_snapshot").execute_in_process(
+            instance=instance,
+            partition_key=request.partition_key,
+            tags={**request.tags, "dagster/run_key": request.run_key},
+        )
+        assert run.success
+
+        [hit, *_] = lexical_hits(database_url, "store credit")
+        assert (hit.path, hit.symbol, hit.commit) == (
+            "shop/refunds.py",
+            "issue_store_credit",
+            pushed["second"],
+        )
+
+        again = client.post("/webhooks", content=body, headers=headers(body, "delivery-1"))
+        assert again.status_code == 200
+        assert again.json()["status"] == "duplicate"
+        context = build_sensor_context(
+            instance=instance,
+            cursor=result.cursor,
+            resources={"index_db": IndexDatabase(url=database_url)},
+        )
+        assert webhook_push_sensor(context).run_requests == []
+
+    assert count_events(database_url) == 1
+    with connect(database_url) as conn:
+        row = conn.execute("SELECT status, run_key FROM webhook_events").fetchone()
+        current = conn.execute(
+            "SELECT s.commit_sha FROM repositories r JOIN snapshots s"
+            " ON s.id = r.current_snapshot_id WHERE r.name = 'acme/shop'"
+        ).fetchone()
+    assert (row["status"], row["run_key"]) == ("queued", "webhook:github:delivery-1")
+    assert current["commit_sha"] == pushed["second"]
