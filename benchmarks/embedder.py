@@ -1,0 +1,48 @@
+"""The embedders the benchmarks use: exactly what codeatlas's providers build."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.workspace import WORK
+
+BATCH = 64
+
+
+def make(provider: str):
+    """codeatlas's embedder for `provider` (local | fake), built by its own factory."""
+    from assets.embedding.factory import make_embedder
+    from codeatlas.config import load_settings
+
+    return make_embedder(replace(load_settings(), embedding_provider=provider))
+
+
+def is_real(embedder) -> bool:
+    """False for the deterministic fake (or a placeholder that returns it)."""
+    return not str(embedder.model_name).startswith("fake")
+
+
+def embed_all(embedder, texts: list[str], *, cache: bool) -> tuple[np.ndarray, float]:
+    """Vectors of `texts` (shortest first in batches, as the pipeline does) and the seconds it
+    took; with `cache`, vectors of the same model and texts are reused from `.work/vectors/`."""
+    digest = hashlib.sha256(embedder.model_name.encode())
+    for t in texts:
+        digest.update(hashlib.sha256(t.encode()).digest())
+    path = WORK / "vectors" / f"{digest.hexdigest()[:24]}.npy"
+    if cache and path.is_file():
+        return np.load(path), float("nan")
+    started = time.perf_counter()
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out = np.zeros((len(texts), embedder.dimensions), dtype=np.float32)
+    for b in range(0, len(order), BATCH):
+        ids = order[b : b + BATCH]
+        out[ids] = np.asarray(embedder.embed_documents([texts[i] for i in ids]), dtype=np.float32)
+    seconds = time.perf_counter() - started
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, out)
+    return out, seconds
