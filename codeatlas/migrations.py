@@ -6,8 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import psycopg
-
+from codeatlas.database import DictConnection
 from codeatlas.errors import DatabaseUnavailableError
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
@@ -37,13 +36,13 @@ def available_migrations(sql_dir: Path = SQL_DIR) -> list[Migration]:
     return found
 
 
-def check_extensions(conn: psycopg.Connection) -> None:
+def check_extensions(conn: DictConnection) -> None:
     """Fail with a clear message when pgvector or pg_trgm cannot be installed here."""
     rows = conn.execute(
         "SELECT name, default_version FROM pg_available_extensions WHERE name = ANY(%s)",
         (list(REQUIRED_EXTENSIONS),),
     ).fetchall()
-    available = {(r["name"] if isinstance(r, dict) else r[0]) for r in rows}
+    available = {r["name"] for r in rows}
     missing = [e for e in REQUIRED_EXTENSIONS if e not in available]
     if missing:
         raise DatabaseUnavailableError(
@@ -53,7 +52,7 @@ def check_extensions(conn: psycopg.Connection) -> None:
         )
 
 
-def migrate(conn: psycopg.Connection) -> list[int]:
+def migrate(conn: DictConnection) -> list[int]:
     """Apply every migration not yet applied; return the versions applied now."""
     conn.autocommit = True
     check_extensions(conn)
@@ -66,7 +65,7 @@ def migrate(conn: psycopg.Connection) -> list[int]:
             " applied_at timestamptz NOT NULL DEFAULT now())"
         )
         rows = conn.execute("SELECT version FROM schema_migrations").fetchall()
-        done = {(r["version"] if isinstance(r, dict) else r[0]) for r in rows}
+        done = {r["version"] for r in rows}
         for migration in available_migrations():
             if migration.version in done:
                 continue
