@@ -48,7 +48,11 @@ def split_region(root: Node, source: Source, start: int, end: int, budget: int) 
                 continue
         pieces.append((piece_start, cut - 1))  # one statement alone is too big
         piece_start = cut
-    if fitting is not None and source.tokens(piece_start, last) > budget:
+    if (
+        fitting is not None
+        and source.tokens(piece_start, last) > budget
+        and source.tokens(piece_start, fitting - 1) >= budget // 4
+    ):
         pieces.append((piece_start, fitting - 1))
         piece_start = fitting
     pieces.append((piece_start, last))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from assets.parsing.model import ParsedFile
 from assets.parsing.redaction import redact
@@ -39,14 +40,35 @@ def problems(data: bytes, parsed: ParsedFile) -> list[str]:
         return lo
 
     symbols = parsed.symbols
-    ancestors: list[set[int]] = []
-    for i, s in enumerate(symbols):
-        outer = {
-            j
-            for j, t in enumerate(symbols)
-            if j != i and t.start_byte <= s.start_byte and s.end_byte <= t.end_byte
-        }
-        ancestors.append(outer)
+    order = sorted(range(len(symbols)), key=lambda i: (symbols[i].start_byte, -symbols[i].end_byte))
+    starts = [symbols[i].start_byte for i in order]
+    # Ranges nest: a sweep with a stack gives each symbol its innermost enclosing symbol.
+    enclosing: dict[int, int | None] = {}
+    stack: list[int] = []
+    for i in order:
+        while stack and symbols[stack[-1]].end_byte <= symbols[i].start_byte:
+            stack.pop()
+        if stack and symbols[i].end_byte > symbols[stack[-1]].end_byte:
+            found.append(f"symbols overlap: {symbols[stack[-1]].qualified_name}, {symbols[i].name}")
+        enclosing[i] = stack[-1] if stack else None
+        stack.append(i)
+
+    def ancestors_of(i: int) -> set[int]:
+        result, j = set(), enclosing[i]
+        while j is not None:
+            result.add(j)
+            j = enclosing[j]
+        return result
+
+    def overlapping(start: int, end: int) -> set[int]:
+        hits = {order[k] for k in range(bisect_left(starts, start), bisect_left(starts, end))}
+        k = bisect_left(starts, start) - 1
+        j = order[k] if k >= 0 else None
+        while j is not None:
+            if symbols[j].end_byte > start:
+                hits.add(j)
+            j = enclosing[j]
+        return hits
 
     chunks = sorted(parsed.chunks, key=lambda c: c.start_byte)
     for a, b in zip(chunks, chunks[1:], strict=False):
@@ -62,27 +84,31 @@ def problems(data: bytes, parsed: ParsedFile) -> list[str]:
             max(c.start_byte, c.end_byte - 1)
         ):
             found.append(f"{where}: lines do not match bytes")
-        for j, s in enumerate(symbols):
-            disjoint = c.end_byte <= s.start_byte or s.end_byte <= c.start_byte
-            inside = s.start_byte <= c.start_byte and c.end_byte <= s.end_byte
-            if c.symbol is None and not disjoint:
-                found.append(f"{where}: file chunk overlaps symbol {s.qualified_name}")
-            elif c.symbol is not None and not disjoint:
-                if j == c.symbol or (inside and j in ancestors[c.symbol]):
-                    continue
+        allowed = {c.symbol} | ancestors_of(c.symbol) if c.symbol is not None else set()
+        for j in overlapping(c.start_byte, c.end_byte):
+            s = symbols[j]
+            if j not in allowed:
                 found.append(f"{where}: crosses symbol {s.qualified_name}")
+            elif j != c.symbol and not (s.start_byte <= c.start_byte and c.end_byte <= s.end_byte):
+                found.append(f"{where}: sticks out of symbol {s.qualified_name}")
 
+    text = data.decode("utf-8", "replace")
+    lines = text.split("\n")
+    by_symbol: dict[int | None, list] = {}
+    for c in chunks:
+        by_symbol.setdefault(c.symbol, []).append(c)
+    descendants: dict[int, set[int]] = {i: {i} for i in range(len(symbols))}
+    for i in range(len(symbols)):
+        for j in ancestors_of(i):
+            descendants[j].add(i)
     for i, s in enumerate(symbols):
-        own = [c for c in chunks if c.symbol == i]
+        own = by_symbol.get(i, [])
         if not own:
             found.append(f"symbol {s.qualified_name} has no chunk")
             continue
         if own[0].start_byte != s.start_byte:
             found.append(f"symbol {s.qualified_name}: first chunk does not start at the symbol")
-        family = {i} | {j for j, outer in enumerate(ancestors) if i in outer}
-        covering = [c for c in chunks if c.symbol in family]
-        text = source_text(data, 0, len(data)) if data[:3] != b"\xef\xbb\xbf" else None
-        lines = (text if text is not None else data.decode("utf-8", "replace")).split("\n")
+        covering = [c for j in descendants[i] for c in by_symbol.get(j, [])]
         for line in range(s.start_line, s.end_line + 1):
             if _TRIVIAL_LINE.match(lines[line - 1] if line - 1 < len(lines) else ""):
                 continue
