@@ -1,0 +1,227 @@
+"""MCP commands: `serve-mcp`, `mcp-lock`, `verify-tools`, `token`, `principal`, `grant`."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the MCP server and access-control commands."""
+    p = subparsers.add_parser("serve-mcp", help="serve the MCP tools (stdio, or HTTP with tokens)")
+    p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at /mcp instead")
+    p.set_defaults(handler=serve)
+
+    p = subparsers.add_parser("mcp-lock", help="show or rewrite the pinned tool definitions")
+    p.add_argument("--write", action="store_true", help="rewrite mcp_app/tools.lock on purpose")
+    p.set_defaults(handler=lock)
+
+    p = subparsers.add_parser("verify-tools", help="check any MCP server's tools against a lock")
+    p.add_argument("--lock", required=True, help="lock file (JSON: tool name -> SHA-256)")
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument("--stdio", metavar="CMD", help="command line that starts the server")
+    target.add_argument("--http", metavar="URL", help="streamable HTTP endpoint URL")
+    p.add_argument("--token", help="bearer token for --http")
+    p.set_defaults(handler=verify)
+
+    token = subparsers.add_parser("token", help="create, list or revoke HTTP bearer tokens")
+    token_cmds = token.add_subparsers(dest="token_command", required=True, metavar="ACTION")
+    t = token_cmds.add_parser("create", help="create a token for a principal (shown once)")
+    t.add_argument("--principal", required=True)
+    t.add_argument(
+        "--grant",
+        action="append",
+        default=[],
+        metavar="REPO",
+        help="also grant this repository to the principal (repeatable)",
+    )
+    t.add_argument("--label", help="a note to recognise the token by")
+    t.set_defaults(handler=token_create)
+    t = token_cmds.add_parser("revoke", help="revoke by id, token, or hash prefix")
+    t.add_argument("token", metavar="ID_OR_PREFIX")
+    t.set_defaults(handler=token_revoke)
+    t = token_cmds.add_parser("list", help="list tokens (never the secrets)")
+    t.set_defaults(handler=token_list)
+
+    principal = subparsers.add_parser("principal", help="create or list principals")
+    principal_cmds = principal.add_subparsers(
+        dest="principal_command", required=True, metavar="ACTION"
+    )
+    t = principal_cmds.add_parser("create", help="create a principal")
+    t.add_argument("name")
+    t.add_argument(
+        "--all-repositories", action="store_true", help="an operator: may read every repository"
+    )
+    t.set_defaults(handler=principal_create)
+    t = principal_cmds.add_parser("list", help="principals and their grants")
+    t.set_defaults(handler=principal_list)
+
+    p = subparsers.add_parser("grant", help="let a principal read a repository")
+    p.add_argument("principal")
+    p.add_argument("repository")
+    p.add_argument("--revoke", action="store_true", help="take the grant away instead")
+    p.set_defaults(handler=grant)
+
+
+def _database_url() -> str:
+    from codeatlas.config import load_settings
+    from codeatlas.database import ensure_index_database
+
+    return ensure_index_database(load_settings())
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Run the server until stdin closes or it is interrupted."""
+    from codeatlas.config import load_settings
+    from mcp_app.transports import run_http, run_stdio
+
+    settings = load_settings()
+    url = _database_url()
+    if args.http:
+        print(
+            f"codeatlas MCP server on http://{args.http}/mcp (bearer tokens required)",
+            file=sys.stderr,
+        )
+        run_http(settings, url, args.http)
+    else:
+        run_stdio(settings, url)
+    return 0
+
+
+def lock(args: argparse.Namespace) -> int:
+    """Print the current fingerprints, or write them to the lock file."""
+    import json
+
+    import anyio
+
+    from codeatlas.config import load_settings
+    from mcp_app.pinning import LOCK_FILE, diff, read_lock, server_fingerprints, write_lock
+    from mcp_app.server import build_server
+    from mcp_app.state import AppState
+
+    state = AppState(database_url="", settings=load_settings(), principal_name=None)
+    current = anyio.run(server_fingerprints, build_server(state))
+    if args.write:
+        write_lock(LOCK_FILE, current)
+        print(f"wrote {len(current)} tool fingerprints to {LOCK_FILE}", file=sys.stderr)
+        return 0
+    print(json.dumps(current, indent=2, sort_keys=True))
+    changes = diff(read_lock(LOCK_FILE), current) if LOCK_FILE.exists() else ["no lock file"]
+    for line in changes:
+        print(line, file=sys.stderr)
+    return 1 if changes else 0
+
+
+def verify(args: argparse.Namespace) -> int:
+    """Compare a live server's catalog with a lock file; non-zero exit and a diff on mismatch."""
+    from pathlib import Path
+
+    import anyio
+
+    from mcp_app.pinning import diff, read_lock, remote_fingerprints
+
+    expected = read_lock(Path(args.lock))
+    stdio = shlex.split(args.stdio) if args.stdio else None
+    try:
+        actual = anyio.run(
+            lambda: remote_fingerprints(stdio=stdio, url=args.http, token=args.token)
+        )
+    except Exception as exc:  # noqa: BLE001 - any connection failure is the user's to fix
+        print(f"codeatlas: error: could not list the server's tools: {exc}", file=sys.stderr)
+        return 2
+    changes = diff(expected, actual)
+    for line in changes:
+        print(line)
+    print(
+        ("MISMATCH" if changes else "OK") + f": {len(actual)} tools checked against {args.lock}",
+        file=sys.stderr,
+    )
+    return 1 if changes else 0
+
+
+def token_create(args: argparse.Namespace) -> int:
+    """Create a token (printed once on stdout) and optional grants."""
+    from codeatlas.database import transaction
+    from mcp_app.tokens import create_token
+    from retrieval.principals import grant as grant_repository
+
+    with transaction(_database_url()) as conn:
+        for repository in args.grant:
+            grant_repository(conn, args.principal, repository)
+        token_id, token = create_token(conn, args.principal, args.label)
+    print(token)
+    print(
+        f"token {token_id} for principal {args.principal!r}; it is shown only now", file=sys.stderr
+    )
+    return 0
+
+
+def token_revoke(args: argparse.Namespace) -> int:
+    """Revoke one token."""
+    from codeatlas.database import transaction
+    from mcp_app.tokens import revoke_token
+
+    with transaction(_database_url()) as conn:
+        token_id = revoke_token(conn, args.token)
+    print(f"revoked token {token_id}", file=sys.stderr)
+    return 0
+
+
+def token_list(args: argparse.Namespace) -> int:
+    """One line per token."""
+    from codeatlas.database import transaction
+    from mcp_app.tokens import list_tokens
+
+    with transaction(_database_url()) as conn:
+        rows = list_tokens(conn)
+    for r in rows:
+        state = f"revoked {r['revoked_at']:%Y-%m-%d}" if r["revoked_at"] else "active"
+        print(
+            f"{r['id']:>4}  {r['hash_prefix']}  {r['principal']:<20} {state:<18} {r['label'] or ''}"
+        )
+    return 0
+
+
+def principal_create(args: argparse.Namespace) -> int:
+    """Create (or update) a principal."""
+    from codeatlas.database import transaction
+    from retrieval.principals import create_principal
+
+    with transaction(_database_url()) as conn:
+        p = create_principal(conn, args.name, all_repositories=args.all_repositories)
+    scope = "every repository" if p.all_repositories else "granted repositories only"
+    print(f"principal {p.name!r} ({scope})", file=sys.stderr)
+    return 0
+
+
+def principal_list(args: argparse.Namespace) -> int:
+    """Principals and what they may read."""
+    from codeatlas.database import transaction
+    from retrieval.principals import list_principals
+
+    with transaction(_database_url()) as conn:
+        for r in list_principals(conn):
+            reads = "ALL" if r["all_repositories"] else ", ".join(r["repositories"]) or "-"
+            print(f"{r['name']:<24} {reads}")
+    return 0
+
+
+def grant(args: argparse.Namespace) -> int:
+    """Grant (or revoke) read access to one repository."""
+    from codeatlas.database import transaction
+    from retrieval.principals import grant as grant_repository
+    from retrieval.principals import revoke_grant
+
+    with transaction(_database_url()) as conn:
+        if args.revoke:
+            done = revoke_grant(conn, args.principal, args.repository)
+            print(
+                ("revoked" if done else "there was no grant of")
+                + f" {args.repository} for {args.principal}",
+                file=sys.stderr,
+            )
+        else:
+            grant_repository(conn, args.principal, args.repository)
+            print(f"granted {args.repository} to {args.principal}", file=sys.stderr)
+    return 0

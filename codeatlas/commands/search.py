@@ -1,0 +1,147 @@
+"""`codeatlas search`, `symbols`, `callers`: retrieval from the command line, as the operator."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `search`, `symbols` and `callers` commands."""
+    p = subparsers.add_parser("search", help="hybrid code search in one repository")
+    p.add_argument("query")
+    p.add_argument("--repo", required=True, help="repository name")
+    p.add_argument("--limit", type=int, default=10, help="number of results (default 10)")
+    p.add_argument("--json", action="store_true", help='print {"results": [...]} (the contract)')
+    p.add_argument("--mode", choices=("hybrid", "semantic", "lexical"), default="hybrid")
+    p.set_defaults(handler=search)
+
+    p = subparsers.add_parser("symbols", help="definitions by name (exact, then similar)")
+    p.add_argument("name")
+    p.add_argument("--repo", required=True)
+    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=symbols)
+
+    p = subparsers.add_parser("callers", help="call sites of a function or method")
+    p.add_argument("name")
+    p.add_argument("--repo", required=True)
+    p.add_argument("--path", help="the defining file, when several definitions share the name")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=callers)
+
+
+def _open(repo: str) -> tuple[Any, Any, Any]:
+    """(settings, connection, scope) for the operator reading one repository."""
+    from codeatlas.config import load_settings
+    from codeatlas.database import connect, ensure_index_database
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+
+    settings = load_settings()
+    conn = connect(ensure_index_database(settings), autocommit=True)
+    try:
+        scope = resolve_scope(conn, ensure_operator(conn), [repo])
+    except BaseException:
+        conn.close()
+        raise
+    return settings, conn, scope
+
+
+def _query_embedder(settings: Any) -> Any:
+    """`embed_query(model, text)` with the configured embedder, loaded only when needed."""
+    loaded: dict[str, Any] = {}
+
+    def embed_query(model: str, text: str) -> Sequence[float] | None:
+        if "embedder" not in loaded:
+            from assets.embedding.factory import make_embedder
+
+            loaded["embedder"] = make_embedder(settings)
+        embedder = loaded["embedder"]
+        if embedder.model_name != model:
+            print(
+                f"note: the repository's vectors are from {model!r} but the configured embedder "
+                f"is {embedder.model_name!r}; semantic search skipped",
+                file=sys.stderr,
+            )
+            return None
+        return embedder.embed_query(text)
+
+    return embed_query
+
+
+def search(args: argparse.Namespace) -> int:
+    """Print hits as `path:start-end  symbol  [retrievers]`, or the JSON contract."""
+    from retrieval.search import search_code
+
+    if not 1 <= args.limit <= 1000:
+        from codeatlas.errors import ConfigurationError
+
+        raise ConfigurationError("--limit must be between 1 and 1000")
+    settings, conn, scope = _open(args.repo)
+    try:
+        report = search_code(
+            conn,
+            scope,
+            args.query,
+            limit=args.limit,
+            mode=args.mode,
+            embed_query=_query_embedder(settings),
+        )
+    finally:
+        conn.close()
+    if args.json:
+        print(json.dumps({"results": [h.contract() for h in report.hits]}))
+        return 0
+    for hit in report.hits:
+        tag = " (working tree)" if hit.source == "working-tree" else ""
+        print(
+            f"{hit.path}:{hit.start_line}-{hit.end_line}  {hit.symbol or '(file)'}  "
+            f"[{', '.join(hit.retrievers)}]{tag}"
+        )
+    if not report.hits:
+        print("no results", file=sys.stderr)
+    return 0
+
+
+def symbols(args: argparse.Namespace) -> int:
+    """Print matching definitions."""
+    from retrieval.symbols import search_symbols
+
+    _settings, conn, scope = _open(args.repo)
+    try:
+        found = search_symbols(conn, scope, args.name, limit=args.limit)
+    finally:
+        conn.close()
+    if args.json:
+        print(json.dumps({"symbols": [m.as_dict() for m in found]}))
+        return 0
+    for m in found:
+        print(f"{m.path}:{m.start_line}-{m.end_line}  {m.symbol}  {m.kind}  ({m.match})")
+    if not found:
+        print("no matching symbols", file=sys.stderr)
+    return 0
+
+
+def callers(args: argparse.Namespace) -> int:
+    """Print call sites, certain ones first."""
+    from retrieval.graph import find_callers
+
+    _settings, conn, scope = _open(args.repo)
+    try:
+        definitions, sites = find_callers(conn, scope, args.name, path=args.path)
+    finally:
+        conn.close()
+    if args.json:
+        print(json.dumps({"callers": [s.as_dict() for s in sites]}))
+        return 0
+    for d in definitions:
+        print(f"# {d.symbol} defined at {d.path}:{d.start_line}", file=sys.stderr)
+    for s in sites:
+        print(f"{s.path}:{s.line}  {s.caller or '(top level)'}  {s.callee}  [{s.certainty}]")
+    if not sites:
+        print("no call sites found", file=sys.stderr)
+    return 0

@@ -1,0 +1,134 @@
+"""`index_file`: parse and embed one uncommitted file into the principal's overlay.
+
+The file is stored like any committed blob (content-addressed by its git blob sha, parsed at the
+current snapshot's parser version) and mapped to its path in `overlay_files`, where only this
+principal sees it, marked `working-tree`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from codeatlas.errors import CodeatlasError
+from mcp_app.inputs import MAX_FILE_BYTES
+from mcp_app.state import AppState
+from retrieval.principals import DbConnection, Principal
+from retrieval.reading import clean_path
+from retrieval.scope import resolve_scope
+
+
+class UnindexableFileError(CodeatlasError):
+    """The content sent to index_file cannot be indexed (binary, not UTF-8, too large, ...)."""
+
+
+def decode_content(content: str, encoding: str) -> bytes:
+    """The file's bytes, checked to be UTF-8 text within the size limit."""
+    if encoding == "base64":
+        try:
+            data = base64.b64decode(content, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise UnindexableFileError("content is not valid base64") from exc
+    else:
+        try:
+            data = content.encode("utf-8")
+        except UnicodeEncodeError as exc:  # lone surrogates sent as JSON escapes
+            raise UnindexableFileError("content is not valid UTF-8 text") from exc
+    if len(data) > MAX_FILE_BYTES:
+        raise UnindexableFileError(f"file is larger than {MAX_FILE_BYTES:,} bytes")
+    if b"\x00" in data:
+        raise UnindexableFileError("content looks binary (NUL bytes); only source text is indexed")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnindexableFileError("content is not valid UTF-8 text") from exc
+    return data
+
+
+def index_file(
+    state: AppState,
+    conn: DbConnection,
+    principal: Principal,
+    repository: str,
+    path: str,
+    data: bytes,
+) -> dict[str, Any]:
+    """Parse, store, embed (when the repository's model is available) and map into the overlay."""
+    from assets import storage
+    from assets.parsing.file_rules import skip_reason
+    from assets.parsing.languages import detect_language
+    from assets.parsing.parser import parse_file
+
+    scope = resolve_scope(conn, principal, [repository])
+    view = scope.repositories[0]
+    path = clean_path(path)
+    language = detect_language(path, data)
+    reason = skip_reason(path, len(data), data, max_bytes=MAX_FILE_BYTES)
+    if reason or language is None:
+        raise UnindexableFileError(f"{path} is not indexed ({reason or 'unsupported language'})")
+    snapshot = conn.execute(
+        "SELECT parser_version FROM snapshots WHERE id = %s", (view.snapshot_id,)
+    ).fetchone()
+    assert snapshot is not None
+    blob_sha = storage.git_blob_sha(data)
+    with conn.transaction():
+        file_version_id, parsed_before = storage.claim_file_version(
+            conn, view.repository_id, blob_sha, language, snapshot["parser_version"], len(data)
+        )
+        if not parsed_before:
+            parsed = parse_file(path, data, max_tokens=state.settings.chunk_max_tokens)
+            storage.store_parsed_file(conn, file_version_id, parsed)
+        conn.execute(
+            "INSERT INTO overlay_files (repository_id, principal_id, path, file_version_id)"
+            " VALUES (%s, %s, %s, %s) ON CONFLICT (repository_id, principal_id, path)"
+            " DO UPDATE SET file_version_id = EXCLUDED.file_version_id, indexed_at = now()",
+            (view.repository_id, principal.id, path, file_version_id),
+        )
+    counts = conn.execute(
+        "SELECT (SELECT count(*) FROM code_symbols WHERE file_version_id = %(fv)s) AS symbols,"
+        " (SELECT count(*) FROM code_chunks WHERE file_version_id = %(fv)s) AS chunks",
+        {"fv": file_version_id},
+    ).fetchone()
+    assert counts is not None
+    embedded, note = _embed(state, conn, view.repository_id, view.active_model, file_version_id)
+    result = {
+        "repository": repository,
+        "path": path,
+        "language": language,
+        "blob_sha": blob_sha,
+        "symbols": counts["symbols"],
+        "chunks": counts["chunks"],
+        "embedded_chunks": embedded,
+        "source": "working-tree",
+    }
+    if note:
+        result["note"] = note
+    return result
+
+
+def _embed(
+    state: AppState, conn: DbConnection, repository_id: int, model: str | None, file_version_id: int
+) -> tuple[int, str | None]:
+    from assets import storage
+
+    if model is None:
+        return 0, "the repository has no embedding model yet: lexical and symbol search only"
+    embedder = state.embedder_for(model)
+    if embedder is None:
+        return 0, f"no embedder for model {model!r} here: lexical and symbol search only"
+    todo = conn.execute(
+        "SELECT DISTINCT c.content_hash, c.content FROM code_chunks c"
+        " WHERE c.file_version_id = %s AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
+        "  WHERE e.repository_id = %s AND e.embedding_model = %s"
+        "  AND e.content_hash = c.content_hash)",
+        (file_version_id, repository_id, model),
+    ).fetchall()
+    if todo:
+        vectors = embedder.embed_documents([r["content"] for r in todo])
+        with conn.transaction():
+            storage.ensure_embedding_model(conn, model, embedder.dimensions)
+            storage.store_embeddings(
+                conn, repository_id, model, [r["content_hash"] for r in todo], vectors
+            )
+    return len(todo), None

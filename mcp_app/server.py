@@ -1,0 +1,110 @@
+"""The codeatlas MCP server: tools registered from `mcp_app.tools`, one flat input schema per
+tool built from its pydantic model, errors turned into clear tool errors (never a traceback)."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from functools import partial
+from typing import Annotated, Any
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, Field, ValidationError
+
+from codeatlas.errors import CodeatlasError
+from mcp_app import tools
+from mcp_app.state import AppState, make_lifespan
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "codeatlas"
+INSTRUCTIONS = (
+    "codeatlas indexes whole git repositories: search_code finds code by meaning and words, "
+    "search_symbols by name, read_symbol shows a symbol's complete source, find_callers / "
+    "find_callees walk the call graph, file_outline maps a file. Results carry path:start-end, "
+    "the commit, and 'working-tree' for files you sent with index_file."
+)
+
+
+def _validation_message(exc: ValidationError) -> str:
+    """Field names and reasons only (the rejected values are the caller's own data)."""
+    parts = []
+    for error in exc.errors()[:5]:
+        where = ".".join(str(p) for p in error["loc"]) or "input"
+        parts.append(f"{where}: {error['msg']}")
+    return "invalid arguments: " + "; ".join(parts)
+
+
+def _run(state: AppState, handler: tools.Handler, args: BaseModel) -> dict[str, Any]:
+    with state.connection() as conn:
+        principal = state.principal(conn)
+        return handler(state, conn, principal, args)
+
+
+def _tool_function(name: str, state: AppState, model: type[BaseModel], handler: tools.Handler):
+    """An async function whose signature is the model's fields (so the schema is flat)."""
+
+    async def tool(ctx: Context, **kwargs: Any) -> dict[str, Any]:
+        try:
+            args = model.model_validate(kwargs)
+        except ValidationError as exc:
+            raise ToolError(_validation_message(exc)) from None
+        try:
+            return await anyio.to_thread.run_sync(partial(_run, state, handler, args))
+        except CodeatlasError as exc:
+            raise ToolError(str(exc)) from None
+
+    parameters = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)]
+    annotations: dict[str, Any] = {"ctx": Context}
+    for field_name, field in model.model_fields.items():
+        annotation = Annotated[
+            (field.annotation, *field.metadata, Field(description=field.description))  # type: ignore[misc]
+        ]
+        default = inspect.Parameter.empty if field.is_required() else field.default
+        parameters.append(
+            inspect.Parameter(
+                field_name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default
+            )
+        )
+        annotations[field_name] = annotation
+    annotations["return"] = dict[str, Any]
+    tool.__signature__ = inspect.Signature(parameters, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
+    tool.__annotations__ = annotations
+    tool.__name__ = name
+    tool.__qualname__ = name
+    return tool
+
+
+def build_server(state: AppState, *, token_verifier: Any | None = None, url: str | None = None):
+    """The MCP server over `state`; with a token verifier every HTTP request needs a token."""
+    auth = None
+    if token_verifier is not None:
+        from mcp.server.auth.settings import AuthSettings
+
+        auth = AuthSettings(issuer_url=url or "http://127.0.0.1", resource_server_url=None)  # type: ignore[arg-type]
+    server = MCPServer(
+        SERVER_NAME,
+        instructions=INSTRUCTIONS,
+        lifespan=make_lifespan(state),
+        auth=auth,
+        token_verifier=token_verifier,
+        log_level="WARNING",
+    )
+    for name, (model, handler) in tools.TOOLS.items():
+        read_only = name in tools.READ_ONLY
+        server.add_tool(
+            _tool_function(name, state, model, handler),
+            name=name,
+            description=tools.DESCRIPTIONS[name],
+            annotations=ToolAnnotations(
+                read_only_hint=read_only,
+                destructive_hint=False,
+                idempotent_hint=True,
+                open_world_hint=False,
+            ),
+            structured_output=True,
+        )
+    return server

@@ -1,0 +1,142 @@
+"""The server's typed app context: database pool, settings, query embedders per model, and how
+a request's principal is found (fixed for stdio, from the bearer token over HTTP)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from codeatlas.config import Settings
+from codeatlas.errors import CodeatlasError, DatabaseUnavailableError
+from retrieval.principals import (
+    OPERATOR_PRINCIPAL,
+    DbConnection,
+    Principal,
+    ensure_operator,
+    get_principal,
+    principal_by_id,
+)
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
+
+log = logging.getLogger(__name__)
+
+
+class NotAuthenticatedError(CodeatlasError):
+    """A request reached a tool without a principal (no valid bearer token)."""
+
+
+@dataclass
+class AppState:
+    """What every tool call needs; built once per server process."""
+
+    database_url: str
+    settings: Settings
+    principal_name: str | None  # fixed principal (stdio, in-process); None: from the token
+    pool_size: int = 8
+    _pool: ConnectionPool | None = field(default=None, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _embedders: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+
+    def pool(self) -> ConnectionPool:
+        """The connection pool (opened on first use; psycopg_pool imported lazily)."""
+        with self._lock:
+            if self._pool is None:
+                from pgvector.psycopg import register_vector
+                from psycopg.rows import dict_row
+                from psycopg_pool import ConnectionPool
+
+                self._pool = ConnectionPool(
+                    self.database_url,
+                    min_size=1,
+                    max_size=self.pool_size,
+                    kwargs={"row_factory": dict_row},
+                    configure=register_vector,
+                    open=False,
+                    name="codeatlas-mcp",
+                )
+                self._pool.open(wait=False)
+            return self._pool
+
+    @contextmanager
+    def connection(self) -> Iterator[DbConnection]:
+        """A pooled connection whose work commits on success (rolls back on error)."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        try:
+            with self.pool().connection(timeout=10) as conn:
+                yield conn
+        except (PoolTimeout, psycopg.OperationalError) as exc:
+            log.warning("index database unavailable: %s", exc)
+            raise DatabaseUnavailableError(
+                "the index database is unavailable right now; try again shortly"
+            ) from exc
+
+    def close(self) -> None:
+        """Close the pool (at server shutdown)."""
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+
+    def embed_query(self, model: str, text: str) -> Sequence[float] | None:
+        """A query vector in `model`'s space, when the configured embedder is that model."""
+        with self._lock:
+            if model not in self._embedders:
+                self._embedders[model] = self._load_embedder(model)
+            embedder = self._embedders[model]
+        return embedder.embed_query(text) if embedder is not None else None
+
+    def embedder_for(self, model: str) -> Any | None:
+        """The configured embedder if it produces `model`'s vectors (cached), else None."""
+        with self._lock:
+            if model not in self._embedders:
+                self._embedders[model] = self._load_embedder(model)
+            return self._embedders[model]
+
+    def _load_embedder(self, model: str) -> Any | None:
+        from assets.embedding.factory import make_embedder
+
+        try:
+            embedder = make_embedder(self.settings)
+        except Exception as exc:  # noqa: BLE001 - a missing model only disables semantic search
+            log.warning("no query embedder (%s); semantic search is off", exc)
+            return None
+        if embedder.model_name != model:
+            log.info("configured embedder %s does not match model %s", embedder.model_name, model)
+            return None
+        return embedder
+
+    def principal(self, conn: DbConnection) -> Principal:
+        """Who is asking: the fixed principal, or the one behind the request's bearer token."""
+        if self.principal_name is not None:
+            if self.principal_name == OPERATOR_PRINCIPAL:
+                return ensure_operator(conn)
+            return get_principal(conn, self.principal_name)
+        from mcp.server.auth.middleware.auth_context import get_access_token
+
+        token = get_access_token()
+        subject = token.subject if token is not None else None
+        principal = principal_by_id(conn, int(subject)) if subject and subject.isdigit() else None
+        if principal is None:
+            raise NotAuthenticatedError("authentication required: send a valid bearer token")
+        return principal
+
+
+def make_lifespan(state: AppState):
+    """A lifespan that yields `state` and closes its pool when the server stops."""
+
+    @asynccontextmanager
+    async def lifespan(_server: Any) -> AsyncIterator[AppState]:
+        try:
+            yield state
+        finally:
+            state.close()
+
+    return lifespan

@@ -1,0 +1,97 @@
+"""Running the server: stdio (the principal from configuration) or streamable HTTP (every request
+carries a bearer token mapped to a principal)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+import anyio
+
+from codeatlas.config import Settings
+from codeatlas.errors import ConfigurationError
+from mcp_app.pinning import LOCK_FILE, check_server
+from mcp_app.server import build_server
+from mcp_app.state import AppState
+from retrieval.principals import OPERATOR_PRINCIPAL
+
+log = logging.getLogger(__name__)
+
+
+class DatabaseTokenVerifier:
+    """Bearer tokens checked against `api_tokens` (hash lookup) on every request, so a revoked
+    token stops working at once."""
+
+    def __init__(self, state: AppState) -> None:
+        self.state = state
+
+    def _lookup(self, token: str) -> Any:
+        from mcp.server.auth.provider import AccessToken
+
+        from mcp_app.tokens import principal_for_token, token_hash
+
+        with self.state.connection() as conn:
+            principal = principal_for_token(conn, token)
+        if principal is None:
+            return None
+        return AccessToken(
+            token="sha256:" + token_hash(token),  # never keep the secret around
+            client_id=principal.name,
+            scopes=[],
+            subject=str(principal.id),
+        )
+
+    async def verify_token(self, token: str) -> Any:
+        """The access info for a valid token, else None (the middleware answers 401)."""
+        try:
+            return await anyio.to_thread.run_sync(self._lookup, token)
+        except Exception:  # noqa: BLE001 - an unreachable database must not leak a traceback
+            log.exception("token check failed")
+            return None
+
+
+def stdio_principal() -> str:
+    """CODEATLAS_PRINCIPAL, default the operator principal 'local'."""
+    return os.environ.get("CODEATLAS_PRINCIPAL") or OPERATOR_PRINCIPAL
+
+
+def _check_principal(state: AppState) -> None:
+    with state.connection() as conn:
+        state.principal(conn)  # creates "local" on first use; fails early for unknown names
+
+
+def run_stdio(settings: Settings, database_url: str) -> None:
+    """Serve over stdin/stdout after checking the pinned tool definitions."""
+    state = AppState(database_url=database_url, settings=settings, principal_name=stdio_principal())
+    _check_principal(state)
+    server = build_server(state)
+    anyio.run(check_server, server, LOCK_FILE)
+    server.run("stdio")
+
+
+def http_app(settings: Settings, database_url: str, host: str, port: int) -> tuple[Any, AppState]:
+    """The ASGI app for streamable HTTP with bearer-token auth (and its state)."""
+    state = AppState(database_url=database_url, settings=settings, principal_name=None)
+    server = build_server(
+        state, token_verifier=DatabaseTokenVerifier(state), url=f"http://{host}:{port}"
+    )
+    anyio.run(check_server, server, LOCK_FILE)
+    return server.streamable_http_app(host=host), state
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """`HOST:PORT` (IPv6 in brackets) to (host, port)."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigurationError(f"--http wants HOST:PORT, got {value!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def run_http(settings: Settings, database_url: str, listen: str) -> None:
+    """Serve streamable HTTP at `listen` until interrupted."""
+    import uvicorn
+
+    host, port = parse_listen(listen)
+    app, _state = http_app(settings, database_url, host, port)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,94 @@
+"""read_symbol, file_outline and the call graph on a real indexed repository."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.retrieval import sample_code
+
+
+def test_read_symbol_returns_the_complete_source_of_a_split_symbol_without_piece_headers(
+    conn, operator_scope
+):
+    from retrieval.reading import read_symbol
+
+    [source] = read_symbol(conn, operator_scope, name="shipping_cost", max_lines=1000)
+    original = sample_code.long_function().splitlines()
+    assert source.code.splitlines() == original[3:]
+    assert (source.start_line, source.end_line, source.truncated) == (4, 77, False)
+
+
+def test_read_symbol_of_a_class_includes_its_methods(conn, operator_scope):
+    from retrieval.reading import read_symbol
+
+    [source] = read_symbol(conn, operator_scope, name="InvoiceBuilder")
+    lines = sample_code.BILLING.splitlines()
+    assert source.code.splitlines() == lines[source.start_line - 1 : source.end_line]
+    assert "def render(self):" in source.code
+
+
+def test_read_symbol_cuts_long_symbols_and_continues_from_a_line(conn, operator_scope):
+    from retrieval.reading import read_symbol
+
+    [first] = read_symbol(conn, operator_scope, name="shipping_cost", max_lines=10)
+    assert first.truncated and first.code_end_line == 13
+    [rest] = read_symbol(conn, operator_scope, name="shipping_cost", from_line=14, max_lines=1000)
+    assert rest.code_start_line == 14 and not rest.truncated
+
+
+def test_read_symbol_by_path_and_line_finds_the_innermost_symbol(conn, operator_scope):
+    from retrieval.reading import read_symbol
+
+    [source] = read_symbol(conn, operator_scope, path="shop/billing.py", start_line=22)
+    assert source.symbol == "InvoiceBuilder.add_line"
+
+
+@pytest.mark.parametrize("bad", ["/etc/passwd", "../secrets.py", "shop/../../x.py", "a\\b.py"])
+def test_paths_that_escape_the_repository_are_refused(conn, operator_scope, bad):
+    from retrieval.reading import InvalidPathError, file_outline
+
+    with pytest.raises(InvalidPathError):
+        file_outline(conn, operator_scope, bad)
+
+
+def test_file_outline_lists_symbols_in_order_with_nesting(conn, operator_scope):
+    from retrieval.reading import file_outline
+
+    outline = file_outline(conn, operator_scope, "shop/billing.py")
+    assert [(s["symbol"], s["depth"]) for s in outline] == [
+        ("is_eligible_for_refund", 0),
+        ("InvoiceBuilder", 0),
+        ("InvoiceBuilder.__init__", 1),
+        ("InvoiceBuilder.add_line", 1),
+        ("InvoiceBuilder.total", 1),
+        ("InvoiceBuilder.render", 1),
+    ]
+
+
+def test_callers_resolve_imports_and_same_file_calls_as_certain(conn, operator_scope):
+    from retrieval.graph import find_callers
+
+    definitions, sites = find_callers(conn, operator_scope, "round_cents")
+    assert [d.path for d in definitions] == ["shop/money.py"]
+    found = {(s.path, s.caller, s.certainty) for s in sites}
+    assert found == {
+        ("shop/billing.py", "InvoiceBuilder.add_line", "certain"),
+        ("shop/billing.py", "InvoiceBuilder.total", "certain"),
+        ("shop/money.py", "convert_currency", "certain"),
+    }
+
+
+def test_callers_of_a_method_through_self_are_certain(conn, operator_scope):
+    from retrieval.graph import find_callers
+
+    _defs, sites = find_callers(conn, operator_scope, "InvoiceBuilder.total")
+    assert [(s.caller, s.certainty, s.callee) for s in sites] == [
+        ("InvoiceBuilder.render", "certain", "self.total")
+    ]
+
+
+def test_callees_of_a_function_point_at_their_definitions(conn, operator_scope):
+    from retrieval.graph import find_callees
+
+    _defs, sites = find_callees(conn, operator_scope, "convert_currency")
+    assert [(s.callee, s.resolved_to) for s in sites] == [("round_cents", "shop/money.py:4")]

@@ -1,0 +1,149 @@
+"""Hybrid search on a real indexed repository."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.retrieval.indexing import fake_embedder
+
+
+def _embed(model: str, text: str):
+    embedder = fake_embedder()
+    return embedder.embed_query(text) if model == embedder.model_name else None
+
+
+def test_an_exact_identifier_query_returns_its_definition_first(conn, operator_scope):
+    from retrieval.search import search_code
+
+    hits = search_code(conn, operator_scope, "round_cents", embed_query=_embed).hits
+    assert hits[0].symbol == "round_cents"
+    assert (hits[0].path, hits[0].start_line) == ("shop/money.py", 4)
+    assert hits[0].retrievers[0] == "symbol"
+
+
+def test_a_qualified_method_name_finds_the_method(conn, operator_scope):
+    from retrieval.search import search_code
+
+    hits = search_code(conn, operator_scope, "InvoiceBuilder.add_line", limit=3).hits
+    assert hits[0].symbol == "InvoiceBuilder.add_line"
+    assert hits[0].kind == "method"
+
+
+def test_a_natural_language_question_matches_words_inside_identifiers(conn, operator_scope):
+    from retrieval.search import search_code
+
+    hits = search_code(
+        conn, operator_scope, "when is a customer eligible for a refund?", mode="lexical"
+    ).hits
+    assert hits[0].symbol == "is_eligible_for_refund"
+    assert hits[0].retrievers == ["lexical"]
+
+
+def test_hybrid_hits_say_which_retrievers_found_them_and_the_commit(
+    conn, operator_scope, shop_repo
+):
+    from retrieval.search import search_code
+
+    hits = search_code(
+        conn, operator_scope, "refund allowed within thirty days", embed_query=_embed
+    ).hits
+    top = next(h for h in hits if h.symbol == "is_eligible_for_refund")
+    assert set(top.retrievers) == {"semantic", "lexical"}
+    assert top.commit == shop_repo.sha
+    assert top.source == "commit"
+
+
+def test_semantic_only_search_ranks_by_vectors(conn, operator_scope):
+    from retrieval.search import search_code
+
+    hits = search_code(
+        conn, operator_scope, "round money amount to cents", mode="semantic", embed_query=_embed
+    ).hits
+    assert hits and all(h.retrievers == ["semantic"] for h in hits)
+    assert "round_cents" in [h.symbol for h in hits[:3]]
+
+
+def test_semantic_search_is_skipped_with_a_note_when_no_query_embedder(conn, operator_scope):
+    from retrieval.search import search_code
+
+    report = search_code(conn, operator_scope, "refund", mode="semantic", embed_query=None)
+    assert report.hits == []
+    assert "skipped" in report.notes[0]
+
+
+def test_a_symbol_split_into_pieces_comes_back_as_one_hit(conn, operator_scope):
+    from retrieval.search import search_code
+
+    pieces = conn.execute(
+        "SELECT max(piece_count) AS n FROM code_chunks WHERE qualified_name = 'shipping_cost'"
+    ).fetchone()
+    assert pieces["n"] > 1, "the sample function must be split for this test to mean anything"
+    hits = search_code(
+        conn, operator_scope, "shipping zone weight distance", mode="lexical", limit=20
+    ).hits
+    shipping = [h for h in hits if h.symbol == "shipping_cost"]
+    assert len(shipping) == 1
+    assert (shipping[0].start_line, shipping[0].end_line) == (4, 77)
+
+
+def test_semantic_query_uses_the_models_partial_hnsw_index(conn, operator_scope):
+    from psycopg import sql
+
+    from assets.storage import model_index_name
+    from retrieval.semantic import model_dimensions
+
+    model = fake_embedder().model_name
+    dims = model_dimensions(conn, model)
+    vector = "[" + ",".join(["0.1"] * dims) + "]"
+    with conn.transaction():
+        # tiny tables favour other plans; forbid them to prove the HNSW index matches
+        conn.execute("SET LOCAL enable_seqscan = off")
+        conn.execute("SET LOCAL enable_sort = off")
+        plan = conn.execute(
+            sql.SQL(
+                "EXPLAIN SELECT content_hash FROM chunk_embeddings e"
+                " WHERE e.embedding_model = {m} AND e.repository_id = ANY(%s)"
+                " ORDER BY (e.embedding::halfvec({d})) <=> %s::halfvec({d}) LIMIT 10"
+            ).format(m=sql.Literal(model), d=sql.Literal(dims)),
+            ([operator_scope.repositories[0].repository_id], vector),
+        ).fetchall()
+    assert model_index_name(model) in "\n".join(r["QUERY PLAN"] for r in plan)
+
+
+def test_search_json_prints_exactly_the_contract_keys(shop_repo, capsys):
+    from codeatlas.cli import main
+
+    assert main(["search", "refund", "--repo", "shop", "--json", "--limit", "3"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert list(payload) == ["results"]
+    assert payload["results"]
+    for result in payload["results"]:
+        assert list(result) == [
+            "path",
+            "start_line",
+            "end_line",
+            "symbol",
+            "kind",
+            "score",
+            "retrievers",
+            "commit",
+        ]
+
+
+def test_search_human_output_shows_path_lines_symbol_and_retrievers(shop_repo, capsys):
+    from codeatlas.cli import main
+
+    assert main(["search", "round_cents", "--repo", "shop", "--limit", "2"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("shop/money.py:4-6  round_cents  [symbol")
+
+
+@pytest.mark.parametrize("command", ["search", "symbols", "callers"])
+def test_cli_names_an_unknown_repository_without_a_traceback(shop_repo, capsys, command):
+    from codeatlas.cli import main
+
+    assert main([command, "x", "--repo", "nope"]) == 1
+    err = capsys.readouterr().err
+    assert "no repository named 'nope'" in err and "Traceback" not in err
