@@ -27,35 +27,42 @@ _PRIVATE_KEY = re.compile(
     re.DOTALL,
 )
 
-_TOKEN_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA)[A-Z0-9]{16}\b")),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{22,255})")),
-    ("gitlab_token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
-    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
+# (kind, a substring every match contains, pattern): the substring check skips most texts cheaply.
+_TOKEN_PATTERNS: list[tuple[str, str, re.Pattern[str]]] = [
+    (
+        "aws_access_key",
+        "A",
+        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA)[A-Z0-9]{16}\b"),
+    ),
+    ("github_token", "_", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{22,255})")),
+    ("gitlab_token", "glpat-", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
+    ("slack_token", "xox", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
     (
         "slack_webhook",
+        "hooks.slack.com",
         re.compile(r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/\w+"),
     ),
-    ("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("stripe_key", "k_", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
+    ("google_api_key", "AIza", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
+    ("jwt", "eyJ", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
 ]
 
 _URL_PASSWORD = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@'\"<>]+:)([^\s@/'\"<>]+)(@)")
 
-_SECRET_NAME = (
-    r"[A-Za-z0-9_.\-]*?(?:password|passwd|passphrase|pwd|secret|secret_?key|api_?key|apikey"
-    r"|access_?key|private_?key|auth_?token|access_?token|refresh_?token|client_?secret|token"
-    r"|credentials?)"
+# A secret-looking name ends with one of these words (`DB_PASSWORD`, `apiKey`, `csrf_token`).
+_SECRET_WORD = (
+    r"(?:password|passwd|passphrase|pwd|secret|secret_?key|api_?key|apikey|access_?key"
+    r"|private_?key|auth_?token|access_?token|refresh_?token|client_?secret|token|credentials?)"
 )
+_SECRET_HINTS = ("pass", "pwd", "secret", "key", "token", "credential")
 _QUOTED_ASSIGNMENT = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(['\"]?" + _SECRET_NAME + r"['\"]?\]?\s*(?:=>|:=|=|:)\s*)"
-    r"(['\"])([^'\"\n]{3,})(\2)"
+    r"(?i)(" + _SECRET_WORD + r"['\"]?\]?\s*(?:=>|:=|=|:)\s*)(['\"])([^'\"\n]{3,})(\2)"
 )
 _BARE_ASSIGNMENT = re.compile(
-    r"(?im)^(\s*(?:export\s+)?" + _SECRET_NAME + r"\s*[=:]\s*)"
+    r"(?im)^(\s*(?:export\s+)?[A-Za-z0-9_.\-]*" + _SECRET_WORD + r"\s*[=:]\s*)"
     r"([^\s'\"()\[\]{}<>;,$%#]{4,})\s*$"
 )
+_NAME_BEFORE = re.compile(r"['\"]?[A-Za-z0-9_.\-]*$")
 _QUOTED_STRING = re.compile(r"(['\"`])([A-Za-z0-9+/=_\-]{20,})(\1)")
 
 _PLACEHOLDER = re.compile(
@@ -83,12 +90,15 @@ def redact(text: str) -> tuple[str, int]:
 
     if "PRIVATE KEY" in text:
         sub(_PRIVATE_KEY, _redact_key_block)
-    for kind, pattern in _TOKEN_PATTERNS:
-        sub(pattern, lambda _m, kind=kind: f"[REDACTED:{kind}]")
+    for kind, hint, pattern in _TOKEN_PATTERNS:
+        if hint in text:
+            sub(pattern, lambda _m, kind=kind: f"[REDACTED:{kind}]")
     if "://" in text:
         sub(_URL_PASSWORD, _redact_url_password)
-    sub(_QUOTED_ASSIGNMENT, _redact_quoted_assignment)
-    sub(_BARE_ASSIGNMENT, _redact_bare_assignment)
+    lowered = text.lower()
+    if any(hint in lowered for hint in _SECRET_HINTS):
+        sub(_QUOTED_ASSIGNMENT, _redact_quoted_assignment)
+        sub(_BARE_ASSIGNMENT, _redact_bare_assignment)
     sub(_QUOTED_STRING, _redact_random_string)
     return text, count
 
@@ -106,7 +116,8 @@ def _redact_url_password(match: re.Match[str]) -> str:
 
 def _redact_quoted_assignment(match: re.Match[str]) -> str:
     value = match.group(3)
-    if " " in value or _PLACEHOLDER.match(value) or value.lower() in match.group(1).lower():
+    name = _NAME_BEFORE.search(match.string, 0, match.start()).group(0) + match.group(1)
+    if " " in value or _PLACEHOLDER.match(value) or value.lower() in name.lower():
         return match.group(0)
     return f"{match.group(1)}{match.group(2)}[REDACTED:secret]{match.group(4)}"
 
