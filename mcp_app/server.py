@@ -38,6 +38,16 @@ def _validation_message(exc: ValidationError) -> str:
     return "invalid arguments: " + "; ".join(parts)
 
 
+def _raw_arguments(ctx: Context) -> dict[str, Any]:
+    """The arguments as sent (the SDK drops unknown ones before the tool sees them)."""
+    try:
+        params = ctx.request_context.params or {}
+    except ValueError:  # no request context (a direct call): nothing to check
+        return {}
+    arguments = params.get("arguments") if isinstance(params, dict) else None
+    return arguments if isinstance(arguments, dict) else {}
+
+
 def _run(state: AppState, handler: tools.Handler, args: BaseModel) -> dict[str, Any]:
     with state.connection() as conn:
         principal = state.principal(conn)
@@ -48,6 +58,9 @@ def _tool_function(name: str, state: AppState, model: type[BaseModel], handler: 
     """An async function whose signature is the model's fields (so the schema is flat)."""
 
     async def tool(ctx: Context, **kwargs: Any) -> dict[str, Any]:
+        unknown = sorted(set(_raw_arguments(ctx)) - set(model.model_fields))
+        if unknown:
+            raise ToolError(f"invalid arguments: unknown argument(s) {', '.join(unknown)[:200]}")
         try:
             args = model.model_validate(kwargs)
         except ValidationError as exc:

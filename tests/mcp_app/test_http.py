@@ -1,0 +1,126 @@
+"""Streamable HTTP with bearer tokens, on a real uvicorn server on an ephemeral port."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from tests.mcp_app.conftest import payload
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.fixture
+def http_server(shop_repo) -> Iterator[str]:
+    """The MCP app served by uvicorn in a thread; yields its /mcp URL."""
+    import uvicorn
+
+    from codeatlas.config import load_settings
+    from mcp_app.transports import http_app
+
+    app, _state = http_app(load_settings(), shop_repo.database_url, "127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start within 15s"
+        assert thread.is_alive(), "uvicorn stopped during start-up"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}/mcp"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def _token(database_url: str, principal: str, grants: list[str]) -> tuple[int, str]:
+    from codeatlas.database import transaction
+    from mcp_app.tokens import create_token
+    from retrieval.principals import create_principal, grant
+
+    with transaction(database_url) as conn:
+        create_principal(conn, principal)
+        for repo in grants:
+            grant(conn, principal, repo)
+        return create_token(conn, principal, "test")
+
+
+def _call(url: str, token: str, name: str, args: dict[str, Any]) -> Any:
+    from mcp.client import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async def run() -> Any:
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        async with http, Client(streamable_http_client(url, http_client=http)) as client:
+            return await client.call_tool(name, args)
+
+    return anyio.run(run)
+
+
+def test_a_valid_token_reads_only_its_principals_repositories(http_server, shop_repo):
+    _id, token = _token(shop_repo.database_url, "ci-bot", ["shop"])
+    result = _call(http_server, token, "search_code", {"query": "round_cents", "limit": 1})
+    assert payload(result)["results"][0]["symbol"] == "round_cents"
+    _id, stranger = _token(shop_repo.database_url, "stranger", [])
+    listing = _call(http_server, stranger, "list_repositories", {})
+    assert payload(listing)["repositories"] == []
+
+
+def test_requests_without_or_with_a_wrong_token_get_401(http_server):
+    missing = httpx.post(http_server, json=INIT, headers=HEADERS, timeout=10)
+    wrong = httpx.post(
+        http_server, json=INIT, headers={**HEADERS, "Authorization": "Bearer cat_nope"}, timeout=10
+    )
+    assert missing.status_code == 401 and wrong.status_code == 401
+    assert "Traceback" not in wrong.text
+
+
+def test_a_revoked_token_is_refused_at_once(http_server, shop_repo):
+    from codeatlas.database import transaction
+    from mcp_app.tokens import revoke_token
+
+    token_id, token = _token(shop_repo.database_url, "leaver", ["shop"])
+    auth = {**HEADERS, "Authorization": f"Bearer {token}"}
+    assert httpx.post(http_server, json=INIT, headers=auth, timeout=10).status_code == 200
+    with transaction(shop_repo.database_url) as conn:
+        assert revoke_token(conn, str(token_id)) == token_id
+    assert httpx.post(http_server, json=INIT, headers=auth, timeout=10).status_code == 401
+
+
+def test_tokens_are_stored_only_as_sha256_hashes(shop_repo):
+    import hashlib
+
+    from codeatlas.database import connect
+
+    _id, token = _token(shop_repo.database_url, "hashed", [])
+    conn = connect(shop_repo.database_url, autocommit=True)
+    stored = conn.execute("SELECT token_hash FROM api_tokens").fetchone()["token_hash"]
+    conn.close()
+    assert stored == hashlib.sha256(token.encode()).hexdigest() and token not in stored
+
+
+def test_verify_tools_checks_a_live_http_server_against_the_lock(http_server, shop_repo, capsys):
+    from codeatlas.cli import main
+    from mcp_app.pinning import LOCK_FILE
+
+    _id, token = _token(shop_repo.database_url, "auditor", [])
+    args = ["verify-tools", "--lock", str(LOCK_FILE), "--http", http_server, "--token", token]
+    assert main(args) == 0
+    assert "OK: 9 tools" in capsys.readouterr().err
