@@ -1,0 +1,79 @@
+"""Build the embedder the settings ask for."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from assets.embedding.base import Embedder
+from codeatlas.config import Settings
+from codeatlas.errors import ConfigurationError
+
+log = logging.getLogger(__name__)
+
+RUNTIMES = ("onnx", "torch")
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """The embedder for `settings.embedding_provider` (local | openai | fake)."""
+    if settings.embedding_provider == "fake":
+        from assets.embedding.fake import FakeEmbedder
+
+        return FakeEmbedder(settings.embedding_dimensions or 384)
+    if settings.embedding_provider == "openai":
+        from assets.embedding.openai_provider import DEFAULT_MODEL, OpenAIEmbedder
+
+        return OpenAIEmbedder(
+            settings.embedding_model or DEFAULT_MODEL,
+            dimensions=settings.embedding_dimensions,
+            base_url=settings.openai_base_url,
+            api_key=settings.openai_api_key,
+        )
+    if settings.embedding_provider == "local":
+        return make_local_embedder(settings)
+    raise ConfigurationError(f"unknown embedding provider {settings.embedding_provider!r}")
+
+
+def make_local_embedder(settings: Settings) -> Embedder:
+    """The local model; the int8 ONNX runtime unless the model name or env asks for torch.
+
+    CODEATLAS_EMBEDDING_MODEL picks the vector space by its stored name: unset (default),
+    `all-MiniLM-L6-v2:onnx-int8` (fast path) or `all-MiniLM-L6-v2` (plain sentence-transformers),
+    or a folder holding another sentence-transformers model. CODEATLAS_LOCAL_RUNTIME=onnx|torch
+    chooses the runtime when the name does not.
+    """
+    from assets.embedding import local
+
+    requested = settings.embedding_model
+    runtime = os.environ.get("CODEATLAS_LOCAL_RUNTIME") or "onnx"
+    if runtime not in RUNTIMES:
+        raise ConfigurationError(f"CODEATLAS_LOCAL_RUNTIME must be onnx or torch, got {runtime!r}")
+    if requested and requested.endswith(local.ONNX_SUFFIX):
+        requested, runtime = requested.removesuffix(local.ONNX_SUFFIX), "onnx"
+    elif requested in (local.PACKAGED_MODEL, f"sentence-transformers/{local.PACKAGED_MODEL}"):
+        runtime = "torch"
+    if requested in (None, local.PACKAGED_MODEL, f"sentence-transformers/{local.PACKAGED_MODEL}"):
+        model = local.packaged_model()
+    elif Path(requested).expanduser().is_dir():
+        path = Path(requested).expanduser().resolve()
+        model = local.read_model(path, path.name)
+    else:
+        raise ConfigurationError(
+            f"unknown local embedding model {requested!r}: leave CODEATLAS_EMBEDDING_MODEL unset"
+            f" for {local.PACKAGED_MODEL}, or point it at a sentence-transformers model folder"
+        )
+    if runtime == "torch":
+        return local.SentenceTransformerEmbedder(model)
+    try:
+        return local.OnnxEmbedder(model, settings.state_dir / "models" / model.name)
+    except Exception as exc:  # export or runtime trouble must not stop indexing
+        log.warning(
+            "ONNX runtime for %s unavailable (%s: %s); falling back to sentence-transformers,"
+            " whose vectors are stored as model %r",
+            model.name,
+            type(exc).__name__,
+            exc,
+            model.name,
+        )
+        return local.SentenceTransformerEmbedder(model)
