@@ -86,6 +86,13 @@ async def check_server(server: Any, lock_file: Path = LOCK_FILE) -> None:
         )
 
 
+def _child_env() -> dict[str, str]:
+    """The stdio server inherits our environment (database, principal, embedder settings)."""
+    import os
+
+    return dict(os.environ)
+
+
 async def remote_fingerprints(
     *, stdio: list[str] | None = None, url: str | None = None, token: str | None = None
 ) -> dict[str, str]:
@@ -93,27 +100,31 @@ async def remote_fingerprints(
     fingerprint every tool it lists (all pages)."""
     from mcp.client import Client
 
+    http: Any = None
     if stdio:
         from mcp.client.stdio import StdioServerParameters
 
-        target: Any = StdioServerParameters(command=stdio[0], args=stdio[1:])
+        target: Any = StdioServerParameters(command=stdio[0], args=stdio[1:], env=_child_env())
     elif url:
-        target = url
-        if token:
-            from mcp.client.streamable_http import streamable_http_client
-            from mcp.shared._httpx_utils import create_mcp_http_client
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
 
-            http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-            target = streamable_http_client(url, http_client=http)
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        http = create_mcp_http_client(headers=headers)
+        target = streamable_http_client(url, http_client=http)
     else:
         raise ValueError("give a stdio command or a URL")
     tools: list[Any] = []
-    async with Client(target, cache=None) as client:
-        cursor = None
-        for _page in range(100):
-            listing = await client.list_tools(cursor=cursor)
-            tools.extend(listing.tools)
-            cursor = listing.next_cursor
-            if not cursor:
-                break
+    try:
+        async with Client(target, cache=None) as client:
+            cursor = None
+            for _page in range(100):
+                listing = await client.list_tools(cursor=cursor)
+                tools.extend(listing.tools)
+                cursor = listing.next_cursor
+                if not cursor:
+                    break
+    finally:
+        if http is not None:
+            await http.aclose()
     return catalog_fingerprints(tools)
