@@ -14,8 +14,10 @@ from pathlib import Path
 _DONE = re.compile(r"indexed \S+: (\d+) files, (\d+) chunks, (\d+) symbols in ([\d.]+)s")
 
 
-def run_index(repo: Path, name: str, database_url: str, provider: str) -> dict:
-    """`codeatlas index REPO --name NAME` against `database_url` with the given embedder."""
+def run_index(
+    repo: Path, name: str, database_url: str, provider: str, ref: str | None = None
+) -> dict:
+    """`codeatlas index REPO --name NAME [--ref REF]` against `database_url` with the embedder."""
     env = {
         **os.environ,
         "CODEATLAS_DATABASE_URL": database_url,
@@ -24,7 +26,8 @@ def run_index(repo: Path, name: str, database_url: str, provider: str) -> dict:
     with tempfile.TemporaryFile() as err:
         started = time.monotonic()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "codeatlas.cli", "index", str(repo), "--name", name],
+            [sys.executable, "-m", "codeatlas.cli", "index", str(repo), "--name", name]
+            + (["--ref", ref] if ref else []),
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=err,

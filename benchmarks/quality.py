@@ -31,18 +31,29 @@ SYSTEMS = {
 }
 
 
-def snapshot_ready(database_url: str, repository: str, sha: str) -> bool:
-    """True when `repository@sha` is indexed and current in that database."""
+def snapshot_ready(database_url: str, repository: str, sha: str, model: str | None = None) -> bool:
+    """True when `repository@sha` is indexed and current in that database (and, given a model,
+    every chunk content of it has a vector of that model)."""
     from codeatlas.database import connect
 
     conn = connect(database_url)
     try:
         row = conn.execute(
-            "SELECT 1 FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot_id"
+            "SELECT s.id, r.id AS repository_id FROM repositories r"
+            " JOIN snapshots s ON s.id = r.current_snapshot_id"
             " WHERE r.name = %s AND s.commit_sha = %s AND s.status = 'ready'",
             (repository, sha),
         ).fetchone()
-        return row is not None
+        if row is None or model is None:
+            return row is not None
+        missing = conn.execute(
+            "SELECT count(*) AS n FROM snapshot_files sf JOIN code_chunks c"
+            " ON c.file_version_id = sf.file_version_id WHERE sf.snapshot_id = %s"
+            " AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e WHERE e.repository_id = %s"
+            "  AND e.embedding_model = %s AND e.content_hash = c.content_hash)",
+            (row["id"], row["repository_id"], model),
+        ).fetchone()
+        return missing["n"] == 0
     finally:
         conn.close()
 
@@ -138,7 +149,7 @@ def run(
     db_name = f"bench_quality_{provider}" + ("" if packages is None else "_subset")
     url = database(db_name, fresh=fresh)
     index_stats = None
-    if fresh or not snapshot_ready(url, repo_name, sha):
+    if fresh or not snapshot_ready(url, repo_name, sha, embedder.model_name):
         index_stats = run_index(corpus, repo_name, url, provider)
     queries = queries_within(load_queries(), packages)
     text = CorpusText(corpus)
