@@ -11,6 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.workspace import WORK
+
 _DONE = re.compile(r"indexed \S+: (\d+) files, (\d+) chunks, (\d+) symbols in ([\d.]+)s")
 
 
@@ -37,6 +39,9 @@ def run_index(
         wall = time.monotonic() - started
         err.seek(0)
         log = err.read().decode(errors="replace")
+    logs = WORK / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    (logs / f"index-{name}-{provider}-{time.strftime('%H%M%S')}.log").write_text(log)
     if proc.returncode != 0:
         raise RuntimeError(f"codeatlas index {name} failed ({proc.returncode}):\n{log[-3000:]}")
     match = _DONE.search(log)

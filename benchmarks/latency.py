@@ -76,10 +76,15 @@ def measure(
     database_url: str, repositories: list[str], embedder, queries: list[str], baselines: bool
 ) -> dict:
     """p50/p95 of semantic, lexical, symbol and fused hybrid search (and the baselines)."""
+    import psycopg
+
     from retrieval.lexical import lexical_candidates
     from retrieval.search import exact_symbol_hits, search_code
     from retrieval.semantic import semantic_candidates
 
+    # fresh statistics, as after the pipeline's bulk load settles (see BENCHMARKS.md)
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute("ANALYZE")
     search = CodeatlasSearch(database_url, repositories, embedder)
     conn, scope = search.conn, search.scope
     model = embedder.model_name

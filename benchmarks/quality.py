@@ -108,6 +108,11 @@ def run_baselines(corpus: Path, queries: list[dict], embedder, cache: bool) -> t
         q["id"]: _as_results(windows, bm25.top(q["query"], DEPTH)) for q in queries
     }
 
+    try:
+        import astchunk  # noqa: F401 - only to know whether the bench extra is installed
+    except ImportError:
+        build["cast"] = {"skipped": "astchunk is not installed (pip install -e '.[bench]')"}
+        return ranked, build
     started = time.perf_counter()
     cast = cast_chunks(corpus)
     split_s = time.perf_counter() - started

@@ -87,7 +87,10 @@ def _quality(q: dict, figures: list[str]) -> str:
     systems = "\n".join(f"- `{n}`: {d}" for n, d in q["systems"].items())
     emb = q["embedder"]
     build = q.get("baseline_build", {})
-    passages = ", ".join(f"{k}: {v['passages']:,} passages" for k, v in build.items())
+    passages = ", ".join(
+        f"{k}: {v['passages']:,} passages" if "passages" in v else f"{k}: {v.get('skipped')}"
+        for k, v in build.items()
+    )
     out = [
         "## Retrieval quality (eval set)",
         "",
@@ -383,10 +386,12 @@ def _others(others: dict) -> str:
             out.append(f"`run()` failed in this run: `{entry['error']}`")
         if md.is_file():
             body = md.read_text().strip().splitlines()
-            body = ["#" + line if line.startswith("#") else line for line in body]
+            body = ["###" + line if line.startswith("#") else line for line in body]
             out += ["", f"(from `benchmarks/results/{md.name}`)", "", *body]
         elif entry.get("result") is not None:
             out += ["```json", json.dumps(entry["result"], indent=1, default=str)[:6000], "```"]
+        else:
+            out.append("No results file and not run in this run.")
         out.append("")
     return "\n".join(out)
 

@@ -111,9 +111,10 @@ def run(
     out["storage"]["eval-corpus (fake vectors)"] = storage(fake_url)
 
     local_url = database("bench_quality_local", fresh=False)
-    if quality_result and quality_result.get("index"):
-        out["index"]["local"] = throughput(quality_result["index"])
-        build = quality_result.get("baseline_build", {}).get("naive-rag")
+    from_quality = quality_result or {}
+    if from_quality.get("index") and from_quality["embedder"]["provider"] == "local":
+        out["index"]["local"] = throughput(from_quality["index"])
+        build = from_quality.get("baseline_build", {}).get("naive-rag")
         if build and build.get("embed_seconds") == build.get("embed_seconds"):  # not NaN
             seconds = build["split_seconds"] + build["embed_seconds"]
             out["index"]["naive_rag_in_memory"] = {
