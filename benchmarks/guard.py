@@ -84,7 +84,7 @@ def main() -> None:
     """Measure on a scratch database of the benchmark's embedded server; --record saves it."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--record", action="store_true", help="write quality_floor.json")
-    parser.add_argument("--margin", type=float, default=0.05)
+    parser.add_argument("--margin", type=float, default=0.06)
     args = parser.parse_args()
     import tempfile
 
@@ -116,6 +116,7 @@ def main() -> None:
                 )
             },
             "how": "python -m benchmarks.guard --record (fake embedder, the Dagster index job)",
+            "note": "margin 0.06 = one of the 20 questions may flip; two lost fail the test",
         }
         FLOOR_FILE.write_text(json.dumps(floor, indent=2) + "\n")
         print(f"recorded {FLOOR_FILE}")
