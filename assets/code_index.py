@@ -10,20 +10,16 @@ from collections.abc import Callable, Iterator
 from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, multi_asset
 
 from assets import git_source, repositories, storage
+from assets.parse_version import effective_parser_version
 from assets.parsing.file_rules import skip_reason
 from assets.parsing.languages import detect_language
-from assets.parsing.parser import PARSER_VERSION, parse_file
+from assets.parsing.parser import parse_file
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
-from codeatlas.config import Settings
-from codeatlas.database import connect, transaction
+from codeatlas.database import analyze, connect, transaction
 
 BATCH_FILES = 50
-
-
-def effective_parser_version(settings: Settings) -> str:
-    """The parser version plus the settings that change chunks (the chunk token window)."""
-    return f"{PARSER_VERSION}-w{settings.chunk_max_tokens}"
+ANALYZE_AFTER_FILES = 50
 
 
 def _pending_blobs(conn, snapshot_id: int, version: str) -> list[dict]:
@@ -118,6 +114,11 @@ def parse_snapshot(
         rate = done / elapsed if elapsed else 0.0
         eta = (len(pending) - done) / rate if rate else 0.0
         progress(f"parsed {done}/{len(pending)} files ({rate:.0f} files/s, ETA {eta:.0f}s)")
+    if totals["files_parsed"] >= ANALYZE_AFTER_FILES:
+        # fresh statistics, or the first queries plan as if the tables were empty
+        analyze(
+            url, ("file_versions", "snapshot_files", "code_symbols", "code_chunks", "code_edges")
+        )
     totals["seconds"] = round(time.monotonic() - started, 3)
     totals["files_pending"] = len(pending)
     return totals

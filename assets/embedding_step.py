@@ -7,10 +7,11 @@ from collections.abc import Callable
 
 from assets import repositories, storage
 from assets.embedding.base import Embedder
-from codeatlas.database import connect, transaction
+from codeatlas.database import analyze, connect, transaction
 
 EMBED_BATCH = 64
 COMMIT_EVERY = 512
+ANALYZE_AFTER_VECTORS = 500
 
 
 def missing_content(conn, repository_id: int, snapshot_id: int, model: str) -> list[dict]:
@@ -66,6 +67,8 @@ def embed_snapshot(
         rate = done / elapsed if elapsed else 0.0
         eta = (len(todo) - done) / rate if rate else 0.0
         progress(f"embedded {done}/{len(todo)} chunks ({rate:.1f}/s, ETA {eta:.0f}s)")
+    if len(todo) >= ANALYZE_AFTER_VECTORS:
+        analyze(url, ("chunk_embeddings",))
     return {
         "model": embedder.model_name,
         "embedded": len(todo),

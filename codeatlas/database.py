@@ -125,6 +125,15 @@ def connect(url: str, *, autocommit: bool = False) -> DictConnection:
     return conn
 
 
+def analyze(url: str, tables: tuple[str, ...]) -> None:
+    """Refresh planner statistics after a bulk load (else the first queries plan as if empty)."""
+    conn = connect(url, autocommit=True)
+    try:
+        conn.execute("ANALYZE " + ", ".join(tables))  # type: ignore[arg-type]  # constant names
+    finally:
+        conn.close()
+
+
 @contextlib.contextmanager
 def transaction(url: str) -> Iterator[DictConnection]:
     """A connection whose work commits on success and rolls back on error."""

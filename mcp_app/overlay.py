@@ -56,6 +56,7 @@ def index_file(
 ) -> dict[str, Any]:
     """Parse, store, embed (when the repository's model is available) and map into the overlay."""
     from assets import storage
+    from assets.parse_version import effective_parser_version
     from assets.parsing.file_rules import skip_reason
     from assets.parsing.languages import detect_language
     from assets.parsing.parser import parse_file
@@ -67,14 +68,11 @@ def index_file(
     reason = skip_reason(path, len(data), data, max_bytes=MAX_FILE_BYTES)
     if reason or language is None:
         raise UnindexableFileError(f"{path} is not indexed ({reason or 'unsupported language'})")
-    snapshot = conn.execute(
-        "SELECT parser_version FROM snapshots WHERE id = %s", (view.snapshot_id,)
-    ).fetchone()
-    assert snapshot is not None
+    version = effective_parser_version(state.settings)
     blob_sha = storage.git_blob_sha(data)
     with conn.transaction():
         file_version_id, parsed_before = storage.claim_file_version(
-            conn, view.repository_id, blob_sha, language, snapshot["parser_version"], len(data)
+            conn, view.repository_id, blob_sha, language, version, len(data)
         )
         if not parsed_before:
             parsed = parse_file(path, data, max_tokens=state.settings.chunk_max_tokens)
