@@ -49,7 +49,12 @@ def repository_status(
         "SELECT r.*, s.commit_sha AS current_commit, s.committed_at, s.ready_at,"
         " (SELECT count(*) FROM snapshots x WHERE x.repository_id = r.id) AS snapshots,"
         " (SELECT max(received_at) FROM webhook_events w WHERE w.repository = r.name)"
-        "   AS last_push"
+        "   AS last_push,"
+        " (SELECT w.status || coalesce(': ' || w.detail, '') FROM webhook_events w"
+        "   WHERE w.repository = r.name ORDER BY w.received_at DESC, w.id DESC LIMIT 1)"
+        "   AS last_push_status,"
+        " (SELECT count(*) FROM webhook_events w WHERE w.repository = r.name"
+        "   AND w.status = 'pending') AS pending_pushes"
         " FROM repositories r LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
         " WHERE (%s::text IS NULL OR r.name = %s)"
         " AND (%s::bigint[] IS NULL OR r.id = ANY(%s))"
@@ -88,6 +93,8 @@ def repository_status(
                 "lag_commits": lag_commits,
                 "lag_seconds": lag_seconds,
                 "last_push": row["last_push"].isoformat() if row["last_push"] else None,
+                "last_push_status": row["last_push_status"],
+                "pending_pushes": row["pending_pushes"],
                 "active_model": row["active_embedding_model"],
                 "upgrading_model": row["upgrading_embedding_model"],
                 "coverage": coverage,

@@ -10,6 +10,7 @@ import pytest
 from dagster import DagsterInstance, build_sensor_context
 
 from assets.resources import EmbeddingProvider, IndexDatabase
+from codeatlas.config import load_settings
 from codeatlas.database import connect, transaction
 from orchestration.definitions import build_definitions
 from orchestration.sensors import webhook_push_sensor
@@ -20,6 +21,7 @@ from orchestration.webhooks.providers import sign
 from retrieval.principals import Principal
 from retrieval.scope import resolve_scope
 from retrieval.search import search_code
+from retrieval.status import repository_status
 from tests.assets.pipeline_helpers import register, run_index
 from tests.conftest import GitRepo
 
@@ -161,3 +163,11 @@ def test_a_signed_push_webhook_gets_the_new_function_indexed_and_searchable(push
         ).fetchone()
     assert (row["status"], row["run_key"]) == ("queued", "webhook:github:delivery-1")
     assert current["commit_sha"] == pushed["second"]
+
+    with connect(database_url) as conn:
+        [status] = repository_status(conn, load_settings(), only="acme/shop")
+    assert status["current_commit"] == status["branch_head"] == pushed["second"]
+    assert (status["lag_commits"], status["lag_seconds"]) == (0, 0)
+    assert status["last_push"] is not None
+    assert status["last_push_status"] == "queued"
+    assert status["pending_pushes"] == 0

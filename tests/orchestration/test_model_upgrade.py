@@ -34,13 +34,8 @@ SOURCE = {
 
 
 @pytest.fixture(autouse=True)
-def fake_factory(monkeypatch):
-    """The factory builds fake embedders of the requested size (two distinct vector spaces)."""
-    from assets.embedding import factory
-
-    monkeypatch.setattr(
-        factory, "make_embedder", lambda s: FakeEmbedder(s.embedding_dimensions or 384)
-    )
+def fresh_embedders():
+    """Embedders are cached per process: each test builds its own (fake: two vector spaces)."""
     embedding_registry._cache.clear()
 
 
