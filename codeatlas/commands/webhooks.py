@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from codeatlas.errors import ConfigurationError
@@ -43,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
     from codeatlas.database import ensure_index_database
     from orchestration.webhooks.app import build_app
 
+    # one line per accepted or refused delivery (never headers, bodies or secrets)
+    logging.getLogger("codeatlas.webhooks").setLevel(logging.INFO)
     host, port = parse_listen(args.listen)
     url = ensure_index_database(load_settings())
     app = build_app(url, max_body_bytes=args.max_body_bytes)
