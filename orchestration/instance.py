@@ -22,6 +22,8 @@ storage:
 run_coordinator:
   module: dagster.core.run_coordinator
   class: QueuedRunCoordinator
+  config:
+    dequeue_interval_seconds: 1
 concurrency:
   pools:
     default_limit: 1
