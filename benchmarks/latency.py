@@ -14,7 +14,7 @@ from benchmarks.baselines.vectors import VectorIndex
 from benchmarks.codeatlas_search import CodeatlasSearch
 
 DEPTH = 50  # candidates per retriever, as hybrid search asks for (max(50, 3 * limit))
-REPEATS = 2
+REPEATS = 1
 
 
 def percentiles(samples: list[float]) -> dict:

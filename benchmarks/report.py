@@ -303,7 +303,7 @@ def _speed(sp: dict, figures: list[str]) -> str:
             "",
             "### Query latency (ms, p50 / p95)",
             "",
-            "The 60 eval questions, twice each, after 3 warm-up queries, one connection,"
+            "The 60 eval questions, once each, after 3 warm-up queries, one connection,"
             " in-process. Retrievers fetch 50 candidates (what hybrid search asks for);"
             ' *hybrid fused* is `search_code(mode="hybrid")` with the query vector given'
             " (semantic + lexical + symbol lookup, RRF, piece collapsing), without query"
