@@ -82,7 +82,7 @@ class OnnxEmbedder:
         cache_dir: Path,
         *,
         max_tokens: int | None = ONNX_MAX_TOKENS,
-        batch_size: int = 32,
+        batch_size: int = 8,  # measured 8 > 16 > 32 (+25%): small activations stay in cache
         threads: int | None = None,
     ) -> None:
         import onnxruntime as ort

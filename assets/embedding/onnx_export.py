@@ -16,7 +16,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 # Bump when the recipe below changes: a new recipe must not reuse files made by an old one.
-RECIPE = "bert-eager-ortopt-int8pc-v1"
+RECIPE = "bert-eager-ortopt-int8pc-ffnout-fp32-v2"
 MODEL_FILE = "model.int8.onnx"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _OUTPUT = "last_hidden_state"
@@ -117,11 +117,25 @@ def _export(model_dir: Path, work: Path) -> None:
     except Exception as exc:  # fusion is a speed-up only; the plain graph is still correct
         log.warning("onnxruntime graph fusion failed (%s); quantizing the unfused graph", exc)
     # Per-channel int8 weights: per-tensor scales lose too much on this model (cosine ~0.93).
+    # The FFN down-projections stay float: their input (GELU output) has outliers that one
+    # per-tensor activation scale handles badly. Measured against the float model on 517
+    # chunks: cosine 0.992 -> 0.996 for ~10% of the speed.
+    import onnx
+
+    graph = onnx.load(str(source), load_external_data=False).graph
+    keep_float = [
+        node.name
+        for node in graph.node
+        if node.op_type == "MatMul"
+        and "/output/dense/" in node.name
+        and "attention" not in node.name
+    ]
     quantize_dynamic(
         str(source),
         str(work / MODEL_FILE),
         weight_type=QuantType.QInt8,
         per_channel=True,
+        nodes_to_exclude=keep_float,
         extra_options={"DefaultTensorType": 1},  # FLOAT, for outputs of fused contrib ops
     )
     (work / "model.onnx").unlink()
