@@ -16,6 +16,8 @@ from benchmarks.indexer import run_index
 from benchmarks.scoring import CorpusText, Result, load_queries, score_run
 from benchmarks.workspace import as_git_repo, database, eval_corpus, prepare_environment
 
+CAST_SIZE = 2000  # the size astchunk's README uses (non-whitespace characters)
+CAST_SMALL_SIZE = 800  # ~256 MiniLM tokens of Python: chunks the model sees whole
 DEPTH = 10  # results scored per query (Recall@10, MRR@10, nDCG@10, token budgets)
 MODES = ("hybrid", "semantic", "lexical")
 
@@ -25,9 +27,12 @@ SYSTEMS = {
     "codeatlas-lexical": "codeatlas lexical only (ts_rank_cd, symbol chunks)",
     "naive-rag": "naive RAG: 512-token line windows, vector search",
     "bm25-2048": "BM25 over 2,048-char windows, identifiers split (eval reference)",
-    "cast-hybrid": "cAST chunks (astchunk) + vector/BM25 RRF",
-    "cast-semantic": "cAST chunks (astchunk), vector only",
-    "cast-bm25": "cAST chunks (astchunk), BM25 only",
+    "cast-hybrid": "cAST chunks (astchunk, 2,000 non-whitespace chars) + vector/BM25 RRF",
+    "cast-semantic": "cAST chunks (astchunk, 2,000), vector only",
+    "cast-bm25": "cAST chunks (astchunk, 2,000), BM25 only",
+    "cast800-hybrid": "cAST chunks sized near the model's 256-token window (800) + RRF",
+    "cast800-semantic": "cAST chunks (800), vector only",
+    "cast800-bm25": "cAST chunks (800), BM25 only",
 }
 
 
@@ -90,6 +95,7 @@ def run_baselines(corpus: Path, queries: list[dict], embedder, cache: bool) -> t
         q["id"]: _as_results(naive, top(query_vectors[q["id"]])[:DEPTH]) for q in queries
     }
     build["naive-rag"] = {
+        "over_model_window": over_window(embedder, [p.text for p in naive]),
         "passages": len(naive),
         "files": files,
         "split_seconds": split_s,
@@ -113,23 +119,52 @@ def run_baselines(corpus: Path, queries: list[dict], embedder, cache: bool) -> t
     except ImportError:
         build["cast"] = {"skipped": "astchunk is not installed (pip install -e '.[bench]')"}
         return ranked, build
-    started = time.perf_counter()
-    cast = cast_chunks(corpus)
-    split_s = time.perf_counter() - started
-    top, embed_s = _vector_ranker(embedder, cast, cache)
-    cast_bm25 = BM25([p.text for p in cast])
-    build["cast"] = {
-        "passages": len(cast),
-        "files": files,
-        "split_seconds": split_s,
-        "embed_seconds": embed_s,
-    }
-    sem = {q["id"]: top(query_vectors[q["id"]]) for q in queries}
-    lex = {q["id"]: cast_bm25.top(q["query"], DEPTH * 5) for q in queries}
-    ranked["cast-semantic"] = {i: _as_results(cast, ids[:DEPTH]) for i, ids in sem.items()}
-    ranked["cast-bm25"] = {i: _as_results(cast, ids[:DEPTH]) for i, ids in lex.items()}
-    ranked["cast-hybrid"] = {i: _as_results(cast, rrf(sem[i], lex[i])[:DEPTH]) for i in sem}
+    for label, size in (("cast", CAST_SIZE), ("cast800", CAST_SMALL_SIZE)):
+        started = time.perf_counter()
+        cast = cast_chunks(corpus, size)
+        split_s = time.perf_counter() - started
+        # not a throughput baseline: reuse vectors of identical texts across runs
+        top, embed_s = _vector_ranker(embedder, cast, cache=True)
+        cast_bm25 = BM25([p.text for p in cast])
+        build[label] = {
+            "passages": len(cast),
+            "files": files,
+            "max_chunk_size": size,
+            "split_seconds": split_s,
+            "embed_seconds": embed_s,
+            "over_model_window": over_window(embedder, [p.text for p in cast]),
+        }
+        sem = {q["id"]: top(query_vectors[q["id"]]) for q in queries}
+        lex = {q["id"]: cast_bm25.top(q["query"], DEPTH * 5) for q in queries}
+        ranked[f"{label}-semantic"] = {i: _as_results(cast, ids[:DEPTH]) for i, ids in sem.items()}
+        ranked[f"{label}-bm25"] = {i: _as_results(cast, ids[:DEPTH]) for i, ids in lex.items()}
+        ranked[f"{label}-hybrid"] = {i: _as_results(cast, rrf(sem[i], lex[i])[:DEPTH]) for i in sem}
     return ranked, build
+
+
+def over_window(embedder, texts: list[str]) -> float:
+    """Share of passages longer than the embedding model's window (their tails are not seen)."""
+    if not texts:
+        return 0.0
+    limit = embedder.max_tokens
+    return round(sum(embedder.count_tokens(t) > limit for t in texts) / len(texts), 3)
+
+
+def codeatlas_over_window(database_url: str, repository: str, embedder) -> float:
+    """The same share for the chunks codeatlas stored for the repository's current snapshot."""
+    from codeatlas.database import connect
+
+    conn = connect(database_url)
+    try:
+        rows = conn.execute(
+            "SELECT DISTINCT c.content_hash, c.content FROM repositories r"
+            " JOIN snapshot_files sf ON sf.snapshot_id = r.current_snapshot_id"
+            " JOIN code_chunks c ON c.file_version_id = sf.file_version_id WHERE r.name = %s",
+            (repository,),
+        ).fetchall()
+    finally:
+        conn.close()
+    return over_window(embedder, [r["content"] for r in rows])
 
 
 def run(
@@ -176,6 +211,7 @@ def run(
     if baselines:
         more, build = run_baselines(corpus, queries, embedder, cache)
         ranked.update(more)
+        build["codeatlas"] = {"over_model_window": codeatlas_over_window(url, repo_name, embedder)}
     scores = {name: score_run(queries, r, text.tokens) for name, r in ranked.items()}
     return {
         "corpus": {
