@@ -12,6 +12,7 @@ import numpy as np
 from benchmarks.workspace import WORK
 
 BATCH = 64
+PROBE = "def probe(value):\n    return value + 1  # codeatlas benchmark vector-cache key"
 
 
 def make(provider: str):
@@ -31,6 +32,10 @@ def embed_all(embedder, texts: list[str], *, cache: bool) -> tuple[np.ndarray, f
     """Vectors of `texts` (shortest first in batches, as the pipeline does) and the seconds it
     took; with `cache`, vectors of the same model and texts are reused from `.work/vectors/`."""
     digest = hashlib.sha256(embedder.model_name.encode())
+    # the name can stay while the weights change (e.g. a new ONNX export recipe): fingerprint
+    # the model by what it does to a fixed text
+    probe = np.asarray(embedder.embed_documents([PROBE])[0], dtype=np.float32)
+    digest.update(np.round(probe, 4).tobytes())
     for t in texts:
         digest.update(hashlib.sha256(t.encode()).digest())
     path = WORK / "vectors" / f"{digest.hexdigest()[:24]}.npy"
