@@ -27,6 +27,7 @@ from benchmarks.workspace import REPO_ROOT, WORK, eval_corpus, prepare_environme
 
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "embedding.md"
 SLICE = 128  # chunks per call; the two systems alternate after every slice
+NOTES = Path(__file__).with_name("embedding_notes.md")  # what was tried, kept in the results
 METRICS = ("recall@1", "recall@5", "recall@10", "tight@5", "mrr@10", "ndcg@10")
 
 
@@ -190,7 +191,9 @@ def markdown(report: dict) -> str:
         "long_chunks_per_s", "long_cpu_ms_per_chunk", *METRICS,
     ]  # fmt: skip
     for key in keys:
-        rows.append(f"| {key} | " + " | ".join(str(s[key]) for s in report["systems"].values()))
+        rows.append(
+            f"| {key} | " + " | ".join(str(s[key]) for s in report["systems"].values()) + " |"
+        )
     subset = f" (subset of {c['all_chunks']})" if c["subset"] else ""
     return "\n".join(
         [
@@ -213,6 +216,7 @@ def markdown(report: dict) -> str:
             "Quality: vector-only search over all chunks, queries from /work/shared/eval/"
             "queries.jsonl, scored by benchmarks/scoring.py (hit = same path, overlapping lines).",
             "",
+            NOTES.read_text(),
             "```json",
             json.dumps(report, indent=1),
             "```",
