@@ -331,7 +331,10 @@ def _speed(sp: dict, figures: list[str]) -> str:
                     r["files_per_s"],
                     r["chunks_per_s"],
                     r.get("peak_rss_mib", "–"),
-                    _ratio(r["files_per_s"], base and base["files_per_s"]),
+                    # only the local model's run compares with naive RAG (same model)
+                    _ratio(r["files_per_s"], base["files_per_s"])
+                    if base and name != "fake"
+                    else "–",
                 ]
             )
     out = [
