@@ -318,7 +318,10 @@ def _speed(sp: dict, figures: list[str]) -> str:
     for name, label in (
         ("fake", "codeatlas index, fake embedder"),
         ("local", "codeatlas index, local embedder"),
-        ("naive_rag_in_memory", "baseline: naive RAG in memory (split + embed)"),
+        (
+            "naive_rag_in_memory",
+            "baseline: naive RAG, own process (model load, 512-token windows, embed; in memory)",
+        ),
     ):
         if name in idx:
             r = idx[name]
