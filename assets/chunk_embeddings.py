@@ -10,10 +10,11 @@ from dagster import (
 )
 
 from assets import repositories
+from assets.embedding_registry import record_model
 from assets.embedding_step import coverage, embed_snapshot
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.database import connect
+from codeatlas.database import connect, transaction
 
 
 @asset(
@@ -29,6 +30,8 @@ def chunk_embeddings(
 ) -> MaterializeResult:
     """Embed only content hashes with no vector for the model yet."""
     repository, sha = parse_partition_key(context.partition_key)
+    with transaction(index_db.database_url) as conn:
+        record_model(conn, embeddings.embedder, embeddings.spec)
     stats = embed_snapshot(
         index_db.database_url, repository, sha, embeddings.embedder, progress=context.log.info
     )

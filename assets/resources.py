@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property
 
 from dagster import ConfigurableResource
 
 from assets.embedding.base import Embedder
+from assets.embedding_registry import ModelSpec, configured_spec, embedder_for_spec
 from codeatlas.config import Settings, load_settings
 from codeatlas.database import ensure_index_database
 
@@ -44,15 +46,14 @@ class EmbeddingProvider(ConfigurableResource):
     model: str = ""
 
     @cached_property
+    def spec(self) -> ModelSpec:
+        """How to rebuild this embedder in any process (stored with the model's vectors)."""
+        spec = configured_spec(load_settings())
+        if self.provider and self.provider != spec.provider:
+            spec = ModelSpec(self.provider)
+        return replace(spec, model=self.model) if self.model else spec
+
+    @cached_property
     def embedder(self) -> Embedder:
         """The configured embedder (loaded once per process)."""
-        from dataclasses import replace
-
-        from assets.embedding.factory import make_embedder
-
-        settings = load_settings()
-        if self.provider:
-            settings = replace(settings, embedding_provider=self.provider)
-        if self.model:
-            settings = replace(settings, embedding_model=self.model)
-        return make_embedder(settings)
+        return embedder_for_spec(self.spec, load_settings())

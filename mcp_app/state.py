@@ -40,7 +40,8 @@ class AppState:
     principal_name: str | None  # fixed principal (stdio, in-process); None: from the token
     pool_size: int = 8
     _pool: ConnectionPool | None = field(default=None, init=False, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    # re-entrant: loading an embedder opens a pooled connection under the same lock
+    _lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
     _embedders: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def pool(self) -> ConnectionPool:
@@ -86,7 +87,7 @@ class AppState:
                 self._pool = None
 
     def embed_query(self, model: str, text: str) -> Sequence[float] | None:
-        """A query vector in `model`'s space, when the configured embedder is that model."""
+        """A query vector in `model`'s space, or None when no embedder for it can be built."""
         with self._lock:
             if model not in self._embedders:
                 self._embedders[model] = self._load_embedder(model)
@@ -94,24 +95,22 @@ class AppState:
         return embedder.embed_query(text) if embedder is not None else None
 
     def embedder_for(self, model: str) -> Any | None:
-        """The configured embedder if it produces `model`'s vectors (cached), else None."""
+        """An embedder producing `model`'s vectors (cached), else None."""
         with self._lock:
             if model not in self._embedders:
                 self._embedders[model] = self._load_embedder(model)
             return self._embedders[model]
 
     def _load_embedder(self, model: str) -> Any | None:
-        from assets.embedding.factory import make_embedder
+        """The embedder that produced `model`'s vectors (rebuilt from its stored spec)."""
+        from assets.embedding_registry import embedder_for_model
 
         try:
-            embedder = make_embedder(self.settings)
+            with self.connection() as conn:
+                return embedder_for_model(model, conn, self.settings)
         except Exception as exc:  # noqa: BLE001 - a missing model only disables semantic search
-            log.warning("no query embedder (%s); semantic search is off", exc)
+            log.warning("no query embedder for %s (%s); semantic search is off for it", model, exc)
             return None
-        if embedder.model_name != model:
-            log.info("configured embedder %s does not match model %s", embedder.model_name, model)
-            return None
-        return embedder
 
     def principal(self, conn: DbConnection) -> Principal:
         """Who is asking: the fixed principal, or the one behind the request's bearer token."""

@@ -51,24 +51,22 @@ def _open(repo: str) -> tuple[Any, Any, Any]:
     return settings, conn, scope
 
 
-def _query_embedder(settings: Any) -> Any:
-    """`embed_query(model, text)` with the configured embedder, loaded only when needed."""
+def _query_embedder(settings: Any, conn: Any) -> Any:
+    """`embed_query(model, text)` with an embedder for the repository's active model."""
     loaded: dict[str, Any] = {}
 
     def embed_query(model: str, text: str) -> Sequence[float] | None:
-        if "embedder" not in loaded:
-            from assets.embedding.factory import make_embedder
+        from assets.embedding_registry import embedder_for_model
+        from codeatlas.errors import ConfigurationError
 
-            loaded["embedder"] = make_embedder(settings)
-        embedder = loaded["embedder"]
-        if embedder.model_name != model:
-            print(
-                f"note: the repository's vectors are from {model!r} but the configured embedder "
-                f"is {embedder.model_name!r}; semantic search skipped",
-                file=sys.stderr,
-            )
-            return None
-        return embedder.embed_query(text)
+        if model not in loaded:
+            try:
+                loaded[model] = embedder_for_model(model, conn, settings)
+            except ConfigurationError as exc:
+                print(f"note: semantic search skipped: {exc}", file=sys.stderr)
+                loaded[model] = None
+        embedder = loaded[model]
+        return embedder.embed_query(text) if embedder is not None else None
 
     return embed_query
 
@@ -89,7 +87,7 @@ def search(args: argparse.Namespace) -> int:
             args.query,
             limit=args.limit,
             mode=args.mode,
-            embed_query=_query_embedder(settings),
+            embed_query=_query_embedder(settings, conn),
         )
     finally:
         conn.close()
