@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-EVAL_DIR = Path("/work/shared/eval")
+# the shared eval set lives beside the repository (shared/eval); override with CODEATLAS_EVAL_DIR
+EVAL_DIR = Path(
+    os.environ.get("CODEATLAS_EVAL_DIR")
+    or Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
+)
 KS = (1, 5, 10)
 BUDGETS = (2000, 4000)
 

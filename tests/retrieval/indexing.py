@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-EVAL_DIR = Path("/work/shared/eval")
+from benchmarks.scoring import EVAL_DIR
 
 
 def index_repository(

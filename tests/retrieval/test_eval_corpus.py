@@ -14,7 +14,13 @@ import pytest
 
 from tests.retrieval.indexing import EVAL_DIR, eval_corpus_repo, fake_embedder, index_repository
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not EVAL_DIR.is_dir(),
+        reason=f"the shared eval set is not at {EVAL_DIR} (CODEATLAS_EVAL_DIR)",
+    ),
+]
 
 
 @pytest.fixture(scope="module")
