@@ -48,11 +48,8 @@ def every_chunk_has_a_vector(
     conn = connect(index_db.database_url)
     try:
         repo = repositories.get(conn, repository)
-        snap = conn.execute(
-            "SELECT id FROM snapshots WHERE repository_id = %s AND commit_sha = %s",
-            (repo.id, sha),
-        ).fetchone()
-        embedded, total = coverage(conn, snap["id"], repo.id, model) if snap else (0, 0)
+        snap_id = repositories.snapshot_id(conn, repo, sha)
+        embedded, total = coverage(conn, snap_id, repo.id, model) if snap_id else (0, 0)
     finally:
         conn.close()
     return AssetCheckResult(

@@ -52,13 +52,10 @@ def parse_snapshot(
     conn = connect(url)
     try:
         repo = repositories.get(conn, repository_name)
-        snap = conn.execute(
-            "SELECT id FROM snapshots WHERE repository_id = %s AND commit_sha = %s",
-            (repo.id, commit_sha),
-        ).fetchone()
-        if snap is None:
+        snap_id = repositories.snapshot_id(conn, repo, commit_sha)
+        if snap_id is None:
             raise RuntimeError(f"{repository_name}@{commit_sha}: materialize source_files first")
-        pending = _pending_blobs(conn, snap["id"], version)
+        pending = _pending_blobs(conn, snap_id, version)
     finally:
         conn.close()
     checkout = repositories.git_dir(settings, repo.origin)
@@ -87,7 +84,7 @@ def parse_snapshot(
                     tx.execute(
                         "UPDATE snapshot_files SET skip_reason = %s, file_version_id = NULL"
                         " WHERE snapshot_id = %s AND blob_sha = %s",
-                        (reason, snap["id"], blob_sha),
+                        (reason, snap_id, blob_sha),
                     )
                     totals["skipped_by_content"] += 1
                     continue
@@ -107,7 +104,7 @@ def parse_snapshot(
                 tx.execute(
                     "UPDATE snapshot_files SET file_version_id = %s WHERE snapshot_id = %s"
                     " AND blob_sha = %s AND skip_reason IS NULL",
-                    (fv_id, snap["id"], blob_sha),
+                    (fv_id, snap_id, blob_sha),
                 )
         done += len(batch)
         elapsed = time.monotonic() - started

@@ -38,15 +38,12 @@ def embed_snapshot(
     conn = connect(url)
     try:
         repo = repositories.get(conn, repository_name)
-        snap = conn.execute(
-            "SELECT id FROM snapshots WHERE repository_id = %s AND commit_sha = %s",
-            (repo.id, commit_sha),
-        ).fetchone()
-        if snap is None:
+        snap_id = repositories.snapshot_id(conn, repo, commit_sha)
+        if snap_id is None:
             raise RuntimeError(f"{repository_name}@{commit_sha}: no snapshot to embed")
         storage.ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
         conn.commit()
-        todo = missing_content(conn, repo.id, snap["id"], embedder.model_name)
+        todo = missing_content(conn, repo.id, snap_id, embedder.model_name)
     finally:
         conn.close()
     # similar lengths together: less padding per batch; contents are read one group at a time

@@ -71,6 +71,15 @@ def get(conn: psycopg.Connection, name: str) -> Repository:
     return _from_row(row)
 
 
+def snapshot_id(conn: psycopg.Connection, repo: Repository, commit_sha: str) -> int | None:
+    """The id of the repository's snapshot of `commit_sha`, if one was started."""
+    row = conn.execute(
+        "SELECT id FROM snapshots WHERE repository_id = %s AND commit_sha = %s",
+        (repo.id, commit_sha),
+    ).fetchone()
+    return row["id"] if row else None
+
+
 def _from_row(row: dict) -> Repository:
     return Repository(
         id=row["id"],
