@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import time
 
-from dagster import DagsterInstance, Definitions
+from dagster import DagsterError, DagsterInstance, Definitions
 
 from assets.partitions import partition_key, snapshot_partitions
 from codeatlas.config import load_settings
 from codeatlas.database import connect, index_database_url
+from codeatlas.errors import CodeatlasError
 from orchestration.instance import prepare_dagster_home
+
+
+class IndexRunError(CodeatlasError):
+    """The Dagster run indexing a commit failed."""
 
 
 def index_commit(
@@ -30,12 +35,21 @@ def index_commit(
     assert snapshot_partitions.name is not None
     instance.add_dynamic_partitions(snapshot_partitions.name, [key])
     job = definitions.resolve_job_def("index_snapshot")
-    result = job.execute_in_process(
-        instance=instance,
-        partition_key=key,
-        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
-        raise_on_error=True,
-    )
+    try:
+        result = job.execute_in_process(
+            instance=instance,
+            partition_key=key,
+            run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+            raise_on_error=True,
+        )
+    except DagsterError as exc:
+        cause = getattr(exc, "user_exception", None) or exc.__cause__
+        if isinstance(cause, CodeatlasError):
+            raise cause from exc
+        raise IndexRunError(
+            f"the index run of {key} failed: {cause or exc}. Nothing already published was"
+            " changed; fix the cause and run the same command again (it resumes)."
+        ) from exc
     conn = connect(index_database_url(settings))
     try:
         row = conn.execute(

@@ -207,3 +207,23 @@ def test_a_run_that_crashes_mid_parse_resumes_to_the_rows_of_an_uninterrupted_ru
         clean_strip = [{k: v for k, v in r.items() if not k.endswith("id")} for r in clean[table]]
         key = lambda r: sorted((k, str(v)) for k, v in r.items())  # noqa: E731
         assert sorted(strip, key=key) == sorted(clean_strip, key=key), table
+
+
+def test_a_run_that_fails_inside_dagster_raises_the_users_error_and_keeps_what_was_published(
+    settings_env, database_url, git_repo, tmp_path
+):
+    import shutil
+
+    from codeatlas.errors import NotAGitRepositoryError
+
+    git_repo.write("shop/refunds.py", SHOP)
+    first = git_repo.commit()
+    register(database_url, "shop", str(git_repo.path))
+    run_index(database_url, "shop", first)
+    before = dump(database_url)
+    moved = tmp_path / "moved"
+    shutil.move(str(git_repo.path), moved)
+
+    with pytest.raises(NotAGitRepositoryError, match="does not exist"):
+        run_index(database_url, "shop", first)
+    assert dump(database_url) == before
