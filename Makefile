@@ -26,6 +26,7 @@ lint: setup
 	$(BIN)/pyright
 
 bench: setup
+	$(BIN)/pip install --quiet -e ".[dev,bench]"
 	$(BIN)/python -m benchmarks.run_all
 
 dev: setup
