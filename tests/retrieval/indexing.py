@@ -3,13 +3,10 @@ fetch the eval corpus (cached between runs)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
-
-from benchmarks.scoring import EVAL_DIR
 
 
 def index_repository(
@@ -62,16 +59,9 @@ def fake_embedder() -> Any:
 
 def eval_corpus_repo(tmp_path: Path) -> Path:
     """A git repository of the eval corpus (fetched once into the test cache)."""
-    cache = Path(os.environ.get("CODEATLAS_TEST_CACHE") or Path.home() / ".cache/codeatlas-tests")
-    corpus = cache / "corpus"
-    if not (corpus / "flask" / "__init__.py").is_file():
-        cache.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["bash", str(EVAL_DIR / "fetch_corpus.sh"), str(corpus)],
-            check=True,
-            capture_output=True,
-            timeout=600,
-        )
+    from benchmarks.guard import cached_corpus
+
+    corpus = cached_corpus()
     repo = tmp_path / "corpus"
     shutil.copytree(corpus, repo)
     for args in (

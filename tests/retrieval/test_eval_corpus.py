@@ -12,7 +12,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.retrieval.indexing import EVAL_DIR, eval_corpus_repo, fake_embedder, index_repository
+from benchmarks.scoring import EVAL_DIR
+from tests.retrieval.indexing import eval_corpus_repo, fake_embedder, index_repository
 
 pytestmark = [
     pytest.mark.slow,
