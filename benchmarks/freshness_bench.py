@@ -148,7 +148,6 @@ def run(
     from orchestration.sensors import webhook_push_sensor
     from orchestration.webhooks.app import build_app
     from orchestration.webhooks.background import serving
-    from orchestration.webhooks.providers import sign
 
     work = WORK / "freshness"
     url, bare, clone = _setup(work, provider, fresh=not reuse_db)
@@ -172,32 +171,9 @@ def run(
                         f'\n\ndef {probe}(value):\n    """Benchmark probe {i}."""\n'
                         f"    return value\n"
                     )
-                before = git(clone, "rev-parse", "HEAD")
-                git(clone, "commit", "-q", "-am", f"probe {i}")
-                after = git(clone, "rev-parse", "HEAD")
-                t_push = time.perf_counter()
-                git(clone, "push", "-q", "origin", "main")
-                t_pushed = time.perf_counter()
-                body = json.dumps(
-                    {
-                        "ref": "refs/heads/main",
-                        "before": before,
-                        "after": after,
-                        "repository": {"full_name": REPOSITORY, "clone_url": origin},
-                    }
-                ).encode()
-                answer = client.post(
-                    "/webhooks",
-                    content=body,
-                    headers={
-                        "X-GitHub-Event": "push",
-                        "X-GitHub-Delivery": f"bench-{after}",
-                        "Content-Type": "application/json",
-                        "X-Hub-Signature-256": "sha256=" + sign(SECRET, body),
-                    },
+                after, t_push, t_pushed, t_received = _push_and_notify(
+                    client, clone, origin, i, time.perf_counter
                 )
-                t_received = time.perf_counter()
-                assert answer.status_code == 202, answer.text
                 context = build_sensor_context(
                     instance=instance, cursor=cursor, resources={"index_db": IndexDatabase(url=url)}
                 )
@@ -275,6 +251,39 @@ def run(
     return report
 
 
+def _push_and_notify(client, clone: Path, origin: str, i: int, clock) -> tuple:
+    """Commit, push and POST the signed GitHub webhook; (sha, t_push, t_pushed, t_received)."""
+    from orchestration.webhooks.providers import sign
+
+    before = git(clone, "rev-parse", "HEAD")
+    git(clone, "commit", "-q", "-am", f"probe {i}")
+    after = git(clone, "rev-parse", "HEAD")
+    t_push = clock()
+    git(clone, "push", "-q", "origin", "main")
+    t_pushed = clock()
+    body = json.dumps(
+        {
+            "ref": "refs/heads/main",
+            "before": before,
+            "after": after,
+            "repository": {"full_name": REPOSITORY, "clone_url": origin},
+        }
+    ).encode()
+    answer = client.post(
+        "/webhooks",
+        content=body,
+        headers={
+            "X-GitHub-Event": "push",
+            "X-GitHub-Delivery": f"bench-{after}",
+            "Content-Type": "application/json",
+            "X-Hub-Signature-256": "sha256=" + sign(SECRET, body),
+        },
+    )
+    t_received = clock()
+    assert answer.status_code == 202, answer.text
+    return after, t_push, t_pushed, t_received
+
+
 def _wait(predicate, timeout: float, what: str, every: float = 0.05):
     deadline = time.monotonic() + timeout
     while True:
@@ -320,7 +329,6 @@ def run_daemon(
     from orchestration.instance import prepare_dagster_home
     from orchestration.webhooks.app import build_app
     from orchestration.webhooks.background import serving
-    from orchestration.webhooks.providers import sign
 
     work = WORK / "freshness-daemon"
     url, bare, clone = _setup(work, provider, fresh=not reuse_db)
@@ -362,31 +370,9 @@ def run_daemon(
                 probe = f"freshness_probe_d{i}_{secrets.token_hex(3)}"
                 with (clone / TARGET_FILE).open("a") as fh:
                     fh.write(f"\n\ndef {probe}(value):\n    return value\n")
-                before = git(clone, "rev-parse", "HEAD")
-                git(clone, "commit", "-q", "-am", f"probe {i}")
-                after = git(clone, "rev-parse", "HEAD")
-                git(clone, "push", "-q", "origin", "main")
-                t_pushed = time.time()
-                body = json.dumps(
-                    {
-                        "ref": "refs/heads/main",
-                        "before": before,
-                        "after": after,
-                        "repository": {"full_name": REPOSITORY, "clone_url": origin},
-                    }
-                ).encode()
-                answer = client.post(
-                    "/webhooks",
-                    content=body,
-                    headers={
-                        "X-GitHub-Event": "push",
-                        "X-GitHub-Delivery": f"bench-{after}",
-                        "Content-Type": "application/json",
-                        "X-Hub-Signature-256": "sha256=" + sign(SECRET, body),
-                    },
+                after, _, t_pushed, t_received = _push_and_notify(
+                    client, clone, origin, i, time.time
                 )
-                t_received = time.time()
-                assert answer.status_code == 202, answer.text
                 _wait(lambda a=after: _current_commit(url) == a, 180, f"push {i} indexed")
                 t_searchable = time.time()
                 found = _found(url, probe)
