@@ -32,7 +32,7 @@ def embed_all(embedder, texts: list[str], *, cache: bool) -> tuple[np.ndarray, f
     """Vectors of `texts` (shortest first in batches, as the pipeline does) and the seconds it
     took; with `cache`, vectors of the same model and texts are reused from `.work/vectors/`."""
     digest = hashlib.sha256(embedder.model_name.encode())
-    # the name can stay while the weights change (e.g. a new ONNX export recipe): fingerprint
+    # the name can stay while the weights change (e.g. a new conversion recipe): fingerprint
     # the model by what it does to a fixed text
     probe = np.asarray(embedder.embed_documents([PROBE])[0], dtype=np.float32)
     digest.update(np.round(probe, 4).tobytes())

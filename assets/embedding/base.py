@@ -10,7 +10,7 @@ class Embedder(Protocol):
 
     model_name: str
     dimensions: int
-    max_tokens: int  # the window the model was trained on; chunks are split to fit it
+    max_tokens: int  # the window the model reads; longer text is truncated to it
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed code chunks, in order. Batching and retries are the provider's job."""

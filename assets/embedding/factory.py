@@ -12,7 +12,7 @@ from codeatlas.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
 
-RUNTIMES = ("onnx", "torch")
+RUNTIMES = ("ct2", "torch")
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -36,21 +36,21 @@ def make_embedder(settings: Settings) -> Embedder:
 
 
 def make_local_embedder(settings: Settings) -> Embedder:
-    """The local model; the int8 ONNX runtime unless the model name or env asks for torch.
+    """The local model; the int8 CTranslate2 fast path unless the model name or env asks for torch.
 
     CODEATLAS_EMBEDDING_MODEL picks the vector space by its stored name: unset (default),
-    `all-MiniLM-L6-v2:onnx-int8` (fast path) or `all-MiniLM-L6-v2` (plain sentence-transformers),
-    or a folder holding another sentence-transformers model. CODEATLAS_LOCAL_RUNTIME=onnx|torch
-    chooses the runtime when the name does not.
+    `all-MiniLM-L6-v2:ct2-int8-lean128` (fast path) or `all-MiniLM-L6-v2` (plain
+    sentence-transformers), or a folder holding another sentence-transformers model.
+    CODEATLAS_LOCAL_RUNTIME=ct2|torch chooses the runtime when the name does not.
     """
     from assets.embedding import local
 
     requested = settings.embedding_model
-    runtime = os.environ.get("CODEATLAS_LOCAL_RUNTIME") or "onnx"
+    runtime = os.environ.get("CODEATLAS_LOCAL_RUNTIME") or "ct2"
     if runtime not in RUNTIMES:
-        raise ConfigurationError(f"CODEATLAS_LOCAL_RUNTIME must be onnx or torch, got {runtime!r}")
-    if requested and requested.endswith(local.ONNX_SUFFIX):
-        requested, runtime = requested.removesuffix(local.ONNX_SUFFIX), "onnx"
+        raise ConfigurationError(f"CODEATLAS_LOCAL_RUNTIME must be ct2 or torch, got {runtime!r}")
+    if requested and requested.endswith(local.FAST_SUFFIX):
+        requested, runtime = requested.removesuffix(local.FAST_SUFFIX), "ct2"
     elif requested in (local.PACKAGED_MODEL, f"sentence-transformers/{local.PACKAGED_MODEL}"):
         runtime = "torch"
     if requested in (None, local.PACKAGED_MODEL, f"sentence-transformers/{local.PACKAGED_MODEL}"):
@@ -66,11 +66,11 @@ def make_local_embedder(settings: Settings) -> Embedder:
     if runtime == "torch":
         return local.SentenceTransformerEmbedder(model)
     try:
-        return local.OnnxEmbedder(model, settings.state_dir / "models" / model.name)
-    except Exception as exc:  # export or runtime trouble must not stop indexing
+        return local.FastEmbedder(model, settings.state_dir / "models" / model.name)
+    except Exception as exc:  # conversion or runtime trouble must not stop indexing
         log.warning(
-            "ONNX runtime for %s unavailable (%s: %s); falling back to sentence-transformers,"
-            " whose vectors are stored as model %r",
+            "int8 CTranslate2 runtime for %s unavailable (%s: %s); falling back to"
+            " sentence-transformers, whose vectors are stored as model %r",
             model.name,
             type(exc).__name__,
             exc,

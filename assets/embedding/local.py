@@ -1,9 +1,10 @@
-"""The local embedding model on CPU, offline: int8 ONNX (default) or plain sentence-transformers."""
+"""The local embedding model on CPU, offline: int8 CTranslate2 (default) or plain torch."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,13 +16,20 @@ if TYPE_CHECKING:
     import numpy as np
 
 PACKAGED_MODEL = "all-MiniLM-L6-v2"
-# int8 weights move vectors slightly (cosine ~0.99 to the float model), so they get their own
-# name: vectors of the two runtimes are never mixed in one index or compared to each other.
-ONNX_SUFFIX = ":onnx-int8"
-# all-MiniLM-L6-v2 was fine-tuned on 128-token inputs; its config allows 256. On the eval set
-# 256 retrieves better, so the fast path keeps the plain model's window (see
-# benchmarks/results/embedding.md).
-ONNX_MAX_TOKENS: int | None = None  # None: the model's own max_seq_length
+# The fast path reads a lean text (see `lean_text`) cut to the 128 tokens all-MiniLM-L6-v2 was
+# fine-tuned on, through int8 weights: its vectors differ from the plain model's, so they get
+# their own name and are never mixed with them in one index. Measured side by side in
+# benchmarks/results/embedding.md.
+FAST_SUFFIX = ":ct2-int8-lean128"
+FAST_WINDOW = 128
+# Syntax that carries no meaning for a text model but costs a model token per character:
+# brackets, quotes, commas and semicolons. Words, dots, colons and operators stay.
+_NOISE = re.compile(r"[()\[\]{},'\"`;]+")
+
+
+def lean_text(text: str) -> str:
+    """`text` without bracket, quote, comma and semicolon runs (each becomes one space)."""
+    return _NOISE.sub(" ", text)
 
 
 @dataclass(frozen=True)
@@ -73,53 +81,59 @@ def _offline() -> None:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
-class OnnxEmbedder:
-    """The model exported to int8 ONNX, run by onnxruntime on all cores, batches by length."""
+class FastEmbedder:
+    """The model as int8 CTranslate2 on every core, reading lean text in its trained window.
+
+    Chunks start with their docblock and signature (pieces of a split symbol repeat the
+    signature), so the window keeps what names and explains the code.
+    """
 
     def __init__(
         self,
         model: LocalModel,
         cache_dir: Path,
         *,
-        max_tokens: int | None = ONNX_MAX_TOKENS,
-        batch_size: int = 8,  # measured 8 > 16 > 32 (+25%): small activations stay in cache
+        window: int | None = FAST_WINDOW,
+        lean: bool = True,
+        batch_tokens: int = 256,  # measured: 256-512 padded tokens per call keep work in cache
         threads: int | None = None,
     ) -> None:
-        import onnxruntime as ort
+        import ctranslate2
 
-        from assets.embedding.onnx_export import cached_onnx_model
+        from assets.embedding.ct2_export import cached_ct2_model
 
         _offline()
-        self.model_name = model.name + ONNX_SUFFIX
+        self.max_tokens = min(window or model.max_tokens, model.max_tokens)
+        # ":ct2-int8-lean128" by default; other settings are other vector spaces (benchmarks)
+        self.model_name = f"{model.name}:ct2-int8-{'lean' if lean else 'raw'}{self.max_tokens}"
         self.dimensions = model.dimensions
-        self.max_tokens = min(max_tokens or model.max_tokens, model.max_tokens)
+        self._lean = lean
         self._pooling = model.pooling
-        self._batch_size = batch_size
+        self._batch_tokens = batch_tokens
         self._tokenizer = _load_tokenizer(model.path)
         self._counter = _load_tokenizer(model.path)
         self._tokenizer.enable_truncation(self.max_tokens)
-        self.model_path = cached_onnx_model(model.path, cache_dir)
-        # One single-threaded session run from `threads` Python threads, one batch each: on
-        # 2 cores this beat one session with 2 intra-op threads by ~20% (no per-op barriers, no
-        # spin-waiting that steals CPU from other work on a busy machine).
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.model_path = cached_ct2_model(model.path, cache_dir)
+        # One single-threaded replica per core, each fed by its own Python thread: on 2 cores
+        # this beat one replica with 2 intra-op threads (no per-op barriers between cores).
         self._threads = threads or _cores()
-        self._pool: ThreadPoolExecutor | None = None
-        self._session = ort.InferenceSession(
-            str(self.model_path), options, providers=["CPUExecutionProvider"]
+        self._encoder = ctranslate2.Encoder(
+            str(self.model_path),
+            device="cpu",
+            compute_type="int8",
+            inter_threads=self._threads,
+            intra_threads=1,
         )
-        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._pool: ThreadPoolExecutor | None = None
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed chunks, in order (truncated to `max_tokens`)."""
-        return self._embed(texts).tolist() if texts else []
+        """Embed chunks, in order (lean text, truncated to `max_tokens`)."""
+        if not texts:
+            return []
+        return self._embed([lean_text(t) for t in texts] if self._lean else texts).tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        """Embed one query."""
+        """Embed one query (as written: questions are prose, not code)."""
         return self._embed([text])[0].tolist()
 
     def count_tokens(self, text: str) -> int:
@@ -134,23 +148,16 @@ class OnnxEmbedder:
         order = shortest_first(lengths)
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         batches = plan_batches(
-            [lengths[i] for i in order],
-            max_items=self._batch_size * 4,  # short texts: more per batch, same tensor size
-            max_tokens=self._batch_size * self.max_tokens,
-            padded=True,
+            [lengths[i] for i in order], max_items=16, max_tokens=self._batch_tokens, padded=True
         )
 
         def run(batch: list[int]) -> None:
             rows = [order[p] for p in batch]
-            width = max(lengths[r] for r in rows)
-            ids = np.zeros((len(rows), width), dtype=np.int64)
-            mask = np.zeros((len(rows), width), dtype=np.int64)
+            result = self._encoder.forward_batch([encodings[r].ids for r in rows])
+            hidden = np.asarray(result.last_hidden_state)  # releases the GIL while it computes
+            mask = np.zeros(hidden.shape[:2], dtype=np.float32)
             for k, r in enumerate(rows):
-                ids[k, : lengths[r]] = encodings[r].ids
                 mask[k, : lengths[r]] = 1
-            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            feed = {name: value for name, value in feed.items() if name in self._inputs}
-            hidden = self._session.run(None, feed)[0]  # releases the GIL while it computes
             out[rows] = _pool(hidden, mask, self._pooling)
 
         if len(batches) == 1 or self._threads == 1:
@@ -158,7 +165,7 @@ class OnnxEmbedder:
                 run(batch)
         else:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="onnx-embed")
+                self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="ct2-embed")
             # Longest first, so the last batch to finish is a short one.
             list(self._pool.map(run, reversed(batches)))
         return out
