@@ -39,9 +39,10 @@ def make_local_embedder(settings: Settings) -> Embedder:
     """The local model; the int8 CTranslate2 fast path unless the model name or env asks for torch.
 
     CODEATLAS_EMBEDDING_MODEL picks the vector space by its stored name: unset (default),
-    `all-MiniLM-L6-v2:ct2-int8-lean128` (fast path) or `all-MiniLM-L6-v2` (plain
-    sentence-transformers), or a folder holding another sentence-transformers model.
-    CODEATLAS_LOCAL_RUNTIME=ct2|torch chooses the runtime when the name does not.
+    `all-MiniLM-L6-v2:ct2-int8-lean256` (the fast path; `lean128` trades recall for speed,
+    `raw256` skips the lean text) or `all-MiniLM-L6-v2` (plain sentence-transformers), or a
+    folder holding another sentence-transformers model. CODEATLAS_LOCAL_RUNTIME=ct2|torch
+    chooses the runtime when the name does not.
     """
     from assets.embedding import local
 
@@ -49,8 +50,10 @@ def make_local_embedder(settings: Settings) -> Embedder:
     runtime = os.environ.get("CODEATLAS_LOCAL_RUNTIME") or "ct2"
     if runtime not in RUNTIMES:
         raise ConfigurationError(f"CODEATLAS_LOCAL_RUNTIME must be ct2 or torch, got {runtime!r}")
-    if requested and requested.endswith(local.FAST_SUFFIX):
-        requested, runtime = requested.removesuffix(local.FAST_SUFFIX), "ct2"
+    fast_options: dict = {}
+    if requested and (named := local.FAST_NAME.match(requested)):
+        requested, runtime = named["model"], "ct2"
+        fast_options = {"lean": named["text"] == "lean", "window": int(named["window"])}
     elif requested in (local.PACKAGED_MODEL, f"sentence-transformers/{local.PACKAGED_MODEL}"):
         runtime = "torch"
     if requested in (None, local.PACKAGED_MODEL, f"sentence-transformers/{local.PACKAGED_MODEL}"):
@@ -65,8 +68,13 @@ def make_local_embedder(settings: Settings) -> Embedder:
         )
     if runtime == "torch":
         return local.SentenceTransformerEmbedder(model)
+    if not 8 <= fast_options.get("window", model.max_tokens) <= model.max_tokens:
+        raise ConfigurationError(
+            f"{settings.embedding_model!r}: the window must be 8..{model.max_tokens} tokens"
+            f" ({model.name} reads at most {model.max_tokens})"
+        )
     try:
-        return local.FastEmbedder(model, settings.state_dir / "models" / model.name)
+        return local.FastEmbedder(model, settings.state_dir / "models" / model.name, **fast_options)
     except Exception as exc:  # conversion or runtime trouble must not stop indexing
         log.warning(
             "int8 CTranslate2 runtime for %s unavailable (%s: %s); falling back to"

@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     import numpy as np
 
 PACKAGED_MODEL = "all-MiniLM-L6-v2"
-# The fast path reads a lean text (see `lean_text`) cut to the 128 tokens all-MiniLM-L6-v2 was
-# fine-tuned on, through int8 weights: its vectors differ from the plain model's, so they get
-# their own name and are never mixed with them in one index. Measured side by side in
-# benchmarks/results/embedding.md.
-FAST_SUFFIX = ":ct2-int8-lean128"
-FAST_WINDOW = 128
+# The fast path reads a lean text (see `lean_text`) through int8 weights, so its vectors differ a
+# little from the plain model's: they get their own name, `<model>:ct2-int8-lean<window>`, and
+# are never mixed with the plain model's in one index. The default window is the model's own
+# (256); `...-lean128`, the length all-MiniLM-L6-v2 was fine-tuned on, is ~1.5x faster again but
+# retrieves worse on the eval set (benchmarks/results/embedding.md).
+FAST_NAME = re.compile(r"^(?P<model>.+):ct2-int8-(?P<text>lean|raw)(?P<window>\d+)$")
 # Syntax that carries no meaning for a text model but costs a model token per character:
 # brackets, quotes, commas and semicolons. Words, dots, colons and operators stay.
 _NOISE = re.compile(r"[()\[\]{},'\"`;]+")
@@ -82,10 +82,10 @@ def _offline() -> None:
 
 
 class FastEmbedder:
-    """The model as int8 CTranslate2 on every core, reading lean text in its trained window.
+    """The model as int8 CTranslate2 on every core, reading lean text (see `FAST_NAME`).
 
     Chunks start with their docblock and signature (pieces of a split symbol repeat the
-    signature), so the window keeps what names and explains the code.
+    signature), so a window that cuts a chunk keeps what names and explains the code.
     """
 
     def __init__(
@@ -93,7 +93,7 @@ class FastEmbedder:
         model: LocalModel,
         cache_dir: Path,
         *,
-        window: int | None = FAST_WINDOW,
+        window: int | None = None,  # None: the model's own max_seq_length
         lean: bool = True,
         batch_tokens: int = 256,  # measured: 256-512 padded tokens per call keep work in cache
         threads: int | None = None,
@@ -104,7 +104,6 @@ class FastEmbedder:
 
         _offline()
         self.max_tokens = min(window or model.max_tokens, model.max_tokens)
-        # ":ct2-int8-lean128" by default; other settings are other vector spaces (benchmarks)
         self.model_name = f"{model.name}:ct2-int8-{'lean' if lean else 'raw'}{self.max_tokens}"
         self.dimensions = model.dimensions
         self._lean = lean

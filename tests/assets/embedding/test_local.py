@@ -38,7 +38,7 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def fast(model_cache: Path) -> FastEmbedder:
-    return FastEmbedder(packaged_model(), model_cache)
+    return FastEmbedder(packaged_model(), model_cache, window=128)
 
 
 def test_lean_text_drops_brackets_quotes_commas_and_semicolons_only() -> None:
@@ -75,14 +75,15 @@ def test_int8_runtime_matches_sentence_transformers_on_the_same_input(model_cach
 
 
 @pytest.mark.slow
-def test_fast_path_reads_lean_text_in_the_trained_window(fast: FastEmbedder) -> None:
-    assert (fast.model_name, fast.max_tokens) == ("all-MiniLM-L6-v2:ct2-int8-lean128", 128)
+def test_fast_path_reads_lean_text(model_cache: Path) -> None:
+    default = FastEmbedder(packaged_model(), model_cache)
+    assert (default.model_name, default.max_tokens) == ("all-MiniLM-L6-v2:ct2-int8-lean256", 256)
     plain = SentenceTransformerEmbedder(packaged_model())
-    ours = np.array(fast.embed_documents(SNIPPETS[:4]))
+    ours = np.array(default.embed_documents(SNIPPETS[:4]))
     reference = np.array(plain.embed_documents(SNIPPETS[:4]))
     # Another input makes another vector, but one that still means the same code.
     assert ((ours * reference).sum(axis=1) > 0.9).all()
-    assert np.allclose(ours[0], fast.embed_documents([lean_text(SNIPPETS[0])])[0], atol=1e-6)
+    assert np.allclose(ours[0], default.embed_documents([lean_text(SNIPPETS[0])])[0], atol=1e-6)
 
 
 @pytest.mark.slow
@@ -100,6 +101,7 @@ def test_related_text_ranks_above_unrelated_text(fast: FastEmbedder) -> None:
 
 @pytest.mark.slow
 def test_long_inputs_are_truncated_to_the_window_and_counted_in_full(fast: FastEmbedder) -> None:
+    assert (fast.model_name, fast.max_tokens) == ("all-MiniLM-L6-v2:ct2-int8-lean128", 128)
     long_text = "def f():\n" + "    total = total + value\n" * 200
     assert fast.count_tokens(long_text) > 1000
     head = long_text[: len(long_text) // 2]
@@ -120,9 +122,11 @@ def test_settings_pick_the_runtime_and_refuse_unknown_models(
 
     base: Settings = replace(load_settings(), state_dir=tmp_path, embedding_provider="local")
     default = make_local_embedder(replace(base, embedding_model=None))
-    assert default.model_name == "all-MiniLM-L6-v2:ct2-int8-lean128"
-    named = make_local_embedder(replace(base, embedding_model="all-MiniLM-L6-v2:ct2-int8-lean128"))
-    assert named.model_name == default.model_name
+    assert default.model_name == "all-MiniLM-L6-v2:ct2-int8-lean256"
+    for name in ("all-MiniLM-L6-v2:ct2-int8-lean256", "all-MiniLM-L6-v2:ct2-int8-raw128"):
+        assert make_local_embedder(replace(base, embedding_model=name)).model_name == name
+    with pytest.raises(ConfigurationError, match="window must be 8..256"):
+        make_local_embedder(replace(base, embedding_model="all-MiniLM-L6-v2:ct2-int8-lean512"))
     plain = make_local_embedder(replace(base, embedding_model="all-MiniLM-L6-v2"))
     assert isinstance(plain, SentenceTransformerEmbedder)
     with pytest.raises(ConfigurationError, match="unknown local embedding model"):
