@@ -49,9 +49,11 @@ def embed_snapshot(
     # similar lengths together: less padding per batch; contents are read one group at a time
     # so memory stays bounded however large the repository
     todo.sort(key=lambda r: r["length"])
-    done = 0
+    done = done_chars = 0
+    total_chars = sum(r["length"] for r in todo) or 1
     for start in range(0, len(todo), COMMIT_EVERY):
-        hashes = [r["content_hash"] for r in todo[start : start + COMMIT_EVERY]]
+        group = todo[start : start + COMMIT_EVERY]
+        hashes = [r["content_hash"] for r in group]
         with transaction(url) as tx:
             texts = _contents(tx, repo.id, hashes)
         vectors: list[list[float]] = []
@@ -60,9 +62,11 @@ def embed_snapshot(
         with transaction(url) as tx:
             storage.store_embeddings(tx, repo.id, embedder.model_name, hashes, vectors)
         done += len(hashes)
+        done_chars += sum(r["length"] for r in group)
         elapsed = time.monotonic() - started
         rate = done / elapsed if elapsed else 0.0
-        eta = (len(todo) - done) / rate if rate else 0.0
+        # shortest chunks go first, so the ETA follows the text still to embed, not the count
+        eta = elapsed * (total_chars - done_chars) / done_chars if done_chars else 0.0
         progress(f"embedded {done}/{len(todo)} chunks ({rate:.1f}/s, ETA {eta:.0f}s)")
     if len(todo) >= ANALYZE_AFTER_VECTORS:
         analyze(url, ("chunk_embeddings",))

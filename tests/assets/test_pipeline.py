@@ -227,3 +227,35 @@ def test_a_run_that_fails_inside_dagster_raises_the_users_error_and_keeps_what_w
     with pytest.raises(NotAGitRepositoryError, match="does not exist"):
         run_index(database_url, "shop", first)
     assert dump(database_url) == before
+
+
+def test_embedding_reports_progress_per_group_until_every_chunk_is_embedded(
+    settings_env, database_url, git_repo, monkeypatch
+):
+    import assets.embedding_step as embedding_step
+
+    for i in range(6):
+        body = "".join(f"    value_{k} = {k}\n" for k in range(i * 10))
+        git_repo.write(f"pkg/mod{i}.py", f"def fn_{i}():\n{body}    return {i}\n")
+    sha = git_repo.commit()
+    register(database_url, "shop", str(git_repo.path))
+    db = IndexDatabase(url=database_url)
+    record_source_files(db, "shop", sha)
+    parse_snapshot(db, "shop", sha)
+
+    from assets.code_index import effective_parser_version
+    from assets.publishing import publish
+
+    conn = connect(database_url)
+    publish(conn, db.settings, "shop", sha, effective_parser_version(db.settings), "fake")
+    conn.close()
+    monkeypatch.setattr(embedding_step, "COMMIT_EVERY", 2)
+    messages: list[str] = []
+    result = embed_snapshot(database_url, "shop", sha, FakeEmbedder(), progress=messages.append)
+    total = result["embedded"]
+    assert total >= 6
+    assert len(messages) == -(-total // 2)  # one line per committed group
+    assert messages[0].startswith(f"embedded 2/{total} chunks")
+    assert messages[-1].startswith(f"embedded {total}/{total} chunks")
+    assert messages[-1].endswith("ETA 0s)")
+    assert all("ETA" in m for m in messages)
