@@ -12,6 +12,7 @@ from dagster import (
 from assets import repositories
 from assets.embedding_registry import record_model
 from assets.embedding_step import coverage, embed_snapshot
+from assets.model_switch import adopt_configured_model
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.database import connect, transaction
@@ -32,9 +33,17 @@ def chunk_embeddings(
     repository, sha = parse_partition_key(context.partition_key)
     with transaction(index_db.database_url) as conn:
         record_model(conn, embeddings.embedder, embeddings.spec)
+    model = embeddings.embedder.model_name
     stats = embed_snapshot(
         index_db.database_url, repository, sha, embeddings.embedder, progress=context.log.info
     )
+    conn = connect(index_db.database_url)
+    try:
+        stats["activated"] = adopt_configured_model(conn, repository, model)
+    finally:
+        conn.close()
+    if stats["activated"]:
+        context.log.info(f"{repository}: {model} is now the active model (it covers the snapshot)")
     return MaterializeResult(metadata=stats)
 
 

@@ -1,7 +1,8 @@
 """Embedding-model upgrades as a managed migration, while the old model keeps serving.
 
 1. Start: `repositories.upgrading_embedding_model` is set (by `codeatlas models upgrade`, or by
-   `model_upgrade_sensor` when the environment configures a model other than the active one).
+   `model_upgrade_sensor` or an index run when the environment configures a model other than the
+   active one; an index run that embedded the whole current snapshot switches at once).
 2. Backfill: the `embed_model_backfill` job (partitioned like every snapshot, so the UI shows,
    backfills and resumes it) embeds every chunk content of a repository's current snapshot into
    the new model's vectors; only contents without a vector are embedded, so a rerun resumes.
@@ -35,6 +36,7 @@ from dagster import MetadataValue as MV
 from assets import embedding_registry, repositories
 from assets.embedding.base import Embedder
 from assets.embedding_step import coverage, embed_snapshot
+from assets.model_switch import try_switch
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
 from codeatlas.config import Settings
@@ -106,27 +108,6 @@ def upgrade_progress(conn: psycopg.Connection) -> list[dict]:
                     )
         out.append(item)
     return out
-
-
-def try_switch(conn: psycopg.Connection, repository: str) -> bool:
-    """Make the upgrading model active if it covers the current snapshot (one transaction)."""
-    with conn.transaction():
-        row = conn.execute(
-            "SELECT id, current_snapshot_id, upgrading_embedding_model AS upgrading"
-            " FROM repositories WHERE name = %s FOR UPDATE",
-            (repository,),
-        ).fetchone()
-        if row is None or row["upgrading"] is None or row["current_snapshot_id"] is None:
-            return False
-        embedded, total = coverage(conn, row["current_snapshot_id"], row["id"], row["upgrading"])
-        if embedded < total:
-            return False
-        conn.execute(
-            "UPDATE repositories SET active_embedding_model = upgrading_embedding_model,"
-            " upgrading_embedding_model = NULL WHERE id = %s",
-            (row["id"],),
-        )
-    return True
 
 
 def backfill(

@@ -187,3 +187,36 @@ def test_the_upgrade_sensor_reports_progress_through_its_tick(indexed, database_
     # the environment configures the model already active: nothing to do
     assert result.run_requests == []
     assert "no repository is upgrading" in result.skip_reason.skip_message
+
+
+def test_an_index_run_with_a_newly_configured_model_makes_it_active_once_complete(
+    indexed, database_url, git_repo, monkeypatch
+):
+    assert active_and_upgrading(database_url) == ("fake-hash-384", None)
+    # The environment now configures another model; no daemon runs the upgrade sensor.
+    monkeypatch.setenv("CODEATLAS_EMBEDDING_DIMENSIONS", "256")
+    git_repo.write(
+        "billing.py", SOURCE["billing.py"] + "\n\ndef void_invoice(invoice):\n    pass\n"
+    )
+    second = git_repo.commit("void invoices")
+    run_index(database_url, "shop", second)
+    # The run embedded the whole new snapshot into the new model, so it is switched to at once.
+    assert active_and_upgrading(database_url) == ("fake-hash-256", None)
+    with connect(database_url) as conn:
+        snapshot = conn.execute(
+            "SELECT r.id, r.current_snapshot_id FROM repositories r WHERE name = 'shop'"
+        ).fetchone()
+        assert not missing_content(
+            conn, snapshot["id"], snapshot["current_snapshot_id"], "fake-hash-256"
+        )
+
+
+def test_an_index_run_leaves_an_operators_upgrade_to_another_model_alone(
+    indexed, database_url, git_repo, monkeypatch
+):
+    with connect(database_url) as conn:
+        start_upgrade(conn, "fake-hash-128")
+    monkeypatch.setenv("CODEATLAS_EMBEDDING_DIMENSIONS", "256")
+    git_repo.write("auth.py", SOURCE["auth.py"] + "\n\ndef logout(user):\n    pass\n")
+    run_index(database_url, "shop", git_repo.commit("logout"))
+    assert active_and_upgrading(database_url) == ("fake-hash-384", "fake-hash-128")
