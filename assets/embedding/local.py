@@ -152,8 +152,9 @@ class FastEmbedder:
 
         def run(batch: list[int]) -> None:
             rows = [order[p] for p in batch]
+            # forward_batch releases the GIL while it computes: the threads run in parallel
             result = self._encoder.forward_batch([encodings[r].ids for r in rows])
-            hidden = np.asarray(result.last_hidden_state)  # releases the GIL while it computes
+            hidden = np.asarray(result.last_hidden_state)
             mask = np.zeros(hidden.shape[:2], dtype=np.float32)
             for k, r in enumerate(rows):
                 mask[k, : lengths[r]] = 1
