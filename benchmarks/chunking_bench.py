@@ -18,13 +18,9 @@ as ground truth and the same token estimate (`estimate_tokens`) for both:
 
 from __future__ import annotations
 
-import os
-import platform
-import subprocess
 import sys
 import time
 from bisect import bisect_left
-from datetime import UTC, datetime
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -33,6 +29,7 @@ if __package__ in (None, ""):
 from assets.parsing.model import Symbol  # noqa: E402
 from assets.parsing.parser import PARSER_VERSION, parse_file  # noqa: E402
 from assets.parsing.source import estimate_tokens  # noqa: E402
+from benchmarks import machine  # noqa: E402
 from tests.assets.parsing.corpora import CORPORA, corpus_files  # noqa: E402
 
 WINDOW_TOKENS = 512
@@ -116,7 +113,7 @@ def run(languages: list[str] | None = None) -> dict:
             "codeatlas": _ratios(ours),
             "fixed_512": _ratios(fixed),
         }
-    return {"parser_version": PARSER_VERSION, "machine": _machine(), "languages": results}
+    return {"parser_version": PARSER_VERSION, "machine": machine.describe(), "languages": results}
 
 
 def _ratios(counts: dict[str, int]) -> dict[str, float | int]:
@@ -129,36 +126,14 @@ def _ratios(counts: dict[str, int]) -> dict[str, float | int]:
     }
 
 
-def _machine() -> dict[str, str]:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        nproc = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        nproc = str(os.cpu_count())
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return {
-        "nproc": nproc,
-        "load": f"{load:.2f}",
-        "cpu": cpu,
-        "python": platform.python_version(),
-        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-    }
-
-
 def render(report: dict) -> str:
     """The Markdown page for benchmarks/results/chunking.md."""
     m = report["machine"]
     lines = [
         "# Chunking benchmark",
         "",
-        f"Measured {m['date']} on {m['nproc']} cores ({m['cpu']}, 1-min load {m['load']} at the"
+        f"Measured {m['date']} on {m['nproc']} cores ({m['cpu_model']}, 1-min load"
+        f" {m['load_average'][0]:.2f} at the"
         f" end: other work shared the machine), Python {m['python']},"
         f" parser `{report['parser_version']}`. Produced by `python -m benchmarks.chunking_bench`.",
         "",

@@ -22,7 +22,6 @@ import argparse
 import contextlib
 import json
 import os
-import platform
 import secrets
 import shutil
 import statistics
@@ -32,6 +31,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from benchmarks import machine
 from benchmarks.workspace import WORK, eval_corpus, git, prepare_environment
 
 RESULTS = Path(__file__).resolve().parent / "results" / "freshness.md"
@@ -41,25 +41,6 @@ SECRET = "freshness-bench-secret"
 TARGET_FILE = "flask/helpers.py"
 SENSOR_INTERVAL = 5
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-
-
-def _machine() -> str:
-    cpu = platform.processor() or "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = ""
-    try:
-        kb = int(Path("/proc/meminfo").read_text().split()[1])
-        mem = f", {kb / 1024 / 1024:.0f} GiB RAM"
-    except (OSError, ValueError, IndexError):
-        pass
-    load = "load average {:.1f}/{:.1f}/{:.1f}".format(*os.getloadavg())
-    return f"{cpu}, {os.cpu_count()} CPUs{mem}, {platform.system()} {platform.release()}; {load}"
 
 
 def _step_times(instance, run_id: str) -> dict[str, float]:
@@ -223,7 +204,7 @@ def run(
     medians = {p: round(statistics.median(r[p] for r in rounds), 3) for p in parts}
     report = {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": _machine(),
+        "machine": machine.summary(),
         "provider": provider,
         "model": embeddings.embedder.model_name,
         "corpus_files": int(initial.get("files", 0)),
@@ -414,7 +395,7 @@ def run_daemon(
         "dequeue_interval_seconds": dequeue_seconds or 5,
         "sensor_run_config": "in_process executor",
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": _machine(),
+        "machine": machine.summary(),
         "provider": provider,
         "corpus_files": int(initial.get("files", 0)),
         "corpus_chunks": int(initial.get("chunks", 0)),

@@ -64,3 +64,11 @@ def describe(database_url: str | None = None) -> dict:
         finally:
             conn.close()
     return info
+
+
+def summary(info: dict | None = None) -> str:
+    """`describe()` in one line: CPU, cores, RAM, OS and load average."""
+    m = info or describe()
+    load = "/".join(f"{x:.1f}" for x in m["load_average"])
+    ram = f", {m['ram_gib']:.0f} GiB RAM" if m["ram_gib"] else ""
+    return f"{m['cpu_model']}, {m['nproc']} CPUs{ram}, {m['os']}; load average {load}"
