@@ -26,7 +26,7 @@ import numpy as np
 
 from benchmarks import machine
 from benchmarks.scoring import Result, load_queries, score_run
-from benchmarks.workspace import REPO_ROOT, WORK, eval_corpus, prepare_environment
+from benchmarks.workspace import REPO_ROOT, eval_corpus, prepare_environment
 
 RESULTS = REPO_ROOT / "benchmarks" / "results" / "embedding.md"
 NOTES = Path(__file__).with_name("embedding_notes.md")  # what was tried, kept in the results
@@ -64,19 +64,16 @@ def pipeline_chunks(corpus: Path) -> list[dict]:
 
 
 def _build(name: str):
-    from assets.embedding import local
+    """The embedder `codeatlas` itself would build for model `all-MiniLM-L6-v2[:name]`."""
+    from dataclasses import replace
 
-    model = local.packaged_model()
-    if name == REFERENCE:
-        return local.SentenceTransformerEmbedder(model)
-    named = local.FAST_NAME.match(f"{model.name}:{name}")
-    if named is None:
-        raise ValueError(f"not a system: {name}")
-    return local.FastEmbedder(
-        model,
-        WORK / "state" / "models" / model.name,
-        window=int(named["window"]),
-        lean=named["text"] == "lean",
+    from assets.embedding.factory import make_local_embedder
+    from assets.embedding.local import PACKAGED_MODEL
+    from codeatlas.config import load_settings
+
+    model = PACKAGED_MODEL if name == REFERENCE else f"{PACKAGED_MODEL}:{name}"
+    return make_local_embedder(
+        replace(load_settings(), embedding_provider="local", embedding_model=model)
     )
 
 
