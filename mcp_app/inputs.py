@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 MAX_LIMIT = 50
 MAX_OFFSET = 500
@@ -14,8 +15,39 @@ MAX_PATH = 1024
 MAX_FILE_BYTES = 1_000_000
 MAX_READ_LINES = 1000
 
+
+def _utf8_text(value: str) -> str:
+    """Text PostgreSQL can store: no NUL, no lone surrogates (JSON escapes can carry both)."""
+    if "\x00" in value:
+        raise ValueError("must not contain NUL bytes")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (no lone surrogates)") from None
+    return value
+
+
+def _name_text(value: str) -> str:
+    """A name or path: one line of printable text."""
+    _utf8_text(value)
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in value):
+        raise ValueError("must not contain control or invisible formatting characters")
+    if value != value.strip():
+        raise ValueError("must not start or end with whitespace")
+    return value
+
+
+def _commit_text(value: str) -> str:
+    if not all(c in "0123456789abcdefABCDEF" for c in value):
+        raise ValueError("must be a commit sha or a prefix of one (hex digits)")
+    return value.lower()
+
+
+QueryText = Annotated[str, AfterValidator(_utf8_text)]
+NameText = Annotated[str, AfterValidator(_name_text)]
+
 RepositoryName = Annotated[
-    str,
+    NameText,
     Field(
         min_length=1,
         max_length=200,
@@ -30,7 +62,7 @@ Offset = Annotated[
     ),
 ]
 Path = Annotated[
-    str,
+    NameText,
     Field(
         min_length=1,
         max_length=MAX_PATH,
@@ -38,7 +70,7 @@ Path = Annotated[
     ),
 ]
 SymbolName = Annotated[
-    str,
+    NameText,
     Field(
         min_length=1,
         max_length=MAX_NAME,
@@ -46,7 +78,7 @@ SymbolName = Annotated[
     ),
 ]
 Commit = Annotated[
-    str | None,
+    Annotated[str, AfterValidator(_commit_text)] | None,
     Field(
         default=None,
         min_length=4,
@@ -63,7 +95,7 @@ class _Input(BaseModel):
 
 
 class SearchCodeInput(_Input):
-    query: str = Field(
+    query: QueryText = Field(
         min_length=1,
         max_length=MAX_QUERY,
         description="What to find: a question in plain words, an identifier, or both.",

@@ -9,14 +9,16 @@ from functools import partial
 from typing import Annotated, Any
 
 import anyio
+import psycopg
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from codeatlas.errors import CodeatlasError
 from mcp_app import tools
 from mcp_app.state import AppState, make_lifespan
+from mcp_app.validation import argument_check, check_arguments
 
 log = logging.getLogger(__name__)
 
@@ -29,23 +31,16 @@ INSTRUCTIONS = (
 )
 
 
-def _validation_message(exc: ValidationError) -> str:
-    """Field names and reasons only (the rejected values are the caller's own data)."""
-    parts = []
-    for error in exc.errors()[:5]:
-        where = ".".join(str(p) for p in error["loc"]) or "input"
-        parts.append(f"{where}: {error['msg']}")
-    return "invalid arguments: " + "; ".join(parts)
-
-
-def _raw_arguments(ctx: Context) -> dict[str, Any]:
-    """The arguments as sent (the SDK drops unknown ones before the tool sees them)."""
+def _unknown(ctx: Context, model: type[BaseModel]) -> dict[str, Any]:
+    """Arguments sent that the model does not know (the SDK drops them before the tool)."""
     try:
         params = ctx.request_context.params or {}
     except ValueError:  # no request context (a direct call): nothing to check
         return {}
     arguments = params.get("arguments") if isinstance(params, dict) else None
-    return arguments if isinstance(arguments, dict) else {}
+    if not isinstance(arguments, dict):
+        return {}
+    return {k: v for k, v in arguments.items() if k not in model.model_fields}
 
 
 def _run(state: AppState, handler: tools.Handler, args: BaseModel) -> dict[str, Any]:
@@ -58,17 +53,19 @@ def _tool_function(name: str, state: AppState, model: type[BaseModel], handler: 
     """An async function whose signature is the model's fields (so the schema is flat)."""
 
     async def tool(ctx: Context, **kwargs: Any) -> dict[str, Any]:
-        unknown = sorted(set(_raw_arguments(ctx)) - set(model.model_fields))
-        if unknown:
-            raise ToolError(f"invalid arguments: unknown argument(s) {', '.join(unknown)[:200]}")
+        # the argument_check middleware answered invalid calls already; this covers direct
+        # calls (and what the SDK dropped: unknown arguments)
         try:
-            args = model.model_validate(kwargs)
-        except ValidationError as exc:
-            raise ToolError(_validation_message(exc)) from None
+            args = check_arguments(model, {**kwargs, **_unknown(ctx, model)})
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
         try:
             return await anyio.to_thread.run_sync(partial(_run, state, handler, args))
         except CodeatlasError as exc:
             raise ToolError(str(exc)) from None
+        except psycopg.DataError as exc:  # a value PostgreSQL cannot take, missed by validation
+            log.warning("tool %s: database rejected an argument: %s", name, exc)
+            raise ToolError("an argument holds characters the index cannot search for") from None
 
     parameters = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)]
     annotations: dict[str, Any] = {"ctx": Context}
@@ -106,6 +103,7 @@ def build_server(state: AppState, *, token_verifier: Any | None = None, url: str
         token_verifier=token_verifier,
         log_level="WARNING",
     )
+    server.middleware.append(argument_check({n: m for n, (m, _h) in tools.TOOLS.items()}))
     for name, (model, handler) in tools.TOOLS.items():
         read_only = name in tools.READ_ONLY
         server.add_tool(
