@@ -35,9 +35,8 @@ from orchestration.jobs import index_snapshot_job
 
 MAX_ATTEMPTS = 5
 EVENTS_PER_TICK = 500
-# A push changes a few files: one process for the whole run beats a process per step (each
-# re-imports the code location), and the steps form a chain anyway.
-INCREMENTAL_RUN_CONFIG = {"execution": {"config": {"in_process": {}}}}
+# Run requests carry no run config: index_snapshot_job declares its executor (in-process) itself,
+# so a request can never name one the job does not accept.
 
 
 @dataclass
@@ -127,7 +126,6 @@ def _plan_one(conn, settings: Settings, parser: str, event: dict, plan: PushPlan
         RunRequest(
             run_key=run_key,
             partition_key=key,
-            run_config=INCREMENTAL_RUN_CONFIG,
             tags={"codeatlas/trigger": "webhook", "codeatlas/webhook_event": str(event["id"])},
         )
     )
@@ -238,7 +236,6 @@ def local_commit_sensor(context: SensorEvaluationContext, index_db: IndexDatabas
             RunRequest(
                 run_key=f"local:{key}",
                 partition_key=key,
-                run_config=INCREMENTAL_RUN_CONFIG,
                 tags={"codeatlas/trigger": "local-commit"},
             )
             for key in keys

@@ -1,102 +1,30 @@
 """End to end: push to a real bare repository, a signed webhook over real HTTP, one sensor tick,
 the requested run executed, and the pushed function is found by search."""
 
-import json
-import subprocess
-from pathlib import Path
-
 import httpx
 import pytest
 from dagster import DagsterInstance, build_sensor_context
 
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.config import load_settings
-from codeatlas.database import connect, transaction
+from codeatlas.database import connect
 from orchestration.definitions import build_definitions
 from orchestration.sensors import webhook_push_sensor
-from orchestration.webhooks import events
 from orchestration.webhooks.app import build_app
 from orchestration.webhooks.background import serving
-from orchestration.webhooks.providers import sign
-from retrieval.principals import Principal
-from retrieval.scope import resolve_scope
-from retrieval.search import search_code
 from retrieval.status import repository_status
-from tests.assets.pipeline_helpers import register, run_index
-from tests.conftest import GitRepo
-
-SECRET = "e2e-webhook-secret"
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
+from tests.orchestration.pushes import (
+    count_events,
+    headers,
+    lexical_hits,
+    push_payload,
+    pushed_repository,
+)
 
 
 @pytest.fixture
 def pushed(settings_env, database_url, tmp_path):
-    bare = tmp_path / "origin.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
-    work = GitRepo(tmp_path / "work")
-    git(work.path, "remote", "add", "origin", str(bare))
-    work.write("shop/cart.py", "def add_item(cart, item):\n    cart.append(item)\n")
-    first = work.commit("cart")
-    git(work.path, "push", "-q", "origin", "main")
-    origin = bare.as_uri()  # file:// — fetched into a mirror like any remote
-    register(database_url, "acme/shop", origin)
-    with transaction(database_url) as conn:
-        repo_id = conn.execute("SELECT id FROM repositories WHERE name = 'acme/shop'").fetchone()[
-            "id"
-        ]
-        events.set_secret(conn, repo_id, "github", SECRET)
-        conn.execute("INSERT INTO principals (name, all_repositories) VALUES ('op', true)")
-    run_index(database_url, "acme/shop", first)
-    work.write(
-        "shop/refunds.py",
-        "def issue_store_credit(order, amount):\n"
-        '    """Refund an order as store credit instead of cash."""\n'
-        "    return order.customer.credit(amount)\n",
-    )
-    second = work.commit("store credit")
-    git(work.path, "push", "-q", "origin", "main")
-    return {"origin": origin, "first": first, "second": second}
-
-
-def push_payload(origin: str, before: str, after: str) -> bytes:
-    return json.dumps(
-        {
-            "ref": "refs/heads/main",
-            "before": before,
-            "after": after,
-            "repository": {"full_name": "acme/shop", "clone_url": origin},
-        }
-    ).encode()
-
-
-def headers(body: bytes, delivery: str, secret: str = SECRET) -> dict[str, str]:
-    return {
-        "X-GitHub-Event": "push",
-        "X-GitHub-Delivery": delivery,
-        "Content-Type": "application/json",
-        "X-Hub-Signature-256": "sha256=" + sign(secret, body),
-    }
-
-
-def count_events(url: str) -> int:
-    with connect(url) as conn:
-        return conn.execute("SELECT count(*) AS n FROM webhook_events").fetchone()["n"]
-
-
-def lexical_hits(url: str, query: str) -> list:
-    with connect(url) as conn:
-        principal = Principal(
-            id=conn.execute("SELECT id FROM principals").fetchone()["id"],
-            name="op",
-            all_repositories=True,
-        )
-        scope = resolve_scope(conn, principal, ["acme/shop"])
-        return search_code(conn, scope, query, mode="lexical").hits
+    return pushed_repository(database_url, tmp_path)
 
 
 def test_a_signed_push_webhook_gets_the_new_function_indexed_and_searchable(pushed, database_url):
