@@ -135,11 +135,27 @@ def _unpack(archive: Path, into: Path) -> None:
             zf.extractall(into)
     elif name.endswith((".tar.gz", ".tgz")):
         with tarfile.open(archive) as tf:
-            tf.extractall(into, filter="data")
+            extract_tar(tf, into)
     elif name.endswith(".deb"):
         _run(["dpkg-deb", "-x", str(archive), str(into)])
     else:
         raise ValueError(f"cannot unpack {archive}")
+
+
+def extract_tar(tf: tarfile.TarFile, into: Path) -> None:
+    """Extract only regular files and folders inside `into` (tarfile's "data" filter)."""
+    if hasattr(tarfile, "data_filter"):
+        tf.extractall(into, filter="data")
+        return
+    # Python before 3.11.4 (Debian 12 ships 3.11.2) has no extraction filters: apply the same rule
+    root = into.resolve()
+    safe = [
+        member
+        for member in tf.getmembers()
+        if (member.isfile() or member.isdir())
+        and (root / member.name).resolve().is_relative_to(root)
+    ]
+    tf.extractall(into, members=safe)
 
 
 def _run(command: list[str], cwd: Path | None = None) -> None:
