@@ -1,56 +1,81 @@
-"""Retrieval quality on the eval set: codeatlas (hybrid, semantic, lexical) side by side with
-naive RAG, the eval set's BM25 reference and the cAST chunker, all with the same embedder."""
+"""Retrieval quality on the public dev sets (Python, PHP, TypeScript): codeatlas (hybrid,
+semantic, lexical) side by side with naive RAG, the eval READMEs' BM25 reference and the cAST
+chunker, all with the same embedder.
+
+The quick check after a retrieval change (indexes each corpus once, then only searches):
+
+    python -m benchmarks.quality --sets py,php,ts --modes lexical,hybrid --embedder fake --reuse
+
+Each set has its own database on the benchmark's embedded server; with --reuse an index is
+rebuilt only when the corpus commit, the parser version or the embedder changed, or a migration
+was applied after it was built (--reindex forces it). Retrieval code is imported in this
+process, so a change to retrieval/ is measured without re-indexing.
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 import time
-from pathlib import Path
 
 from benchmarks import embedder as embedders
-from benchmarks.baselines.bm25 import BM25
-from benchmarks.baselines.cast_chunks import cast_chunks
-from benchmarks.baselines.vectors import VectorIndex, rrf
-from benchmarks.baselines.windows import Passage, char_windows, corpus_files, token_windows
+from benchmarks.baselines.suite import SYSTEMS as BASELINE_SYSTEMS
+from benchmarks.baselines.suite import over_window, run_baselines
 from benchmarks.codeatlas_search import CodeatlasSearch, cli_search
+from benchmarks.eval_sets import EVAL_SETS, EvalSet, select
 from benchmarks.indexer import run_index
-from benchmarks.scoring import CorpusText, Result, load_queries, score_run
-from benchmarks.workspace import as_git_repo, database, eval_corpus, prepare_environment
+from benchmarks.quality_table import print_summary, print_table
+from benchmarks.scoring import CorpusText, Result, score_run
+from benchmarks.workspace import WORK, as_git_repo, database, eval_corpus, prepare_environment
 
-CAST_SIZE = 2000  # the size astchunk's README uses (non-whitespace characters)
-CAST_SMALL_SIZE = 800  # ~256 MiniLM tokens of Python: chunks the model sees whole
 DEPTH = 10  # results scored per query (Recall@10, MRR@10, nDCG@10, token budgets)
 MODES = ("hybrid", "semantic", "lexical")
 
 SYSTEMS = {
     "codeatlas-hybrid": "codeatlas hybrid (semantic + lexical RRF, exact symbols injected)",
     "codeatlas-semantic": "codeatlas semantic only (HNSW, symbol chunks)",
-    "codeatlas-lexical": "codeatlas lexical only (ts_rank_cd, symbol chunks)",
-    "naive-rag": "naive RAG: 512-token line windows, vector search",
-    "bm25-2048": "BM25 over 2,048-char windows, identifiers split (eval reference)",
-    "cast-hybrid": "cAST chunks (astchunk, 2,000 non-whitespace chars) + vector/BM25 RRF",
-    "cast-semantic": "cAST chunks (astchunk, 2,000), vector only",
-    "cast-bm25": "cAST chunks (astchunk, 2,000), BM25 only",
-    "cast800-hybrid": "cAST chunks sized near the model's 256-token window (800) + RRF",
-    "cast800-semantic": "cAST chunks (800), vector only",
-    "cast800-bm25": "cAST chunks (800), BM25 only",
+    "codeatlas-lexical": "codeatlas lexical only (symbol chunks)",
+    **BASELINE_SYSTEMS,
 }
 
 
-def snapshot_ready(database_url: str, repository: str, sha: str, model: str | None = None) -> bool:
-    """True when `repository@sha` is indexed and current in that database (and, given a model,
-    every chunk content of it has a vector of that model)."""
+def database_name(eval_set: EvalSet, provider: str) -> str:
+    """The set's quality database for an embedder provider."""
+    return f"bench_quality_{provider}_{eval_set.name}"
+
+
+def index_status(
+    database_url: str, repository: str, sha: str, model: str | None = None
+) -> str | None:
+    """Why `repository@sha` must be (re)indexed in that database, or None when it is current:
+    same commit and parser version, no migration applied since, and (given a model) a vector of
+    that model for every chunk."""
+    from assets.parse_version import effective_parser_version
+    from codeatlas.config import load_settings
     from codeatlas.database import connect
 
     conn = connect(database_url)
     try:
         row = conn.execute(
-            "SELECT s.id, r.id AS repository_id FROM repositories r"
+            "SELECT s.id, s.parser_version, s.ready_at, r.id AS repository_id FROM repositories r"
             " JOIN snapshots s ON s.id = r.current_snapshot_id"
             " WHERE r.name = %s AND s.commit_sha = %s AND s.status = 'ready'",
             (repository, sha),
         ).fetchone()
-        if row is None or model is None:
-            return row is not None
+        if row is None:
+            return "not indexed at this commit"
+        parser = effective_parser_version(load_settings())
+        if row["parser_version"] != parser:
+            return f"parsed with {row['parser_version']}, the parser is now {parser}"
+        newer = conn.execute(
+            "SELECT string_agg(name, ', ') AS names FROM schema_migrations WHERE applied_at > %s",
+            (row["ready_at"],),
+        ).fetchone()
+        if newer["names"]:
+            return f"migrations applied after it was indexed: {newer['names']}"
+        if model is None:
+            return None
         missing = conn.execute(
             "SELECT count(*) AS n FROM snapshot_files sf JOIN code_chunks c"
             " ON c.file_version_id = sf.file_version_id WHERE sf.snapshot_id = %s"
@@ -58,101 +83,52 @@ def snapshot_ready(database_url: str, repository: str, sha: str, model: str | No
             "  AND e.embedding_model = %s AND e.content_hash = c.content_hash)",
             (row["id"], row["repository_id"], model),
         ).fetchone()
-        return missing["n"] == 0
+        return f"{missing['n']} chunks without a {model} vector" if missing["n"] else None
     finally:
         conn.close()
 
 
-def queries_within(queries: list[dict], packages: list[str] | None) -> list[dict]:
-    """Queries whose gold answers all lie in the given top-level packages (None: all)."""
-    if packages is None:
-        return queries
-    return [q for q in queries if all(g["path"].split("/", 1)[0] in packages for g in q["gold"])]
+def snapshot_ready(database_url: str, repository: str, sha: str, model: str | None = None) -> bool:
+    """True when `repository@sha` is indexed and current in that database."""
+    return index_status(database_url, repository, sha, model) is None
 
 
-def _as_results(passages: list[Passage], ids: list[int]) -> list[Result]:
-    return [Result(passages[i].path, passages[i].start_line, passages[i].end_line) for i in ids]
+def ensure_index(eval_set: EvalSet, provider: str, embedder, *, fresh: bool) -> dict:
+    """The set's corpus indexed by `codeatlas index` into its database (only when needed)."""
+    corpus = eval_corpus(eval_set)
+    sha = as_git_repo(corpus)
+    repo = eval_set.corpus_dir
+    url = database(database_name(eval_set, provider), fresh=fresh)
+    why = "--reindex" if fresh else index_status(url, repo, sha, embedder.model_name)
+    stats = None
+    if why:
+        print(f"[quality] indexing {eval_set.name} ({why})", file=sys.stderr, flush=True)
+        stats = run_index(corpus, repo, url, provider)
+    return {"url": url, "repository": repo, "corpus": corpus, "commit": sha, "index": stats}
 
 
-def _vector_ranker(embedder, passages, cache: bool):
-    vectors, seconds = embedders.embed_all(embedder, [p.text for p in passages], cache=cache)
-    index = VectorIndex(vectors)
-    return (lambda qv: index.top(qv, DEPTH * 5)), seconds
-
-
-def run_baselines(corpus: Path, queries: list[dict], embedder, cache: bool) -> tuple[dict, dict]:
-    """Ranked results of every baseline, and how long building each in-memory index took."""
+def codeatlas_runs(
+    url: str, repository: str, queries: list[dict], modes: tuple[str, ...], embedder
+) -> tuple[dict, dict]:
+    """Ranked results and per-query seconds of codeatlas search in each mode."""
     ranked: dict[str, dict[str, list[Result]]] = {}
-    build: dict[str, dict] = {}
-    query_vectors = {q["id"]: embedder.embed_query(q["query"]) for q in queries}
-    files = sum(1 for _ in corpus_files(corpus))
-
-    started = time.perf_counter()
-    naive = token_windows(corpus, embedder.count_tokens, 512)
-    split_s = time.perf_counter() - started
-    # naive RAG's indexing speed is measured in a process of its own (benchmarks/speed.py)
-    top, embed_s = _vector_ranker(embedder, naive, cache=True)
-    ranked["naive-rag"] = {
-        q["id"]: _as_results(naive, top(query_vectors[q["id"]])[:DEPTH]) for q in queries
-    }
-    build["naive-rag"] = {
-        "over_model_window": over_window(embedder, [p.text for p in naive]),
-        "passages": len(naive),
-        "files": files,
-        "split_seconds": split_s,
-        "embed_seconds": embed_s,
-    }
-
-    started = time.perf_counter()
-    windows = char_windows(corpus, 2048)
-    bm25 = BM25([p.text for p in windows])
-    build["bm25-2048"] = {
-        "passages": len(windows),
-        "files": files,
-        "index_seconds": time.perf_counter() - started,
-    }
-    ranked["bm25-2048"] = {
-        q["id"]: _as_results(windows, bm25.top(q["query"], DEPTH)) for q in queries
-    }
-
+    latency: dict[str, list[float]] = {}
+    search = CodeatlasSearch(url, [repository], embedder)
     try:
-        import astchunk  # noqa: F401 - only to know whether the bench extra is installed
-    except ImportError:
-        build["cast"] = {"skipped": "astchunk is not installed (pip install -e '.[bench]')"}
-        return ranked, build
-    for label, size in (("cast", CAST_SIZE), ("cast800", CAST_SMALL_SIZE)):
-        started = time.perf_counter()
-        cast = cast_chunks(corpus, size)
-        split_s = time.perf_counter() - started
-        # not a throughput baseline: reuse vectors of identical texts across runs
-        top, embed_s = _vector_ranker(embedder, cast, cache=True)
-        cast_bm25 = BM25([p.text for p in cast])
-        build[label] = {
-            "passages": len(cast),
-            "files": files,
-            "max_chunk_size": size,
-            "split_seconds": split_s,
-            "embed_seconds": embed_s,
-            "over_model_window": over_window(embedder, [p.text for p in cast]),
-        }
-        sem = {q["id"]: top(query_vectors[q["id"]]) for q in queries}
-        lex = {q["id"]: cast_bm25.top(q["query"], DEPTH * 5) for q in queries}
-        ranked[f"{label}-semantic"] = {i: _as_results(cast, ids[:DEPTH]) for i, ids in sem.items()}
-        ranked[f"{label}-bm25"] = {i: _as_results(cast, ids[:DEPTH]) for i, ids in lex.items()}
-        ranked[f"{label}-hybrid"] = {i: _as_results(cast, rrf(sem[i], lex[i])[:DEPTH]) for i in sem}
-    return ranked, build
-
-
-def over_window(embedder, texts: list[str]) -> float:
-    """Share of passages longer than the embedding model's window (their tails are not seen)."""
-    if not texts:
-        return 0.0
-    limit = embedder.max_tokens
-    return round(sum(embedder.count_tokens(t) > limit for t in texts) / len(texts), 3)
+        for mode in modes:
+            ranked[f"codeatlas-{mode}"] = {}
+            latency[mode] = []
+            for q in queries:
+                started = time.perf_counter()
+                ranked[f"codeatlas-{mode}"][q["id"]] = search.results(q["query"], mode, DEPTH)
+                latency[mode].append(time.perf_counter() - started)
+    finally:
+        search.close()
+    return ranked, latency
 
 
 def codeatlas_over_window(database_url: str, repository: str, embedder) -> float:
-    """The same share for the chunks codeatlas stored for the repository's current snapshot."""
+    """Share of the stored chunks of the current snapshot longer than the model's window."""
     from codeatlas.database import connect
 
     conn = connect(database_url)
@@ -169,76 +145,55 @@ def codeatlas_over_window(database_url: str, repository: str, embedder) -> float
 
 
 def run(
+    eval_set: EvalSet = EVAL_SETS["py"],
     *,
     fresh: bool = False,
     provider: str = "local",
-    packages: list[str] | None = None,
-    cache: bool = True,
+    modes: tuple[str, ...] = MODES,
     baselines: bool = True,
+    cache: bool = True,
+    check_contract: bool = True,
 ) -> dict:
-    """Index the eval corpus with codeatlas (`provider`'s embedder), score every system."""
+    """Index the set's corpus with codeatlas (`provider`'s embedder) and score every system."""
     prepare_environment()
-    corpus = eval_corpus()
-    repo_name = "corpus"
-    if packages is not None:
-        from benchmarks.workspace import WORK, subset_repo
-
-        repo_name = "corpus-" + "-".join(packages)
-        corpus = subset_repo(corpus, packages, WORK / repo_name)
-    sha = as_git_repo(corpus)
     embedder = embedders.make(provider)
-    db_name = f"bench_quality_{provider}" + ("" if packages is None else "_subset")
-    url = database(db_name, fresh=fresh)
-    index_stats = None
-    if fresh or not snapshot_ready(url, repo_name, sha, embedder.model_name):
-        index_stats = run_index(corpus, repo_name, url, provider)
-    queries = queries_within(load_queries(), packages)
-    text = CorpusText(corpus)
-
-    ranked: dict[str, dict[str, list[Result]]] = {}
-    latency: dict[str, list[float]] = {}
-    search = CodeatlasSearch(url, [repo_name], embedder)
-    try:
-        for mode in MODES:
-            ranked[f"codeatlas-{mode}"] = {}
-            latency[mode] = []
-            for q in queries:
-                started = time.perf_counter()
-                ranked[f"codeatlas-{mode}"][q["id"]] = search.results(q["query"], mode, DEPTH)
-                latency[mode].append(time.perf_counter() - started)
-    finally:
-        search.close()
+    index = ensure_index(eval_set, provider, embedder, fresh=fresh)
+    url, repo, corpus = index["url"], index["repository"], index["corpus"]
+    queries = eval_set.queries()
+    ranked, latency = codeatlas_runs(url, repo, queries, modes, embedder)
     build: dict = {}
     if baselines:
-        more, build = run_baselines(corpus, queries, embedder, cache)
+        more, build = run_baselines(eval_set, corpus, queries, embedder, cache)
         ranked.update(more)
-        build["codeatlas"] = {"over_model_window": codeatlas_over_window(url, repo_name, embedder)}
+        build["codeatlas"] = {"over_model_window": codeatlas_over_window(url, repo, embedder)}
+    text = CorpusText(corpus)
     scores = {name: score_run(queries, r, text.tokens) for name, r in ranked.items()}
-    return {
-        "corpus": {
-            "repository": repo_name,
-            "commit": sha,
-            "packages": packages,
-            "queries": len(queries),
+    result = {
+        "set": {
+            "name": eval_set.name,
+            "language": eval_set.language,
+            "description": eval_set.description,
+            "folder": str(eval_set.folder),
         },
+        "corpus": {"repository": repo, "commit": index["commit"], "queries": len(queries)},
+        "database_url": url,
         "embedder": {
             "provider": provider,
             "model": embedder.model_name,
             "real": embedders.is_real(embedder),
         },
-        "index": index_stats,
+        "index": index["index"],
         "baseline_build": build,
         "systems": {name: SYSTEMS[name] for name in ranked},
         "scores": scores,
         "latency_seconds": latency,
-        "cli_contract": check_cli(
-            url,
-            repo_name,
-            queries[0]["query"],
-            provider,
-            ranked["codeatlas-hybrid"][queries[0]["id"]],
-        ),
     }
+    if check_contract and "hybrid" in modes:
+        first = queries[0]
+        result["cli_contract"] = check_cli(
+            url, repo, first["query"], provider, ranked["codeatlas-hybrid"][first["id"]]
+        )
+    return result
 
 
 def check_cli(url: str, repo: str, query: str, provider: str, expected: list[Result]) -> dict:
@@ -255,3 +210,54 @@ def check_cli(url: str, repo: str, query: str, provider: str, expected: list[Res
         "same_as_library": same,
         "results": len(results),
     }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure the chosen sets and modes; print one table per set and a summary."""
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--sets", default="py,php,ts", help="comma-separated: py,php,ts")
+    p.add_argument("--modes", default=",".join(MODES), help="codeatlas modes to measure")
+    p.add_argument("--embedder", default="fake", help="provider: fake (quick) | local")
+    p.add_argument("--reuse", action="store_true", help="keep a current index (default: rebuild)")
+    p.add_argument("--reindex", action="store_true", help="rebuild the indexes even with --reuse")
+    p.add_argument("--baselines", action="store_true", help="also run naive RAG, BM25, cAST")
+    p.add_argument("--json", dest="json_out", help="also write the results to this file")
+    args = p.parse_args(argv)
+    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
+    fresh = args.reindex or not args.reuse
+    started = time.monotonic()
+    results = {}
+    for eval_set in select(args.sets):
+        results[eval_set.name] = run(
+            eval_set,
+            fresh=fresh,
+            provider=args.embedder,
+            modes=modes,
+            baselines=args.baselines,
+            check_contract=False,
+        )
+    previous_file = WORK / "quick" / f"last-{args.embedder}.json"
+    previous = json.loads(previous_file.read_text()) if previous_file.is_file() else {}
+    for name, result in results.items():
+        print_table(result, previous.get(name, {}))
+    if len(results) > 1:
+        print_summary(results)
+    print(f"({time.monotonic() - started:.0f} s; Δ against the previous run of this command)")
+    merged = {
+        **previous,
+        **{n: {s: _headline(v) for s, v in r["scores"].items()} for n, r in results.items()},
+    }
+    previous_file.parent.mkdir(parents=True, exist_ok=True)
+    previous_file.write_text(json.dumps(merged, indent=1) + "\n")
+    if args.json_out:
+        with open(args.json_out, "w") as out:
+            json.dump(results, out, indent=1, default=str)
+    return 0
+
+
+def _headline(scores: dict) -> dict:
+    return {k: v for k, v in scores.items() if k != "first_hit_rank"}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     print("[run_all] callers", file=sys.stderr, flush=True)
-    results["callers"] = callers_bench.run(database(f"bench_quality_{args.provider}", fresh=False))
+    results["callers"] = callers_bench.run(results["quality"]["database_url"])
     if not results["callers"].get("available"):
         results["missing"].append(f"find_callers: {results['callers'].get('why')}")
 

@@ -9,8 +9,9 @@ from pathlib import Path
 from benchmarks import embedder as embedders
 from benchmarks import latency, scale
 from benchmarks.baselines import naive_build
+from benchmarks.eval_sets import EVAL_SETS
 from benchmarks.indexer import run_index
-from benchmarks.quality import snapshot_ready
+from benchmarks.quality import database_name, snapshot_ready
 from benchmarks.scoring import load_queries
 from benchmarks.workspace import WORK, as_git_repo, database, eval_corpus, git
 
@@ -111,7 +112,7 @@ def run(
     out["incremental"]["fake"] = incremental(corpus, "corpus", fake_url, "fake")
     out["storage"]["eval-corpus (fake vectors)"] = storage(fake_url)
 
-    local_url = database("bench_quality_local", fresh=False)
+    local_url = database(database_name(EVAL_SETS["py"], "local"), fresh=False)
     from_quality = quality_result or {}
     if from_quality.get("index") and from_quality["embedder"]["provider"] == "local":
         out["index"]["local"] = throughput(from_quality["index"])

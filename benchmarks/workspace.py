@@ -10,7 +10,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from benchmarks.scoring import EVAL_DIR
+from benchmarks.eval_sets import EVAL_SETS, EvalSet, fetch_corpus
 
 ROOT = Path(__file__).resolve().parent
 WORK = ROOT / ".work"
@@ -58,31 +58,26 @@ def as_git_repo(path: Path) -> str:
     return git(path, "rev-parse", "HEAD")
 
 
-def eval_corpus() -> Path:
-    """The eval corpus, fetched from PyPI by the eval set's own script, as a git repository."""
-    corpus = WORK / "corpus"
+def eval_corpus(eval_set: EvalSet = EVAL_SETS["py"]) -> Path:
+    """The set's corpus, fetched by the set's own script, as a git repository."""
+    corpus = WORK / eval_set.corpus_dir
     if not (corpus / ".git").is_dir():
-        WORK.mkdir(parents=True, exist_ok=True)
         if corpus.exists():
             shutil.rmtree(corpus)
-        subprocess.run(
-            ["bash", str(EVAL_DIR / "fetch_corpus.sh"), str(corpus)],
-            check=True,
-            capture_output=True,
-            timeout=900,
-        )
+        fetch_corpus(eval_set, corpus)
         as_git_repo(corpus)
     return corpus
 
 
-def subset_repo(source: Path, packages: list[str], dest: Path) -> Path:
-    """A git repository holding only some top-level folders of `source`."""
+def subset_repo(source: Path, prefixes: tuple[str, ...] | list[str], dest: Path) -> Path:
+    """A git repository holding only the files of `source` under the path prefixes."""
     if not (dest / ".git").is_dir():
         if dest.exists():
             shutil.rmtree(dest)
         dest.mkdir(parents=True)
-        for pkg in packages:
-            shutil.copytree(source / pkg, dest / pkg)
+        for prefix in prefixes:
+            folder = prefix.rstrip("/")
+            shutil.copytree(source / folder, dest / folder)
         as_git_repo(dest)
     return dest
 

@@ -5,11 +5,19 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
+# the eval READMEs' reference tokenizer: words of identifiers (camelCase and snake_case split),
+# acronyms, numbers; lower-cased
+_README_WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def readme_tokens(text: str) -> list[str]:
+    """Tokens as the eval READMEs' BM25 reference defines them."""
+    return [w.lower() for w in _README_WORD.findall(text)]
 
 
 def code_tokens(text: str) -> list[str]:
@@ -30,9 +38,16 @@ def code_tokens(text: str) -> list[str]:
 class BM25:
     """BM25 (k1 = 1.2, b = 0.75) with a postings list per term; scores all documents at once."""
 
-    def __init__(self, documents: Sequence[str], k1: float = 1.2, b: float = 0.75) -> None:
+    def __init__(
+        self,
+        documents: Sequence[str],
+        k1: float = 1.2,
+        b: float = 0.75,
+        tokens: Callable[[str], list[str]] = code_tokens,
+    ) -> None:
         self.k1, self.b = k1, b
-        tokenized = [Counter(code_tokens(d)) for d in documents]
+        self.tokens = tokens
+        tokenized = [Counter(tokens(d)) for d in documents]
         self.n = len(tokenized)
         lengths = np.array([sum(c.values()) for c in tokenized], dtype=np.float64)
         self.norm = k1 * (1 - b + b * lengths / max(lengths.mean(), 1.0))
@@ -50,7 +65,7 @@ class BM25:
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every document for the query."""
         total = np.zeros(self.n)
-        for term in set(code_tokens(query)):
+        for term in set(self.tokens(query)):
             if term not in self.postings:
                 continue
             ids, tfs = self.postings[term]

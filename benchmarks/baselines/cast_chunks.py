@@ -6,22 +6,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.baselines.windows import Passage, corpus_files
+from benchmarks.eval_sets import EvalSet
 
 # the size the astchunk README uses in its examples (non-whitespace characters)
 MAX_CHUNK_SIZE = 2000
 
 
-def cast_chunks(root: Path, max_chunk_size: int = MAX_CHUNK_SIZE) -> list[Passage]:
-    """astchunk chunks of every Python file (other files: one passage per file, as naive RAG)."""
+def cast_chunks(
+    root: Path, eval_set: EvalSet, max_chunk_size: int = MAX_CHUNK_SIZE
+) -> list[Passage]:
+    """astchunk chunks of every source file of the set (its language must be astchunk's)."""
     from astchunk import ASTChunkBuilder
 
     builder = ASTChunkBuilder(
-        max_chunk_size=max_chunk_size, language="python", metadata_template="default"
+        max_chunk_size=max_chunk_size,
+        language=eval_set.cast_language,
+        metadata_template="default",
     )
     passages = []
-    for path, text in corpus_files(root):
-        if not path.endswith(".py"):
-            continue
+    for path, text in corpus_files(root, eval_set.source_suffixes):
         if not text.strip():
             continue
         for window in builder.chunkify(text, repo_level_metadata={"filepath": path}):

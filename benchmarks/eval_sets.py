@@ -1,0 +1,160 @@
+"""The public dev sets every benchmark measures on (shared/eval: Python; php/; ts/): one
+description per set, and fetching its corpus with the set's own script into a git repository.
+
+A set's paths are relative to its corpus folder; the benchmarks keep each corpus in
+`benchmarks/.work/<corpus_dir>/` and the CI guard in the test cache.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.scoring import EVAL_DIR
+
+
+@dataclass(frozen=True)
+class EvalSet:
+    """One labelled dev set: where it lives, which files the baselines read, how CI slices it."""
+
+    name: str  # short key used on the command line and in database names: py, php, ts
+    language: str  # for humans
+    folder: Path  # queries.jsonl, callers.jsonl, fetch_corpus.sh, README.md
+    source_suffixes: tuple[str, ...]  # files the window/cAST baselines index
+    cast_language: str | None  # astchunk's name for the language (None: astchunk lacks it)
+    corpus_dir: str  # folder name of the corpus under the benchmark's work area (and repo name)
+    guard_prefixes: tuple[str, ...]  # path prefixes of the CI guard's slice of the corpus
+    fetch_tools: tuple[str, ...]  # programs the fetch script needs besides bash/coreutils
+    description: str  # the corpus in a few words
+
+    @property
+    def queries_path(self) -> Path:
+        """The labelled questions."""
+        return self.folder / "queries.jsonl"
+
+    @property
+    def callers_path(self) -> Path:
+        """The verified call sites."""
+        return self.folder / "callers.jsonl"
+
+    @property
+    def fetch_script(self) -> Path:
+        """The set's own script that rebuilds its corpus from pinned packages."""
+        return self.folder / "fetch_corpus.sh"
+
+    def queries(self) -> list[dict]:
+        """The labelled questions (one JSON object per line)."""
+        return _jsonl(self.queries_path)
+
+    def callers(self) -> list[dict]:
+        """Functions with their verified call sites."""
+        return _jsonl(self.callers_path)
+
+    def is_source(self, path: str) -> bool:
+        """True for a file the baselines index."""
+        return path.endswith(self.source_suffixes)
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+EVAL_SETS: dict[str, EvalSet] = {
+    "py": EvalSet(
+        name="py",
+        language="Python",
+        folder=EVAL_DIR,
+        source_suffixes=(".py",),
+        cast_language="python",
+        corpus_dir="corpus",
+        guard_prefixes=("flask/", "itsdangerous/"),
+        fetch_tools=(),
+        description="flask, werkzeug, click, jinja2, itsdangerous (PyPI wheels)",
+    ),
+    "php": EvalSet(
+        name="php",
+        language="PHP",
+        folder=EVAL_DIR / "php",
+        source_suffixes=(".php",),
+        cast_language=None,  # astchunk 0.1.0: python, java, c#, typescript only
+        corpus_dir="corpus-php",
+        guard_prefixes=(
+            "Symfony/Component/HttpFoundation/",
+            "Symfony/Component/Process/",
+            "Symfony/Component/Yaml/",
+        ),
+        fetch_tools=("apt-get", "dpkg-deb"),
+        description="ten Symfony 5.4 components (Debian packages)",
+    ),
+    "ts": EvalSet(
+        name="ts",
+        language="TypeScript",
+        folder=EVAL_DIR / "ts",
+        source_suffixes=(".ts",),
+        cast_language="typescript",
+        corpus_dir="corpus-ts",
+        guard_prefixes=("query-core/",),
+        fetch_tools=("npm",),
+        description="@trpc/server 11 and @tanstack/query-core 5 sources (npm)",
+    ),
+}
+
+
+def select(names: str | list[str] | None) -> list[EvalSet]:
+    """The sets named in a comma-separated list (None or 'all': every set)."""
+    if names is None or names == "all":
+        return list(EVAL_SETS.values())
+    wanted = names.split(",") if isinstance(names, str) else names
+    unknown = [n for n in wanted if n.strip() not in EVAL_SETS]
+    if unknown:
+        raise SystemExit(f"unknown eval set(s) {unknown}; choose from {','.join(EVAL_SETS)}")
+    return [EVAL_SETS[n.strip()] for n in wanted]
+
+
+def missing_tools(eval_set: EvalSet) -> list[str]:
+    """Programs the set's fetch script needs that are not on PATH."""
+    return [tool for tool in eval_set.fetch_tools if shutil.which(tool) is None]
+
+
+def fetch_corpus(eval_set: EvalSet, dest: Path) -> Path:
+    """Run the set's fetch script into `dest` (rebuilt from scratch) unless already there."""
+    if dest.is_dir() and any(p.name != ".git" for p in dest.iterdir()):
+        return dest
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    out = subprocess.run(
+        ["bash", str(eval_set.fetch_script), str(dest)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    if out.returncode != 0:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise RuntimeError(
+            f"fetching the {eval_set.language} corpus failed ({eval_set.fetch_script}):"
+            f" {out.stderr.strip()[-1500:]}"
+        )
+    return dest
+
+
+def queries_within(queries: list[dict], prefixes: tuple[str, ...] | None) -> list[dict]:
+    """Questions whose every gold answer lies under one of the path prefixes (None: all)."""
+    if prefixes is None:
+        return queries
+    return [q for q in queries if all(g["path"].startswith(prefixes) for g in q["gold"])]
+
+
+def callers_within(entries: list[dict], prefixes: tuple[str, ...] | None) -> list[dict]:
+    """Caller entries whose definition and every call site lie under the prefixes (None: all)."""
+    if prefixes is None:
+        return entries
+    return [
+        e
+        for e in entries
+        if e["defined_in"]["path"].startswith(prefixes)
+        and all(c["path"].startswith(prefixes) for c in e["callers"])
+    ]
