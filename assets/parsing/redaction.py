@@ -1,6 +1,7 @@
 """Replace secrets in text by `[REDACTED:<kind>]`, never changing the number of lines.
 
 Known credential formats are matched by pattern (AWS, GitHub, GitLab, Slack, Stripe, Google, JWT,
+OpenAI, SendGrid, Twilio, npm, PyPI, Discord, Telegram, Azure, ... - every detect-secrets plugin),
 private key blocks, passwords in connection URLs, secret-named assignments); other quoted strings
 are redacted when they look random, using detect-secrets' Shannon entropy (base64 and hex
 charsets, its default limits). Replacements stay within a line, and a multi-line private key keeps
@@ -10,6 +11,8 @@ chunk's content after slicing: chunk byte offsets always refer to the original f
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from collections.abc import Callable
 
@@ -23,19 +26,32 @@ _HEX = HexHighEntropyString()
 
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
-    r"(?:.*?-----END \1-----|(?:\r?\n[\sA-Za-z0-9+/=:,\-\\\"']*)*)",
+    r"(?:.*?-----END \1-----|(?:(?:\r?\n|\\n)[\sA-Za-z0-9+/=:,\-\\\"']*)*)",
     re.DOTALL,
 )
 
 # (kind, a substring every match contains, pattern): the substring check skips most texts cheaply.
+# With the rules below they cover every detect-secrets 1.5 plugin (DETECT_SECRETS_COVERAGE).
 _TOKEN_PATTERNS: list[tuple[str, str, re.Pattern[str]]] = [
     (
         "aws_access_key",
         "A",
-        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA)[A-Z0-9]{16}\b"),
+        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
     ),
-    ("github_token", "_", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{22,255})")),
-    ("gitlab_token", "glpat-", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
+    (
+        "github_token",
+        "_",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9_]{36,255}|github_pat_\w{22,255})"),
+    ),
+    (
+        "gitlab_token",
+        "gl",
+        re.compile(
+            r"\b(?:(?:glpat|gldt|glft|glsoat|glrt|glimt|glptt|glagent|gloas)-[A-Za-z0-9_\-]{20,}"
+            r"|glcbt-(?:[0-9a-fA-F]{2}_)?[A-Za-z0-9_\-]{20,})(?![\w-])"
+        ),
+    ),
+    ("gitlab_token", "GR1348941", re.compile(r"\bGR1348941[A-Za-z0-9_\-]{20,}(?![\w-])")),
     ("slack_token", "xox", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
     (
         "slack_webhook",
@@ -44,8 +60,74 @@ _TOKEN_PATTERNS: list[tuple[str, str, re.Pattern[str]]] = [
     ),
     ("stripe_key", "k_", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
     ("google_api_key", "AIza", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
-    ("jwt", "eyJ", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    (
+        "openai_key",
+        "sk-",
+        re.compile(
+            r"\bsk-(?:[A-Za-z0-9_-]*T3BlbkFJ[A-Za-z0-9_-]{20,}"
+            r"|(?:proj|svcacct|admin|ant-api\d\d|ant-admin\d\d)-[A-Za-z0-9_-]{20,})"
+        ),
+    ),
+    ("sendgrid_key", "SG.", re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b")),
+    ("twilio_key", "", re.compile(r"\b(?:AC|SK)[a-z0-9]{32}\b")),
+    ("mailchimp_key", "-us", re.compile(r"\b[0-9a-z]{32}-us[0-9]{1,2}\b")),
+    ("npm_token", "npm_", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("pypi_token", "pypi-", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{70,}")),
+    ("square_token", "sq0", re.compile(r"\bsq0(?:csp|atp)-[0-9A-Za-z_\-]{22,43}")),
+    ("telegram_token", ":", re.compile(r"\b\d{8,10}:[0-9A-Za-z_-]{35}(?![\w-])")),
+    (
+        "discord_token",
+        ".",
+        re.compile(r"\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}(?![\w-])"),
+    ),
+    (
+        "softlayer_key",
+        "softlayer",
+        re.compile(r"(?<=api\.softlayer\.com/soap/v3/)[a-z0-9]{64}|(?<=v3\.1/)[a-z0-9]{64}"),
+    ),
+    ("azure_storage_key", "AccountKey=", re.compile(r"(?<=AccountKey=)[A-Za-z0-9+/=]{86,88}")),
+    ("artifactory_token", "AKC", re.compile(r"(?<![\w/+=])AKC[A-Za-z0-9]{10,}(?![\w/+=])")),
 ]
+
+# JSON Web Tokens (and JWS/JWE): a base64url JSON header `{"...` (so `eyJ`), then one or more
+# dot-separated segments (the payload need not start `eyJ`, the signature may be empty).
+_JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{4,}={0,2}(?:\.[A-Za-z0-9_-]*={0,2}){1,4}")
+# Artifactory passwords (`AP` + a hex digit + 8 or more): only as a whole delimited value.
+_ARTIFACTORY_PASSWORD = re.compile(r"(?<=[\s=:\"'])AP[0-9A-F][A-Za-z0-9]{8,}(?=[\s\"']|$)", re.M)
+# npm's `.npmrc` line `//registry/:_authToken=...`
+_NPM_AUTH = re.compile(r"(?<=:_authToken=)\s*[^\s'\"]{8,}")
+
+# Which rule covers each detect-secrets plugin (tests check this list against the installed
+# detect-secrets). IPPublicDetector is not a credential: addresses stay searchable.
+DETECT_SECRETS_COVERAGE: dict[str, str] = {
+    "ArtifactoryDetector": "artifactory_token",
+    "AWSKeyDetector": "aws_access_key (ids); secret-named assignments and entropy (secret keys)",
+    "AzureStorageKeyDetector": "azure_storage_key",
+    "BasicAuthDetector": "url_password",
+    "CloudantDetector": "url_password and secret-named assignments",
+    "DiscordBotTokenDetector": "discord_token",
+    "GitHubTokenDetector": "github_token",
+    "GitLabTokenDetector": "gitlab_token",
+    "Base64HighEntropyString": "high_entropy_string",
+    "HexHighEntropyString": "hex_string",
+    "IbmCloudIamDetector": "secret-named assignments",
+    "IbmCosHmacDetector": "secret-named assignments and hex_string",
+    "IPPublicDetector": "not redacted: an IP address is not a credential",
+    "JwtTokenDetector": "jwt",
+    "KeywordDetector": "secret-named assignments",
+    "MailchimpDetector": "mailchimp_key",
+    "NpmDetector": "npm_token",
+    "OpenAIDetector": "openai_key",
+    "PrivateKeyDetector": "private_key",
+    "PypiTokenDetector": "pypi_token",
+    "SendGridDetector": "sendgrid_key",
+    "SlackDetector": "slack_token, slack_webhook",
+    "SoftlayerDetector": "softlayer_key and secret-named assignments",
+    "SquareOAuthDetector": "square_token",
+    "StripeDetector": "stripe_key",
+    "TelegramBotTokenDetector": "telegram_token",
+    "TwilioKeyDetector": "twilio_key",
+}
 
 _URL_PASSWORD = re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@'\"<>]+:)([^\s@/'\"<>]+)(@)")
 
@@ -90,9 +172,15 @@ def redact(text: str) -> tuple[str, int]:
 
     if "PRIVATE KEY" in text:
         sub(_PRIVATE_KEY, _redact_key_block)
+    if "eyJ" in text:
+        sub(_JWT, _redact_jwt)
     for kind, hint, pattern in _TOKEN_PATTERNS:
         if hint in text:
             sub(pattern, lambda _m, kind=kind: f"[REDACTED:{kind}]")
+    if "AP" in text:
+        sub(_ARTIFACTORY_PASSWORD, _redact_artifactory_password)
+    if "_authToken=" in text:
+        sub(_NPM_AUTH, lambda _m: "[REDACTED:npm_token]")
     if "://" in text:
         sub(_URL_PASSWORD, _redact_url_password)
     lowered = text.lower()
@@ -101,6 +189,21 @@ def redact(text: str) -> tuple[str, int]:
         sub(_BARE_ASSIGNMENT, _redact_bare_assignment)
     sub(_QUOTED_STRING, _redact_random_string)
     return text, count
+
+
+def _redact_jwt(match: re.Match[str]) -> str:
+    """A JWT when its header decodes to a JSON object (as detect-secrets checks)."""
+    header = match.group(0).split(".", 1)[0].rstrip("=")
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))
+    except (ValueError, UnicodeDecodeError):
+        return match.group(0)
+    return "[REDACTED:jwt]" if isinstance(decoded, dict) else match.group(0)
+
+
+def _redact_artifactory_password(match: re.Match[str]) -> str:
+    value = match.group(0)
+    return "[REDACTED:artifactory_token]" if _looks_random(value) else value
 
 
 def _redact_key_block(match: re.Match[str]) -> str:

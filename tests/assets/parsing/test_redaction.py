@@ -6,6 +6,7 @@ import pytest
 
 from assets.parsing.parser import parse_file
 from assets.parsing.redaction import redact
+from tests.assets.parsing.planted_secrets import PLANTED, planted_module
 
 SECRETS = [
     ('key = "AKIAIOSFODNN7EXAMPLE"', "aws_access_key"),
@@ -92,3 +93,34 @@ def test_secrets_in_parsed_chunks_are_redacted_while_lines_stay_exact():
     function = next(c for c in parsed.chunks if c.symbol_name == "connect")
     assert (function.start_line, function.end_line) == (7, 9)
     assert function.content.count("\n") == 2
+
+
+def test_every_detect_secrets_plugin_is_covered_by_a_rule():
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    from assets.parsing.redaction import DETECT_SECRETS_COVERAGE
+
+    plugins = {cls.__name__ for cls in get_mapping_from_secret_type_to_class().values()}
+    assert plugins == set(DETECT_SECRETS_COVERAGE)
+
+
+@pytest.mark.parametrize(("kind", "secret", "line"), PLANTED, ids=[p[0] for p in PLANTED])
+def test_a_planted_secret_of_each_kind_is_gone_and_detect_secrets_finds_nothing(kind, secret, line):
+    from detect_secrets.core.scan import scan_line
+    from detect_secrets.settings import default_settings
+
+    redacted, count = redact(line)
+    assert secret not in redacted and count >= 1
+    with default_settings():
+        # entropy plugins flag any word at their default limits; the named formats must be gone
+        found = {s.type for s in scan_line(redacted) if "High Entropy" not in s.type}
+    assert not found
+
+
+def test_a_secret_used_as_a_call_receiver_is_redacted_in_the_edge():
+    parsed = parse_file("a.py", planted_module().encode())
+    qualifiers = " ".join(e.qualifier or "" for e in parsed.edges)
+    assert "[REDACTED:aws_access_key]" in qualifiers
+    for _kind, secret, _line in PLANTED:
+        assert secret not in qualifiers
+        assert all(secret not in c.content for c in parsed.chunks)
