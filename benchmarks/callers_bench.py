@@ -1,4 +1,4 @@
-"""Precision and recall of find_callers on the eval set's verified call sites.
+"""Precision and recall of find_callers on an eval set's verified call sites (callers.jsonl).
 
 A returned call site counts when its path and line equal a gold one. Each function is asked
 for by its name and the path of its definition (`find_callers(name, path=...)`), which is how a
@@ -9,7 +9,7 @@ Scored twice: every returned site (certain + ambiguous), and the certain ones on
 from __future__ import annotations
 
 from benchmarks.codeatlas_search import CodeatlasSearch
-from benchmarks.scoring import load_callers
+from benchmarks.eval_sets import EVAL_SETS, EvalSet
 
 
 def _score(per_entry: dict, key: str) -> dict:
@@ -28,13 +28,18 @@ def _score(per_entry: dict, key: str) -> dict:
     }
 
 
-def run(database_url: str, repository: str = "corpus") -> dict:
-    """Micro- and macro-averaged precision/recall over callers.jsonl."""
+def run(
+    database_url: str,
+    repository: str = "corpus",
+    eval_set: EvalSet = EVAL_SETS["py"],
+    entries: list[dict] | None = None,
+) -> dict:
+    """Micro- and macro-averaged precision/recall over the set's callers (or `entries`)."""
     try:
         from retrieval.graph import find_callers
     except ImportError:
         return {"available": False, "why": "retrieval.graph.find_callers does not exist"}
-    entries = load_callers()
+    entries = eval_set.callers() if entries is None else entries
     search = CodeatlasSearch(database_url, [repository])
     per_entry = {}
     try:

@@ -81,10 +81,9 @@ EVAL_SETS: dict[str, EvalSet] = {
         source_suffixes=(".php",),
         cast_language=None,  # astchunk 0.1.0: python, java, c#, typescript only
         corpus_dir="corpus-php",
-        guard_prefixes=(
-            "Symfony/Component/HttpFoundation/",
-            "Symfony/Component/Process/",
-            "Symfony/Component/Yaml/",
+        guard_prefixes=tuple(
+            f"Symfony/Component/{c}/"
+            for c in ("EventDispatcher", "Finder", "HttpFoundation", "Process", "String", "Yaml")
         ),
         fetch_tools=("apt-get", "dpkg-deb"),
         description="ten Symfony 5.4 components (Debian packages)",
@@ -96,7 +95,7 @@ EVAL_SETS: dict[str, EvalSet] = {
         source_suffixes=(".ts",),
         cast_language="typescript",
         corpus_dir="corpus-ts",
-        guard_prefixes=("query-core/",),
+        guard_prefixes=("query-core/", "trpc-server/"),  # the whole corpus: it is small
         fetch_tools=("npm",),
         description="@trpc/server 11 and @tanstack/query-core 5 sources (npm)",
     ),

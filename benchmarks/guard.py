@@ -1,8 +1,10 @@
-"""The quick quality check CI runs: the eval corpus restricted to flask + itsdangerous, indexed
-by the Dagster index job (as tests/assets/pipeline_helpers does) with the deterministic fake
-embedder; hybrid search; Recall@5 against the floor in `benchmarks/quality_floor.json`.
+"""The quick quality check CI runs, one per eval set (Python, PHP, TypeScript): a slice of the
+set's corpus (`EvalSet.guard_prefixes`) indexed by the Dagster index job (as
+tests/assets/pipeline_helpers does) with the deterministic fake embedder; hybrid search;
+Recall@5 and tight@5 against the set's floor in `benchmarks/quality_floor.json`.
 
-Record a new floor (after a deliberate change) with `python -m benchmarks.guard --record`.
+Record new floors for every set (after a deliberate change) with
+`python -m benchmarks.guard --record` (`--sets php` records only that one).
 """
 
 from __future__ import annotations
@@ -11,80 +13,110 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 from benchmarks.embedder import make as make_embedder
-from benchmarks.scoring import EVAL_DIR, CorpusText, load_queries, score_run
+from benchmarks.eval_sets import EVAL_SETS, EvalSet, fetch_corpus, queries_within, select
+from benchmarks.scoring import CorpusText, score_run
 from benchmarks.workspace import as_git_repo
 
 FLOOR_FILE = Path(__file__).resolve().parent / "quality_floor.json"
-PACKAGES = ["flask", "itsdangerous"]
 MODE = "hybrid"
+GUARDED = ("recall@5", "tight@5")  # metrics with a floor
+KEPT = ("recall@1", "recall@5", "recall@10", "tight@5", "mrr@10", "ndcg@10", "recall@2000tok")
 
 
-def cached_corpus() -> Path:
-    """The full eval corpus, fetched once into the test cache (shared with the test suite)."""
+def cached_corpus(eval_set: EvalSet = EVAL_SETS["py"]) -> Path:
+    """The set's full corpus, fetched once into the test cache (shared with the test suite)."""
     cache = Path(os.environ.get("CODEATLAS_TEST_CACHE") or Path.home() / ".cache/codeatlas-tests")
-    corpus = cache / "corpus"
-    if not (corpus / "flask" / "__init__.py").is_file():
-        cache.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["bash", str(EVAL_DIR / "fetch_corpus.sh"), str(corpus)],
-            check=True,
-            capture_output=True,
-            timeout=600,
-        )
-    return corpus
+    return fetch_corpus(eval_set, cache / eval_set.corpus_dir)
 
 
-def subset_corpus(dest: Path) -> Path:
-    """A git repository with only the guard's packages."""
-    source = cached_corpus()
+def subset_corpus(eval_set: EvalSet, dest: Path) -> Path:
+    """A git repository with only the guard's slice of the set's corpus."""
+    source = cached_corpus(eval_set)
     dest.mkdir(parents=True, exist_ok=True)
-    for pkg in PACKAGES:
-        shutil.copytree(source / pkg, dest / pkg)
+    for prefix in eval_set.guard_prefixes:
+        folder = prefix.rstrip("/")
+        shutil.copytree(source / folder, dest / folder)
     as_git_repo(dest)
     return dest
 
 
-def guard_queries() -> list[dict]:
-    """Questions whose every gold answer lies in the guard's packages."""
-    return [
-        q for q in load_queries() if all(g["path"].split("/", 1)[0] in PACKAGES for g in q["gold"])
-    ]
+def guard_queries(eval_set: EvalSet) -> list[dict]:
+    """Questions whose every gold answer lies in the guard's slice."""
+    return queries_within(eval_set.queries(), eval_set.guard_prefixes)
 
 
-def measure(database_url: str, workdir: Path) -> dict:
-    """Index the subset into `database_url` (fake embedder) and score hybrid search."""
+def measure(database_url: str, workdir: Path, eval_set: EvalSet = EVAL_SETS["py"]) -> dict:
+    """Index the set's slice into `database_url` (fake embedder) and score hybrid search."""
     from benchmarks.codeatlas_search import CodeatlasSearch
     from tests.assets.pipeline_helpers import register, run_index
 
-    repo = subset_corpus(workdir / "guard-corpus")
+    repo = subset_corpus(eval_set, workdir / f"guard-{eval_set.name}")
     embedder = make_embedder("fake")  # the same factory call the index job makes
-    register(database_url, "guard", str(repo))
-    run_index(database_url, "guard", as_git_repo(repo))
-    queries = guard_queries()
-    search = CodeatlasSearch(database_url, ["guard"], embedder)
+    name = f"guard-{eval_set.name}"
+    register(database_url, name, str(repo))
+    run_index(database_url, name, as_git_repo(repo))
+    queries = guard_queries(eval_set)
+    search = CodeatlasSearch(database_url, [name], embedder)
     try:
         ranked = {q["id"]: search.results(q["query"], MODE, 10) for q in queries}
     finally:
         search.close()
     scores = score_run(queries, ranked, CorpusText(repo).tokens)
-    scores.pop("first_hit_rank")
-    return {"packages": PACKAGES, "mode": MODE, "embedder": embedder.model_name, **scores}
+    return {
+        "set": eval_set.name,
+        "prefixes": list(eval_set.guard_prefixes),
+        "mode": MODE,
+        "embedder": embedder.model_name,
+        "queries": scores["queries"],
+        **{k: scores[k] for k in KEPT},
+    }
 
 
-def load_floor() -> dict:
-    """The recorded floor: `recall@5` and the `margin` allowed below it."""
-    return json.loads(FLOOR_FILE.read_text())
+def load_floor(eval_set: EvalSet = EVAL_SETS["py"]) -> dict:
+    """The set's recorded floor: a value per guarded metric and the `margin` allowed below it."""
+    return json.loads(FLOOR_FILE.read_text())["sets"][eval_set.name]
+
+
+def shortfalls(result: dict, floor: dict) -> list[str]:
+    """The guarded metrics that fell more than the margin below their floor."""
+    return [
+        f"{metric} {result[metric]:.3f} < floor {floor[metric]:.3f} - margin {floor['margin']}"
+        for metric in GUARDED
+        if result[metric] < floor[metric] - floor["margin"] - 1e-9
+    ]
+
+
+def margin_for(queries: int) -> float:
+    """Room for one question to flip (a second one fails the guard)."""
+    return round(1.0 / queries + 0.005, 3)
+
+
+def record(results: dict[str, dict]) -> None:
+    """Write the measured values as the floors of the measured sets (others are kept)."""
+    current = json.loads(FLOOR_FILE.read_text()) if FLOOR_FILE.is_file() else {}
+    sets = current.get("sets", {})
+    for name, result in results.items():
+        sets[name] = {
+            **{m: result[m] for m in GUARDED},
+            "margin": margin_for(result["queries"]),
+            "measured": result,
+        }
+    floor = {
+        "how": "python -m benchmarks.guard --record (fake embedder, the Dagster index job)",
+        "note": "margin = one question of the slice may flip; two lost fail the test",
+        "sets": {name: sets[name] for name in EVAL_SETS if name in sets},
+    }
+    FLOOR_FILE.write_text(json.dumps(floor, indent=2) + "\n")
 
 
 def main() -> None:
-    """Measure on a scratch database of the benchmark's embedded server; --record saves it."""
+    """Measure on scratch databases of the benchmark's embedded server; --record saves them."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--record", action="store_true", help="write quality_floor.json")
-    parser.add_argument("--margin", type=float, default=0.06)
+    parser.add_argument("--sets", default="py,php,ts", help="comma-separated: py,php,ts")
     args = parser.parse_args()
     import tempfile
 
@@ -92,34 +124,23 @@ def main() -> None:
 
     prepare_environment()
     os.environ["CODEATLAS_EMBEDDING_PROVIDER"] = "fake"
-    url = database("bench_guard", fresh=True)
-    os.environ["CODEATLAS_DATABASE_URL"] = url
-    with tempfile.TemporaryDirectory() as tmp:
-        result = measure(url, Path(tmp))
-    print(json.dumps(result, indent=2))
+    results: dict[str, dict] = {}
+    failed = False
+    for eval_set in select(args.sets):
+        url = database(f"bench_guard_{eval_set.name}", fresh=True)
+        os.environ["CODEATLAS_DATABASE_URL"] = url
+        with tempfile.TemporaryDirectory() as tmp:
+            results[eval_set.name] = measure(url, Path(tmp), eval_set)
+        print(json.dumps(results[eval_set.name], indent=2), flush=True)
+        if not args.record and FLOOR_FILE.is_file():
+            below = shortfalls(results[eval_set.name], load_floor(eval_set))
+            print(f"{eval_set.name}: " + ("; ".join(below) if below else "above the floor"))
+            failed = failed or bool(below)
     if args.record:
-        floor = {
-            "recall@5": result["recall@5"],
-            "margin": args.margin,
-            "measured": {
-                k: result[k]
-                for k in (
-                    "recall@1",
-                    "recall@5",
-                    "recall@10",
-                    "tight@5",
-                    "mrr@10",
-                    "queries",
-                    "embedder",
-                    "mode",
-                    "packages",
-                )
-            },
-            "how": "python -m benchmarks.guard --record (fake embedder, the Dagster index job)",
-            "note": "margin 0.06 = one of the 20 questions may flip; two lost fail the test",
-        }
-        FLOOR_FILE.write_text(json.dumps(floor, indent=2) + "\n")
-        print(f"recorded {FLOOR_FILE}")
+        record(results)
+        print(f"recorded {FLOOR_FILE} for {', '.join(results)}")
+    elif failed:
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":

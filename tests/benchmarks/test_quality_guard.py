@@ -1,4 +1,5 @@
-"""Regression guard: hybrid search on a slice of the eval set must not lose recall."""
+"""Regression guard: hybrid search on a slice of each eval set (Python, PHP, TypeScript) must
+not lose Recall@5 or tight@5."""
 
 from __future__ import annotations
 
@@ -6,21 +7,26 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.guard import load_floor, measure
-from benchmarks.scoring import EVAL_DIR
+from benchmarks.eval_sets import EVAL_SETS, missing_tools
+from benchmarks.guard import load_floor, measure, shortfalls
 
 
-@pytest.mark.skipif(not EVAL_DIR.is_dir(), reason=f"the shared eval set is not at {EVAL_DIR}")
+@pytest.mark.parametrize("name", list(EVAL_SETS))
 @pytest.mark.usefixtures("settings_env")
-def test_hybrid_recall_at_5_stays_above_the_recorded_floor(
-    database_url: str, tmp_path: Path
+def test_hybrid_quality_stays_above_the_recorded_floor(
+    name: str, database_url: str, tmp_path: Path
 ) -> None:
-    floor = load_floor()
-    result = measure(database_url, tmp_path)
-    minimum = floor["recall@5"] - floor["margin"]
-    assert result["queries"] >= 15, "the guard's slice of the eval set shrank"
-    assert result["recall@5"] >= minimum, (
-        f"hybrid Recall@5 on {result['packages']} fell to {result['recall@5']:.3f}"
-        f" (floor {floor['recall@5']:.3f} - margin {floor['margin']}); if the drop is"
-        " deliberate, re-record with `python -m benchmarks.guard --record`"
+    eval_set = EVAL_SETS[name]
+    if not eval_set.folder.is_dir():
+        pytest.skip(f"the shared eval set is not at {eval_set.folder} (CODEATLAS_EVAL_DIR)")
+    if missing_tools(eval_set):
+        pytest.skip(f"fetching the {eval_set.language} corpus needs {missing_tools(eval_set)}")
+    floor = load_floor(eval_set)
+    result = measure(database_url, tmp_path, eval_set)
+    assert result["queries"] >= 15, f"the guard's slice of the {name} set shrank"
+    below = shortfalls(result, floor)
+    assert not below, (
+        f"hybrid search on the {eval_set.language} slice {result['prefixes']} fell:"
+        f" {'; '.join(below)}; if the drop is deliberate, re-record with"
+        " `python -m benchmarks.guard --record`"
     )
