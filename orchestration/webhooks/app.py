@@ -2,18 +2,18 @@
 
 POST /webhooks (the host is recognised by its headers) or /webhooks/{provider}.
 401 unsigned or wrong signature (also for unknown repositories: no hint to strangers),
-400 malformed, 413 over the size limit (enforced while reading), 200 for a redelivery or ping,
-202 once stored. The Dagster sensor `webhook_push_sensor` turns stored events into runs.
+400 malformed (also JSON nested deeper than any push payload), 413 over the size limit
+(enforced while reading), 200 for a redelivery (same delivery id, or the same push of the same
+commit re-sent) or ping, 202 once stored. Untrusted values are escaped in log lines.
+The Dagster sensor `webhook_push_sensor` turns stored events into runs.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from urllib.parse import parse_qs
 
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from orchestration.webhooks import events
+from orchestration.webhooks.payload import decode, loggable
 from orchestration.webhooks.providers import (
     PROVIDERS,
     MalformedEvent,
@@ -102,11 +103,10 @@ class Receiver:
         if not signature:
             return _answer(401, f"unsigned request: configure the webhook secret on {provider}")
         try:
-            payload = _decode(body, headers.get("content-type", ""))
+            payload = decode(body, headers.get("content-type", ""))
             event = parse(provider, headers, payload, body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            reason = str(exc) if isinstance(exc, MalformedEvent) else "the body is not JSON"
-            return _answer(400, f"malformed event: {reason}")
+        except MalformedEvent as exc:
+            return _answer(400, f"malformed event: {exc}")
         return await run_in_threadpool(self._store, event, signature, body)
 
     def _store(self, event: PushEvent, signature: str, body: bytes) -> JSONResponse:
@@ -117,8 +117,8 @@ class Receiver:
                     "webhook refused: %s delivery %s for %s: no registered repository"
                     " with a matching %s secret",
                     event.provider,
-                    event.delivery_id,
-                    event.full_name or (event.urls[:1] or ["?"])[0],
+                    loggable(event.delivery_id),
+                    loggable(event.full_name or (event.urls[:1] or ["?"])[0]),
                     event.provider,
                 )
                 return _answer(401, "signature does not match a registered repository's secret")
@@ -135,11 +135,11 @@ class Receiver:
         log.info(
             "webhook %s %s: %s %s %s (%s)",
             event.provider,
-            event.delivery_id,
-            stored.repository,
-            change.ref if change else "-",
+            loggable(event.delivery_id),
+            loggable(stored.repository),
+            loggable(change.ref) if change else "-",
             (change.after or "-")[:12] if change else "-",
-            stored.detail or stored.status,
+            loggable(stored.detail or stored.status),
         )
         return _answer(
             202,
@@ -149,16 +149,6 @@ class Receiver:
             delivery=event.delivery_id,
             reason=stored.detail,
         )
-
-
-def _decode(body: bytes, content_type: str) -> object:
-    """JSON, or GitHub's form encoding (`payload=<json>`); the signature covers the raw body."""
-    if content_type.startswith("application/x-www-form-urlencoded"):
-        form = parse_qs(body.decode("utf-8"))
-        if "payload" not in form:
-            raise MalformedEvent("form-encoded body without a payload field")
-        return json.loads(form["payload"][0])
-    return json.loads(body)
 
 
 def _answer(status: int, message: str, **extra: object) -> JSONResponse:

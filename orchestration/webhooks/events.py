@@ -14,6 +14,8 @@ import psycopg
 
 from orchestration.webhooks.providers import PushEvent, RefChange, verify
 
+_LOCK_SPACE = 0x5EB  # advisory-lock namespace of webhook storage (key: repository id)
+
 
 @dataclass(frozen=True)
 class StoredEvent:
@@ -108,9 +110,21 @@ def triage(repo: dict, change: RefChange | None) -> str | None:
 def store(
     conn: psycopg.Connection, event: PushEvent, repo: dict, change: RefChange | None
 ) -> StoredEvent:
-    """Insert the event once per (provider, delivery id); a redelivery stores nothing new."""
+    """Insert the event once per (provider, delivery id) and once per push: the same ref moved
+    to the same commit as the repository's latest event for that ref stores nothing new (a body
+    re-sent under a new delivery id). A later push back to an older commit is still stored."""
     reason = triage(repo, change)
     status = "ignored" if reason else "pending"
+    if change is not None and change.after is not None:
+        # one receiver at a time per repository decides what is new (held to commit)
+        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_SPACE, repo["id"]))
+        latest = conn.execute(
+            "SELECT after_sha FROM webhook_events WHERE repository = %s AND ref = %s"
+            " ORDER BY id DESC LIMIT 1",
+            (repo["name"], change.ref),
+        ).fetchone()
+        if latest is not None and latest["after_sha"] == change.after:
+            return StoredEvent(None, "duplicate", repo["name"], "this push was already received")
     row = conn.execute(
         "INSERT INTO webhook_events (provider, delivery_id, repository, repository_id, event,"
         " ref, after_sha, status, detail, processed_at)"

@@ -17,6 +17,7 @@ from orchestration.webhooks.providers import sign
 SECRET = "s3cret-for-tests"
 SHA = "a" * 40
 SHA2 = "b" * 40
+SHA3 = "c" * 40
 
 
 @pytest.fixture
@@ -216,7 +217,7 @@ def test_gitlab_token_gitea_and_bitbucket_signatures_are_each_verified(client, r
             "push": {
                 "changes": [
                     {"new": {"type": "branch", "name": "feature", "target": {"hash": SHA}}},
-                    {"new": {"type": "branch", "name": "main", "target": {"hash": SHA2}}},
+                    {"new": {"type": "branch", "name": "main", "target": {"hash": SHA3}}},
                 ]
             },
         }
@@ -241,7 +242,7 @@ def test_gitlab_token_gitea_and_bitbucket_signatures_are_each_verified(client, r
     assert rows["gitlab"]["after_sha"] == SHA and rows["gitlab"]["delivery_id"] == "gl-1"
     assert rows["gitea"]["after_sha"] == SHA2
     # of the two branches in one Bitbucket push, the tracked one is kept
-    assert (rows["bitbucket"]["ref"], rows["bitbucket"]["after_sha"]) == ("refs/heads/main", SHA2)
+    assert (rows["bitbucket"]["ref"], rows["bitbucket"]["after_sha"]) == ("refs/heads/main", SHA3)
 
 
 def test_a_push_without_a_delivery_header_is_deduplicated_by_its_body(client, registered):
@@ -278,3 +279,42 @@ def test_the_secret_never_appears_in_logs_or_answers(client, registered, caplog)
 )
 def test_location_keys_match_the_same_repository_however_it_is_spelled(origin, url):
     assert events.location_key(origin) == events.location_key(url)
+
+
+def test_the_same_push_resent_under_a_new_delivery_id_stores_nothing_new(client, registered):
+    body = github_push()
+    first = client.post("/webhooks", content=body, headers=github_headers(body, delivery="d-1"))
+    again = client.post("/webhooks", content=body, headers=github_headers(body, delivery="d-2"))
+    assert (first.status_code, again.status_code) == (202, 200)
+    assert again.json()["status"] == "duplicate"
+    newer = github_push(after=SHA2)
+    back = github_push(after=SHA)  # a later push back to the first commit is new work
+    for delivery, push in (("d-3", newer), ("d-4", back)):
+        response = client.post("/webhooks", content=push, headers=github_headers(push, delivery))
+        assert response.status_code == 202
+    assert [r["after_sha"] for r in stored(registered)] == [SHA, SHA2, SHA]
+
+
+@pytest.mark.parametrize("signed", [True, False])
+def test_deeply_nested_json_is_refused_with_400_signed_or_not(client, registered, signed):
+    body = b'{"repository": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"
+    headers = github_headers(body) if signed else {"X-GitHub-Event": "push"}
+    if not signed:
+        headers["X-Hub-Signature-256"] = "sha256=" + "0" * 64
+    with TestClient(build_app(registered, max_body_bytes=200_000)) as big:
+        response = big.post("/webhooks", content=body, headers=headers)
+        assert response.status_code == 400
+        assert "nests deeper" in response.json()["status"]
+        assert big.get("/healthz").status_code == 200
+    assert stored(registered) == []
+
+
+def test_control_characters_from_an_unsigned_body_are_escaped_in_the_log(client, caplog):
+    forged = "acme/evil\n2026-01-01 INFO webhook github d-9: acme/shop accepted\x1b[2K"
+    body = json.dumps({"ref": "refs/heads/main", "after": SHA, "repository": {"full_name": forged}})
+    headers = github_headers(body.encode(), secret="not-the-secret")
+    with caplog.at_level(logging.INFO, logger="codeatlas.webhooks"):
+        assert client.post("/webhooks", content=body, headers=headers).status_code == 401
+    [line] = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+    assert "\n" not in line and "\x1b" not in line
+    assert "acme/evil\\n2026" in line
