@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 
 from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, multi_asset
 
-from assets import git_source, repositories, storage
+from assets import git_source, lexical_index, repositories, storage
 from assets.parse_version import effective_parser_version
 from assets.parsing.file_rules import skip_reason
 from assets.parsing.languages import detect_language
@@ -111,10 +111,23 @@ def parse_snapshot(
         rate = done / elapsed if elapsed else 0.0
         eta = (len(pending) - done) / rate if rate else 0.0
         progress(f"parsed {done}/{len(pending)} files ({rate:.0f} files/s, ETA {eta:.0f}s)")
+    conn = connect(url, autocommit=True)
+    try:
+        totals["files_tokenized"] = lexical_index.index_snapshot_terms(conn, snap_id, progress)
+    finally:
+        conn.close()
     if totals["files_parsed"] >= ANALYZE_AFTER_FILES:
         # fresh statistics, or the first queries plan as if the tables were empty
         analyze(
-            url, ("file_versions", "snapshot_files", "code_symbols", "code_chunks", "code_edges")
+            url,
+            (
+                "file_versions",
+                "snapshot_files",
+                "code_symbols",
+                "code_chunks",
+                "code_edges",
+                "lexical_postings",
+            ),
         )
     totals["seconds"] = round(time.monotonic() - started, 3)
     totals["files_pending"] = len(pending)

@@ -6,8 +6,9 @@ import json
 
 import psycopg
 
-from assets import git_source, repositories
+from assets import git_source, lexical_index, repositories
 from codeatlas.config import Settings
+from codeatlas.terms import LEXICAL_VERSION
 
 
 class SnapshotIncompleteError(RuntimeError):
@@ -40,8 +41,9 @@ def publish(
             "SELECT count(*) AS n FROM snapshot_files sf"
             " LEFT JOIN file_versions fv ON fv.id = sf.file_version_id"
             " WHERE sf.snapshot_id = %s AND sf.skip_reason IS NULL"
-            " AND (fv.parsed_at IS NULL OR fv.parser_version <> %s)",
-            (snap["id"], parser_version),
+            " AND (fv.parsed_at IS NULL OR fv.parser_version <> %s"
+            "      OR fv.lexical_version IS DISTINCT FROM %s)",
+            (snap["id"], parser_version, LEXICAL_VERSION),
         ).fetchone()
         if missing and missing["n"]:
             raise SnapshotIncompleteError(
@@ -68,6 +70,7 @@ def publish(
                 " active_embedding_model = coalesce(active_embedding_model, %s) WHERE id = %s",
                 (snap["id"], embedding_model, repo_row["id"]),
             )
+            lexical_index.refresh_corpus_stats(conn, repo_row["id"], snap["id"])
     return {"snapshot_id": snap["id"], "current": becomes_current, **(stats or {})}
 
 

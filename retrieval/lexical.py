@@ -1,85 +1,105 @@
-"""Lexical retriever: `ts_rank_cd` over `code_chunks.tsv`, with the query tokenized the same
-code-aware way as the stored vectors (`codeatlas_code_words` in sql/001_schema.sql)."""
+"""Lexical retriever: BM25 over the inverted index of chunk terms (docs/lexical.md).
+
+Document frequencies and lengths are those of the scope's repositories at their current
+snapshots, summed over the scope. A term's postings are read best-first (by `impact`) and at most
+`TERM_BUDGET` of them per term, shared between repositories by their document frequency; the best
+candidates are then scored exactly with every query term before the visibility check.
+"""
 
 from __future__ import annotations
 
-import re
 from typing import LiteralString
 
+from codeatlas.terms import K1, B, query_terms, term_id
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope
 
-# Words that carry no meaning in a question about code (English function words and the
-# framing of questions); dropping them lets an OR query rank by the words that matter.
-_STOPWORDS_TEXT = """
-    a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing done down during each
-    either else ever every few for from further had has have having he her here hers him his
-    how i if in into is it its itself just let like may me might more most much must my no nor
-    not now of off on once only or other our ours out over own same shall she should so some
-    such than that the their theirs them then there these they this those though through to too
-    under until up upon us very via was we were what whatever when where whether which while who
-    whom whose why will with within without would yet you your yours actually anything
-    something someone thing things way ways happen happens happened instead still already really
-    want wants need needs code function functions method methods class classes"""
-STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
-_MIN_WORD = 2
-_MAX_TERMS = 32
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "es", "ed", "s")
+TERM_BUDGET = 2000  # postings read per query term (all of a rarer term's)
+RESCORE_FACTOR = 4  # candidates scored exactly per result asked for
 
-
-def code_words(text: str) -> str:
-    """Python twin of the SQL `codeatlas_code_words`: identifiers split into their parts."""
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
-    text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", text)
-    return re.sub(r"[^A-Za-z0-9]+", " ", text)
-
-
-def _stem(word: str) -> str:
-    """A light suffix strip, so `parsing`/`parsed` reach `parse`/`parser` by prefix match."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
-def query_terms(query: str) -> list[str]:
-    """The tsquery terms of a query: identifier parts and whole identifiers, stopwords dropped."""
-    terms: list[str] = []
-    whole = [w.lower() for w in re.findall(r"[A-Za-z0-9]+", query.replace("_", ""))]
-    parts = code_words(query).lower().split()
-    for word in parts + whole:
-        if len(word) < _MIN_WORD or word in STOPWORDS or word.isdigit():
-            continue
-        if word not in terms:
-            terms.append(word)
-    return terms[:_MAX_TERMS]
-
-
-def build_tsquery(query: str) -> str | None:
-    """An OR tsquery (prefix-matched stems) for `to_tsquery('simple', ...)`, or None if empty."""
-    alternatives: list[str] = []
-    for term in query_terms(query):
-        stem = _stem(term)
-        item = f"{stem}:*" if len(stem) >= 3 else term
-        if item not in alternatives:
-            alternatives.append(item)
-    # only [a-z0-9] reach here, so the string is a well-formed tsquery
-    return " | ".join(alternatives) or None
+# Parameters: terms, weights, repos, budget, candidates, k1, b.
+BM25_QUERY: LiteralString = """
+WITH q AS (SELECT * FROM unnest(%(terms)s::bigint[], %(weights)s::float8[]) AS q(term, qw)),
+corpus AS (
+    SELECT coalesce(sum(documents), 0)::float8 AS n,
+           greatest(coalesce(sum(total_length), 0)::float8 / greatest(sum(documents), 1), 1.0)
+               AS avgdl
+    FROM lexical_corpus WHERE repository_id = ANY(%(repos)s)),
+df AS (
+    SELECT s.term, s.repository_id, s.df FROM lexical_term_stats s
+    WHERE s.term = ANY(%(terms)s) AND s.repository_id = ANY(%(repos)s)),
+weights AS (
+    SELECT q.term, q.qw * ln(1 + (corpus.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5))
+               AS w,
+           coalesce(t.df, 0) AS df
+    FROM q CROSS JOIN corpus
+    LEFT JOIN (SELECT term, sum(df) AS df FROM df GROUP BY term) t ON t.term = q.term),
+reads AS (
+    -- per repository and term: a share of the budget in proportion to its postings
+    SELECT w.term, r.id AS repository_id,
+           ceil(%(budget)s * coalesce(d.df, 0)::float8 / greatest(w.df, 1))::int + 4 AS n
+    FROM weights w CROSS JOIN unnest(%(repos)s::bigint[]) AS r(id)
+    LEFT JOIN df d ON d.term = w.term AND d.repository_id = r.id),
+partial AS (
+    SELECT p.chunk_id, sum(w.w * p.tf * (%(k1)s + 1)
+               / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl / corpus.avgdl))) AS score
+    FROM reads x
+    JOIN weights w ON w.term = x.term
+    CROSS JOIN corpus
+    CROSS JOIN LATERAL (
+        SELECT chunk_id, tf, dl FROM lexical_postings lp
+        WHERE lp.repository_id = x.repository_id AND lp.term = x.term
+        ORDER BY lp.impact DESC LIMIT x.n) p
+    GROUP BY p.chunk_id
+    ORDER BY score DESC LIMIT %(candidates)s),
+exact AS (
+    SELECT c.chunk_id, sum(w.w * p.tf * (%(k1)s + 1)
+               / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl / corpus.avgdl))) AS score
+    FROM partial c
+    JOIN lexical_postings p ON p.chunk_id = c.chunk_id AND p.term = ANY(%(terms)s)
+    JOIN weights w ON w.term = p.term
+    CROSS JOIN corpus
+    GROUP BY c.chunk_id)
+SELECT chunk_id, score FROM exact ORDER BY score DESC, chunk_id
+"""
 
 
 def lexical_candidates(conn: DbConnection, scope: Scope, query: str, limit: int) -> list[dict]:
-    """The best chunks by cover density, as candidate rows (see `CANDIDATE_COLUMNS`)."""
-    tsquery = build_tsquery(query)
-    if tsquery is None or not scope.repositories:
+    """The best chunks by BM25, as candidate rows (see `CANDIDATE_COLUMNS`)."""
+    terms = query_terms(query)
+    if not terms or not scope.repositories:
         return []
-    sql = (
-        f"WITH {VISIBLE_FILES}, q AS (SELECT to_tsquery('simple', %(tsq)s) AS q)"
-        f" SELECT {CANDIDATE_COLUMNS}, ts_rank_cd(c.tsv, q.q, 1) AS rank"
-        " FROM files f JOIN code_chunks c ON c.file_version_id = f.file_version_id"
-        " LEFT JOIN code_symbols s ON s.id = c.symbol_id CROSS JOIN q"
-        " WHERE c.tsv @@ q.q ORDER BY rank DESC, c.id LIMIT %(limit)s"
-    )
-    return conn.execute(sql, {**scope.params(), "tsq": tsquery, "limit": limit}).fetchall()
+    scored = conn.execute(
+        BM25_QUERY,
+        {
+            "terms": [term_id(t) for t in terms],
+            "weights": list(terms.values()),
+            "repos": sorted({r.repository_id for r in scope.repositories}),
+            "budget": TERM_BUDGET,
+            "candidates": max(200, limit * RESCORE_FACTOR),
+            "k1": K1,
+            "b": B,
+        },
+    ).fetchall()
+    if not scored:
+        return []
+    # a second statement, so the planner sees how few candidates the visibility check gets
+    return conn.execute(
+        "WITH x AS MATERIALIZED (SELECT c.id, c.file_version_id, x.score"
+        "  FROM unnest(%(ids)s::bigint[], %(scores)s::float8[]) AS x(chunk_id, score)"
+        "  JOIN code_chunks c ON c.id = x.chunk_id), "
+        + VISIBLE_FILES
+        + f" SELECT {CANDIDATE_COLUMNS}, x.score AS rank"
+        " FROM x JOIN files f ON f.file_version_id = x.file_version_id"
+        " JOIN code_chunks c ON c.id = x.id"
+        " LEFT JOIN code_symbols s ON s.id = c.symbol_id"
+        " ORDER BY rank DESC, c.id LIMIT %(limit)s",
+        {
+            **scope.params(),
+            "ids": [r["chunk_id"] for r in scored],
+            "scores": [r["score"] for r in scored],
+            "limit": limit,
+        },
+    ).fetchall()
 
 
 # what every retriever returns per chunk, so hits are assembled the same way

@@ -53,7 +53,8 @@ def test_migrating_a_blank_database_creates_every_table_index_and_extension(pg_s
         ).fetchall()
     }
     assert "gin_trgm_ops" in indexes["code_symbols_name_trgm_idx"]
-    assert "USING gin (tsv)" in indexes["code_chunks_tsv_idx"]
+    assert "(repository_id, term, impact DESC)" in indexes["lexical_postings_term_idx"]
+    assert "code_chunks_tsv_idx" not in indexes  # the ts_rank_cd path is gone
     column = conn.execute(
         "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute"
         " WHERE attrelid = 'chunk_embeddings'::regclass AND attname = 'embedding'"
@@ -66,18 +67,6 @@ def test_migrating_twice_applies_nothing_the_second_time(pg_server):
     conn = connect_plain(_blank(pg_server, "blank_twice"))
     migrate(conn)
     assert migrate(conn) == []
-    conn.close()
-
-
-def test_the_code_aware_tsvector_matches_words_inside_identifiers(pg_server):
-    conn = connect_plain(_blank(pg_server, "blank_tsv"))
-    migrate(conn)
-    row = conn.execute(
-        "SELECT codeatlas_code_tsvector('Refunds.isEligibleForRefund',"
-        " 'def is_eligible(order): return HTTPServer()')"
-        " @@ to_tsquery('simple', 'eligible & refund & http & server') AS hit"
-    ).fetchone()
-    assert row["hit"] is True
     conn.close()
 
 

@@ -1,0 +1,162 @@
+"""The BM25 inverted index: postings of stored chunks, and the document frequencies of each
+repository's current snapshot (docs/lexical.md). Dagster-free: commits and working-tree overlays
+are indexed by the same code."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import psycopg
+
+from codeatlas.terms import K1, LEXICAL_VERSION, B, chunk_document
+
+# the average chunk length assumed by `impact`, which only orders a term's postings
+NOMINAL_AVG_LENGTH = 80.0
+
+
+def impact(tf: float, length: int) -> float:
+    """BM25's term-frequency factor at the nominal average length."""
+    return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / NOMINAL_AVG_LENGTH))
+
+
+def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) -> int:
+    """(Re)write the postings of one file version's chunks; returns how many were written."""
+    rows = conn.execute(
+        "SELECT c.id, c.content, c.symbol_name, c.qualified_name, fv.repository_id"
+        " FROM code_chunks c JOIN file_versions fv ON fv.id = c.file_version_id"
+        " WHERE c.file_version_id = %s ORDER BY c.id",
+        (file_version_id,),
+    ).fetchall()
+    conn.execute(
+        "DELETE FROM lexical_postings p USING code_chunks c"
+        " WHERE c.file_version_id = %s AND p.chunk_id = c.id",
+        (file_version_id,),
+    )
+    written = 0
+    lengths: list[tuple[int, int]] = []
+    with conn.cursor() as cur:
+        with cur.copy(
+            "COPY lexical_postings (chunk_id, term, repository_id, tf, dl, impact) FROM STDIN"
+        ) as copy:
+            for row in rows:
+                doc = chunk_document(
+                    row["content"], row["symbol_name"], row["qualified_name"], path
+                )
+                lengths.append((doc.length, row["id"]))
+                for term, tf in doc.tf.items():
+                    copy.write_row(
+                        (
+                            row["id"],
+                            term,
+                            row["repository_id"],
+                            tf,
+                            doc.length,
+                            impact(tf, doc.length),
+                        )
+                    )
+                written += len(doc.tf)
+        cur.executemany("UPDATE code_chunks SET lexical_length = %s WHERE id = %s", lengths)
+    conn.execute(
+        "UPDATE file_versions SET lexical_version = %s WHERE id = %s",
+        (LEXICAL_VERSION, file_version_id),
+    )
+    return written
+
+
+def index_snapshot_terms(
+    conn: psycopg.Connection,
+    snapshot_id: int,
+    progress: Callable[[str], None] = lambda _msg: None,
+    batch_files: int = 50,
+) -> int:
+    """Tokenize the snapshot's file versions that this tokenizer has not indexed yet."""
+    pending = conn.execute(
+        "SELECT fv.id, min(sf.path) AS path FROM snapshot_files sf"
+        " JOIN file_versions fv ON fv.id = sf.file_version_id"
+        " WHERE sf.snapshot_id = %s AND fv.parsed_at IS NOT NULL"
+        " AND fv.lexical_version IS DISTINCT FROM %s GROUP BY fv.id ORDER BY fv.id",
+        (snapshot_id, LEXICAL_VERSION),
+    ).fetchall()
+    for start in range(0, len(pending), batch_files):
+        with conn.transaction():
+            for row in pending[start : start + batch_files]:
+                index_file_terms(conn, row["id"], row["path"])
+        done = min(start + batch_files, len(pending))
+        progress(f"lexical index: {done}/{len(pending)} files")
+    return len(pending)
+
+
+def ensure_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) -> None:
+    """Index one file version's terms unless this tokenizer already did."""
+    row = conn.execute(
+        "SELECT lexical_version FROM file_versions WHERE id = %s", (file_version_id,)
+    ).fetchone()
+    if row is None or row["lexical_version"] != LEXICAL_VERSION:
+        index_file_terms(conn, file_version_id, path)
+
+
+def refresh_corpus_stats(conn: psycopg.Connection, repository_id: int, snapshot_id: int) -> None:
+    """Make the repository's document frequencies those of `snapshot_id` (call in the
+    transaction that makes it current): a delta from the snapshot they describe, or a rebuild."""
+    corpus = conn.execute(
+        "SELECT snapshot_id, lexical_version FROM lexical_corpus WHERE repository_id = %s"
+        " FOR UPDATE",
+        (repository_id,),
+    ).fetchone()
+    incremental = (
+        corpus is not None
+        and corpus["snapshot_id"] is not None
+        and corpus["lexical_version"] == LEXICAL_VERSION
+    )
+    if incremental and corpus and corpus["snapshot_id"] == snapshot_id:
+        return
+    if not incremental:
+        conn.execute("DELETE FROM lexical_term_stats WHERE repository_id = %s", (repository_id,))
+    old = corpus["snapshot_id"] if incremental and corpus else None
+    # documents that enter (+n) or leave (-n) the corpus, as file versions with a multiplicity
+    delta = (
+        "WITH side AS ("
+        "  SELECT file_version_id, count(*) AS n FROM snapshot_files"
+        "  WHERE snapshot_id = %(new)s AND file_version_id IS NOT NULL GROUP BY 1"
+        "  UNION ALL"
+        "  SELECT file_version_id, -count(*) FROM snapshot_files"
+        "  WHERE snapshot_id = %(old)s AND file_version_id IS NOT NULL GROUP BY 1),"
+        " delta AS (SELECT file_version_id, sum(n)::integer AS n FROM side GROUP BY 1"
+        "  HAVING sum(n) <> 0)"
+    )
+    conn.execute(
+        delta + ", terms AS (SELECT p.term, sum(d.n)::integer AS n FROM delta d"
+        "  JOIN code_chunks c ON c.file_version_id = d.file_version_id"
+        "  JOIN lexical_postings p ON p.chunk_id = c.id GROUP BY p.term),"
+        " gone AS (DELETE FROM lexical_term_stats s USING terms t"
+        "  WHERE s.repository_id = %(repo)s AND s.term = t.term AND t.n < 0"
+        "  AND s.df + t.n <= 0),"
+        " fewer AS (UPDATE lexical_term_stats s SET df = s.df + t.n FROM terms t"
+        "  WHERE s.repository_id = %(repo)s AND s.term = t.term AND t.n < 0"
+        "  AND s.df + t.n > 0)"
+        " INSERT INTO lexical_term_stats AS s (repository_id, term, df)"
+        " SELECT %(repo)s, term, n FROM terms WHERE n > 0"
+        " ON CONFLICT (term, repository_id) DO UPDATE SET df = s.df + EXCLUDED.df",
+        {"new": snapshot_id, "old": old, "repo": repository_id},
+    )
+    totals = conn.execute(
+        "SELECT count(*) AS documents, coalesce(sum(c.lexical_length), 0) AS total_length"
+        " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
+        " WHERE sf.snapshot_id = %s",
+        (snapshot_id,),
+    ).fetchone()
+    assert totals is not None
+    conn.execute(
+        "INSERT INTO lexical_corpus (repository_id, snapshot_id, lexical_version, documents,"
+        " total_length) VALUES (%(repo)s, %(snap)s, %(version)s, %(docs)s, %(length)s)"
+        " ON CONFLICT (repository_id) DO UPDATE SET snapshot_id = EXCLUDED.snapshot_id,"
+        " lexical_version = EXCLUDED.lexical_version, documents = EXCLUDED.documents,"
+        " total_length = EXCLUDED.total_length, updated_at = now()",
+        {
+            "repo": repository_id,
+            "snap": snapshot_id,
+            "version": LEXICAL_VERSION,
+            "docs": totals["documents"],
+            "length": totals["total_length"],
+        },
+    )
