@@ -55,7 +55,7 @@ def index_file(
     data: bytes,
 ) -> dict[str, Any]:
     """Parse, store, embed (when the repository's model is available) and map into the overlay."""
-    from assets import storage
+    from assets import lexical_index, storage
     from assets.parse_version import effective_parser_version
     from assets.parsing.file_rules import skip_reason
     from assets.parsing.languages import detect_language
@@ -77,6 +77,7 @@ def index_file(
         if not parsed_before:
             parsed = parse_file(path, data, max_tokens=state.settings.chunk_max_tokens)
             storage.store_parsed_file(conn, file_version_id, parsed)
+        lexical_index.ensure_file_terms(conn, file_version_id, path)
         conn.execute(
             "INSERT INTO overlay_files (repository_id, principal_id, path, file_version_id)"
             " VALUES (%s, %s, %s, %s) ON CONFLICT (repository_id, principal_id, path)"
