@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import snowballstemmer
 
 # bump when the terms of the same chunk would differ: stored chunks are re-tokenized
-LEXICAL_VERSION = "bm25f-1"
+LEXICAL_VERSION = "bm25f-2"
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 _WORD_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -98,7 +98,7 @@ def chunk_document(
     """The weighted terms of one chunk: name, context (enclosing names and path) and text."""
     text = Counter(text_terms(content))
     name = Counter(text_terms(symbol_name or ""))
-    enclosing = (qualified_name or "").rsplit(".", 1)[0] if symbol_name else ""
+    enclosing = (qualified_name or "").rpartition(".")[0]
     context = Counter(text_terms(enclosing) + text_terms(path))
     weighted: dict[str, float] = {}
     for counts, weight in ((text, TEXT_WEIGHT), (name, NAME_WEIGHT), (context, CONTEXT_WEIGHT)):

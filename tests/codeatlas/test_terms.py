@@ -1,0 +1,39 @@
+"""Lexical terms: identifiers split and stemmed the same way for code and for questions."""
+
+from __future__ import annotations
+
+from codeatlas.terms import NAME_WEIGHT, chunk_document, query_terms, term_id
+
+
+def test_identifiers_give_stemmed_parts_and_the_whole_name():
+    assert query_terms("getPreferredLanguage") == {
+        "get": 1.0,
+        "prefer": 1.0,
+        "languag": 1.0,
+        "getpreferredlanguage": 1.0,
+    }
+    # snake_case and camelCase spellings of one name meet on the same whole term
+    assert "getpreferredlanguage" in query_terms("get_preferred_language")
+
+
+def test_questions_drop_stopwords_and_stem_plurals():
+    terms = query_terms("How does the router match the locales of a request?")
+    assert set(terms) == {"router", "match", "local", "request"}
+
+
+def test_a_chunk_weights_its_own_name_above_its_text():
+    doc = chunk_document(
+        "def refund(order):\n    return order.total\n", "refund", "Shop.refund", "shop/billing.py"
+    )
+    # text (1) + name field; the enclosing class and the path are context
+    assert doc.tf[term_id("refund")] == 1 + NAME_WEIGHT
+    assert doc.tf[term_id("shop")] == 2  # class Shop and folder shop/
+    assert doc.tf[term_id("bill")] == 1  # billing.py
+    assert (
+        doc.length == 6 + 1 + 4
+    )  # def refund order return order total; refund; shop shop billing py
+
+
+def test_term_ids_are_stable_signed_64_bit_integers():
+    assert term_id("zebra") == term_id("zebra")
+    assert -(2**63) <= term_id("zebra") < 2**63
