@@ -1,6 +1,8 @@
 # Two commands for a newcomer: `make demo` (set up + index a real repository + search it)
 # and `make test`. Everything runs in .venv with the embedded PostgreSQL; no API keys.
 PYTHON ?= python3
+# e.g. make bench BENCH_ARGS="--sets ts --skip-others --scale-levels ''" (see run_all --help)
+BENCH_ARGS ?=
 VENV := .venv
 BIN := $(VENV)/bin
 
@@ -27,7 +29,7 @@ lint: setup
 
 bench: setup
 	$(BIN)/pip install --quiet -e ".[dev,bench]"
-	$(BIN)/python -m benchmarks.run_all
+	$(BIN)/python -m benchmarks.run_all $(BENCH_ARGS)
 
 dev: setup
 	$(BIN)/codeatlas dev

@@ -16,7 +16,7 @@ def _pyplot():
     return plt
 
 
-def quality_bars(scores: dict[str, dict], out: Path) -> Path | None:
+def quality_bars(scores: dict[str, dict], out: Path, title: str = "the eval set") -> Path | None:
     """Grouped bars: Recall@1/5/10, tight@5, MRR@10, nDCG@10 per system."""
     plt = _pyplot()
     if plt is None:
@@ -31,7 +31,7 @@ def quality_bars(scores: dict[str, dict], out: Path) -> Path | None:
     ax.set_xticks([m + 0.4 - width / 2 for m in range(len(metrics))], metrics)
     ax.set_ylim(0, 1)
     ax.set_ylabel("share of queries / score")
-    ax.set_title("Retrieval quality on the eval set (60 questions)")
+    ax.set_title(f"Retrieval quality: {title}")
     ax.legend(fontsize=8, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.08))
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
@@ -40,7 +40,7 @@ def quality_bars(scores: dict[str, dict], out: Path) -> Path | None:
     return out
 
 
-def budget_scatter(scores: dict[str, dict], out: Path) -> Path | None:
+def budget_scatter(scores: dict[str, dict], out: Path, title: str = "") -> Path | None:
     """Recall within a 2,000 / 4,000-token budget against the median answer size."""
     plt = _pyplot()
     if plt is None:
@@ -70,10 +70,39 @@ def budget_scatter(scores: dict[str, dict], out: Path) -> Path | None:
     axes[1].set_xlim(0, 1)
     axes[1].set_xlabel("share of queries with a hit")
     axes[1].set_title("Recall within a token budget")
+    if title:
+        fig.suptitle(title)
     axes[1].legend(fontsize=8)
     for ax in axes:
         ax.grid(alpha=0.3)
     fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def languages_bars(quality: dict[str, dict], out: Path) -> Path | None:
+    """Per eval set: Recall@5, tight@5 and recall within 2,000 tokens of the key systems."""
+    plt = _pyplot()
+    if plt is None or not quality:
+        return None
+    systems = ["codeatlas-hybrid", "codeatlas-lexical", "bm25-2048", "naive-rag", "cast-hybrid"]
+    metrics = [("recall@5", "Recall@5"), ("tight@5", "tight@5"), ("recall@2000tok", "R ≤ 2k tok")]
+    sets = list(quality)
+    fig, axes = plt.subplots(1, len(metrics), figsize=(12, 4), sharey=True)
+    width = 0.8 / len(systems)
+    for ax, (key, label) in zip(axes, metrics, strict=True):
+        for i, system in enumerate(systems):
+            values = [quality[s]["scores"].get(system, {}).get(key, 0.0) for s in sets]
+            ax.bar([x + i * width for x in range(len(sets))], values, width, label=system)
+        ax.set_xticks([x + 0.4 - width / 2 for x in range(len(sets))], sets)
+        ax.set_title(label)
+        ax.set_ylim(0, 1)
+        ax.grid(axis="y", alpha=0.3)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(systems), fontsize=8)
+    fig.suptitle("Across the public dev sets")
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out

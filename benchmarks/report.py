@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks import plots
+from benchmarks import plots, report_quality
+from benchmarks.eval_sets import EVAL_SETS
 from benchmarks.workspace import REPO_ROOT
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
-MODEL_WINDOW = 256
-REFERENCE = {"recall@5": 0.733, "tight@5": 0.217, "mrr@10": 0.556}
 
 
 def _table(header: list[str], rows: list[list]) -> str:
@@ -54,23 +53,25 @@ def _get(d: dict | None, *keys, default=None):
 
 def _headline(results: dict) -> str:
     """The few numbers a reader wants first, each against its baseline."""
-    s = _get(results, "quality", "scores", default={})
     lines = []
-    ours, ref, naive = s.get("codeatlas-hybrid"), s.get("bm25-2048"), s.get("naive-rag")
-    if ours and ref and naive:
-        lines.append(
-            f"- **Quality (60 questions):** codeatlas hybrid Recall@5 **{ours['recall@5']}**,"
-            f" tight@5 **{ours['tight@5']}**, MRR@10 **{ours['mrr@10']}** — BM25 over 2,048-char"
-            f" windows: {ref['recall@5']} / {ref['tight@5']} / {ref['mrr@10']}; naive RAG:"
-            f" {naive['recall@5']} / {naive['tight@5']} / {naive['mrr@10']}. Within a 2,000-token"
-            f" budget: {ours['recall@2000tok']} vs {ref['recall@2000tok']} (BM25) and"
-            f" {naive['recall@2000tok']} (naive RAG)."
+    for name, q in (results.get("quality") or {}).items():
+        s = q["scores"]
+        ours, ref, naive = s.get("codeatlas-hybrid"), s.get("bm25-2048"), s.get("naive-rag")
+        if not (ours and ref and naive):
+            continue
+        c = _get(results, "callers", name, "all_sites")
+        callers = (
+            f" find_callers precision {c['micro_precision']}, recall {c['micro_recall']}."
+            if c
+            else ""
         )
-    c = _get(results, "callers", "all_sites")
-    if c:
         lines.append(
-            f"- **find_callers:** precision {c['micro_precision']}, recall {c['micro_recall']}"
-            " (micro, every returned site)."
+            f"- **{EVAL_SETS[name].language} ({q['corpus']['queries']} questions):** codeatlas"
+            f" hybrid Recall@5 **{ours['recall@5']}**, tight@5 **{ours['tight@5']}**, MRR@10"
+            f" **{ours['mrr@10']}** — BM25 windows: {ref['recall@5']} / {ref['tight@5']} /"
+            f" {ref['mrr@10']}; naive RAG: {naive['recall@5']} / {naive['tight@5']} /"
+            f" {naive['mrr@10']}. Within 2,000 tokens: {ours['recall@2000tok']} vs"
+            f" {ref['recall@2000tok']} (BM25) and {naive['recall@2000tok']} (naive RAG).{callers}"
         )
     idx = _get(results, "speed", "index", default={})
     if "local" in idx:
@@ -112,29 +113,6 @@ def _headline(results: dict) -> str:
     return "\n".join(lines)
 
 
-def _reading(s: dict) -> str:
-    """Chunking effects and ranking effects, told apart with the same numbers."""
-
-    def r5(name: str) -> str:
-        return str(s[name]["recall@5"]) if name in s else "–"
-
-    def both(name: str) -> str:
-        return f"{r5(name)} (tight {s[name]['tight@5']})" if name in s else "–"
-
-    return (
-        "**Reading the table.** *Chunking, ranking fixed* — vector search only, same model,"
-        f" Recall@5: codeatlas symbol chunks {both('codeatlas-semantic')}, cAST-800"
-        f" {both('cast800-semantic')}, naive 512-token windows {both('naive-rag')}, cAST-2000"
-        f" {both('cast-semantic')}; lexical only: BM25 on cAST-2000 chunks {r5('cast-bm25')},"
-        f" on 2,048-char windows {r5('bm25-2048')}. *Ranking, chunks fixed* — on cAST-2000"
-        f" chunks: vector {r5('cast-semantic')}, BM25 {r5('cast-bm25')}, RRF"
-        f" {r5('cast-hybrid')}; on cAST-800: vector {r5('cast800-semantic')}, BM25"
-        f" {r5('cast800-bm25')}, RRF {r5('cast800-hybrid')}; on codeatlas chunks: vector"
-        f" {r5('codeatlas-semantic')}, ts_rank_cd {r5('codeatlas-lexical')}, hybrid"
-        f" {r5('codeatlas-hybrid')}."
-    )
-
-
 CAVEATS = [
     "`codeatlas index` runs the Dagster job in-process; under `codeatlas dev` a run also waits"
     " for the sensor tick and the run launcher (see the freshness benchmark).",
@@ -145,170 +123,6 @@ CAVEATS = [
     "Timings come from one run; with other work on the machine they move by tens of percent"
     " (compare the load averages above).",
 ]
-
-
-def _quality(q: dict, figures: list[str]) -> str:
-    s = q["scores"]
-    header = ["system", "R@1", "R@5", "R@10", "MRR@10", "nDCG@10", "tight@1", "tight@5", "tight@10"]
-    rows = [
-        [
-            f"**{n}**" if n == "codeatlas-hybrid" else n,
-            v["recall@1"],
-            v["recall@5"],
-            v["recall@10"],
-            v["mrr@10"],
-            v["ndcg@10"],
-            v["tight@1"],
-            v["tight@5"],
-            v["tight@10"],
-        ]
-        for n, v in s.items()
-    ]
-    rows.append(
-        [
-            "*reference (eval README): BM25, 2,048-char windows*",
-            "",
-            REFERENCE["recall@5"],
-            "",
-            REFERENCE["mrr@10"],
-            "",
-            "",
-            REFERENCE["tight@5"],
-            "",
-        ]
-    )
-    budget_rows = [
-        [
-            n,
-            v["recall@2000tok"],
-            v["recall@4000tok"],
-            v["answer_tokens@5_median"],
-            v["answer_tokens@5_mean"],
-            v["answer_tokens@10_median"],
-        ]
-        for n, v in s.items()
-    ]
-    systems = "\n".join(f"- `{n}`: {d}" for n, d in q["systems"].items())
-    emb = q["embedder"]
-    build = q.get("baseline_build", {})
-    passages = "; ".join(
-        f"{k}: {v['passages']:,} passages" if "passages" in v else f"{k}: {v.get('skipped', '')}"
-        for k, v in build.items()
-        if "passages" in v or "skipped" in v
-    )
-    window = ", ".join(
-        f"{k} {v['over_model_window']:.0%}" for k, v in build.items() if "over_model_window" in v
-    )
-    out = [
-        "## Retrieval quality (eval set)",
-        "",
-        f"{q['corpus']['queries']} questions over the eval corpus (flask, werkzeug, click, jinja2,"
-        f" itsdangerous; commit `{q['corpus']['commit'][:12]}` of the benchmark's git repository"
-        f" of it). Embedder for codeatlas and every vector baseline: `{emb['model']}`"
-        f" (provider `{emb['provider']}`{'' if emb['real'] else ', **a fake: not a real model**'}"
-        f"). Scored by the eval README's rules (hit = same path and overlapping lines; tight"
-        " = covers ≥ 80% of the gold range and is ≤ 3× its size); nDCG@10 uses binary"
-        " relevance, each gold answer credited once at its first hit.",
-        "",
-        systems,
-        "",
-        f"Baseline passages: {passages}." if passages else "",
-        "",
-        f"Share of passages longer than the model's {MODEL_WINDOW}-token window (the model"
-        f" never sees their tails): {window}."
-        if window
-        else "",
-        "",
-        _table(header, rows),
-        "",
-        _reading(s),
-        "",
-        *(f"![{Path(f).stem}]({f})" for f in figures[:1]),
-        "",
-        "### Answer size and recall within a token budget",
-        "",
-        "Tokens are estimated as characters / 4 (+ 8 for the `path:start-end` line) of each"
-        " result's line range as returned — for codeatlas a whole symbol (pieces collapsed), for"
-        " the baselines the window or chunk. *Recall within N tokens*: a hit among the leading"
-        " results whose text fits in N tokens together (a result that would overflow ends the"
-        " list), i.e. what an agent with that context budget would actually see.",
-        "",
-        _table(
-            [
-                "system",
-                "R within 2,000 tok",
-                "R within 4,000 tok",
-                "top-5 tokens (median)",
-                "top-5 tokens (mean)",
-                "top-10 tokens (median)",
-            ],
-            budget_rows,
-        ),
-        "",
-        *(f"![{Path(f).stem}]({f})" for f in figures[1:2]),
-    ]
-    cli = q.get("cli_contract") or {}
-    out += [
-        "",
-        "codeatlas was queried in-process through `retrieval.search.search_code` (the"
-        " library behind `codeatlas search`), so the model loads once. Check of the CLI"
-        f" contract on the first question: {json.dumps(cli)}.",
-    ]
-    return "\n".join(out)
-
-
-def _callers(c: dict | None) -> str:
-    head = "## find_callers precision / recall (callers.jsonl)\n\n"
-    if not c or not c.get("available"):
-        why = (c or {}).get("why", "not run")
-        return head + f"Not measured: {why}."
-    summary = [
-        [label, v["micro_precision"], v["micro_recall"], v["macro_precision"], v["macro_recall"]]
-        for label, v in (
-            ("every returned site (certain + ambiguous)", c["all_sites"]),
-            ("certain sites only", c["certain_only"]),
-        )
-    ]
-    rows = [
-        [
-            k,
-            e["symbol"],
-            "" if e["unambiguous"] else "ambiguous",
-            e["gold"],
-            f"{e['all']['tp']}/{e['all']['returned']}",
-            f"{e['certain']['tp']}/{e['certain']['returned']}",
-        ]
-        for k, e in c["per_entry"].items()
-    ]
-    return head + "\n".join(
-        [
-            f"{c['entries']} functions, each asked for as `find_callers(name, path=<definition's"
-            " path>)`; a returned call site counts when its path and line equal a verified one.",
-            "",
-            _table(
-                [
-                    "sites counted",
-                    "micro precision",
-                    "micro recall",
-                    "macro precision",
-                    "macro recall",
-                ],
-                summary,
-            ),
-            "",
-            _table(
-                [
-                    "id",
-                    "function",
-                    "",
-                    "gold sites",
-                    "correct/returned (all)",
-                    "correct/returned (certain)",
-                ],
-                rows,
-            ),
-        ]
-    )
 
 
 def _speed(sp: dict, figures: list[str]) -> str:
@@ -520,17 +334,17 @@ def _others(others: dict) -> str:
 def write(results: dict, path: Path | None = None) -> Path:
     """Render BENCHMARKS.md (and the figures) from a `run_all` results dict."""
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    figures: list[str] = []
-    q = results.get("quality")
-    if q:
-        for fn, name in (
-            (plots.quality_bars, "quality.png"),
-            (plots.budget_scatter, "token_budget.png"),
-        ):
-            made = fn(q["scores"], RESULTS_DIR / name)
-            figures.append(f"benchmarks/results/{name}" if made else "")
-    else:
-        figures += ["", ""]
+    quality = results.get("quality") or {}
+    set_figures: dict[str, list[str]] = {}
+    for name, q in quality.items():
+        title = f"{EVAL_SETS[name].language} ({q['corpus']['queries']} questions)"
+        set_figures[name] = []
+        for fn, stem in ((plots.quality_bars, "quality"), (plots.budget_scatter, "token_budget")):
+            made = fn(q["scores"], RESULTS_DIR / f"{stem}-{name}.png", title)
+            if made:
+                set_figures[name].append(f"benchmarks/results/{stem}-{name}.png")
+    languages_png = plots.languages_bars(quality, RESULTS_DIR / "languages.png")
+    figures = ["", ""]
     sp = results.get("speed")
     if sp and sp.get("latency"):
         made = plots.latency_lines(sp["latency"], RESULTS_DIR / "latency.png")
@@ -541,7 +355,10 @@ def write(results: dict, path: Path | None = None) -> Path:
         "",
         "Generated by `python -m benchmarks.run_all` (`make bench`); raw numbers in"
         " `benchmarks/results/run_all.json`. Everything runs on the embedded PostgreSQL in"
-        " `benchmarks/.work/` (git-ignored), on corpora fetched from PyPI. Needs the `bench`"
+        " `benchmarks/.work/` (git-ignored), on the three public dev sets' corpora (Python from"
+        " PyPI, PHP from Debian, TypeScript from npm, each fetched by its set's own"
+        " `fetch_corpus.sh`; the sets are described once in `benchmarks/eval_sets.py`). Needs"
+        " the `bench`"
         " extra (`pip install -e '.[bench]'`: astchunk, matplotlib); without it the cAST"
         " baselines and the figures are left out. `python -m benchmarks.run_all --help` lists"
         " the options (`--reuse` keeps the indexes, `--skip-others` leaves out the chunking,"
@@ -554,20 +371,33 @@ def write(results: dict, path: Path | None = None) -> Path:
         _headline(results),
         "",
         "**What was tuned on what.** Nothing in codeatlas was tuned on individual queries here."
-        " The BM25 baseline's choices (2,048-character non-overlapping windows over every text"
-        " file, identifiers split *and* kept whole, k1 = 1.2, b = 0.75) were fixed before"
-        " scoring; it was checked against the eval README's reference numbers only in"
-        " aggregate (see the table). astchunk runs with the size its README uses"
-        " (2,000 non-whitespace characters) and, to separate chunk *size* from chunk"
-        " *boundaries*, with 800 (picked by arithmetic, ~3 characters per MiniLM token × 256,"
-        " not by trying sizes); naive RAG uses 512-model-token line windows; RRF"
-        " uses k = 60 like codeatlas. The quality guard's floor is simply the value measured"
-        " when it was recorded.",
+        " The BM25 baseline is the eval READMEs' definition (windows of whole lines up to 2,048"
+        " characters over each source file, tokens `[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\\d+`"
+        " lower-cased, k1 = 1.2, b = 0.75) and reproduces each README's reference numbers"
+        " (see the tables); the cAST baselines use the same BM25 tokens. astchunk runs with the"
+        " size its README uses (2,000 non-whitespace characters) and, to separate chunk *size*"
+        " from chunk *boundaries*, with 800 (picked by arithmetic, ~3 characters per MiniLM"
+        " token × 256, not by trying sizes); astchunk 0.1.0 has no PHP parser, so PHP has no"
+        " cAST rows. Naive RAG uses 512-model-token line windows; RRF uses k = 60 like"
+        " codeatlas. The quality guard's floors (one per language, on a slice of each corpus,"
+        " fake embedder) are simply the values measured when they were recorded.",
         "",
     ]
-    if q:
-        parts += [_quality(q, [f for f in figures[:2] if f]), ""]
-    parts += [_callers(results.get("callers")), ""]
+    if quality:
+        callers = results.get("callers") or {}
+        parts += [report_quality.summary(quality, callers), ""]
+        if languages_png:
+            parts += ["![languages](benchmarks/results/languages.png)", ""]
+        systems: dict[str, str] = {}
+        for q in quality.values():
+            systems.update(q["systems"])
+        parts += [
+            "Systems:",
+            "",
+            *(f"- `{n}`: {d}" for n, d in systems.items()),
+            "",
+            report_quality.language_sections(quality, callers, set_figures),
+        ]
     if sp:
         parts += [_speed(sp, figures), ""]
     parts += [_others(results.get("others", {}))]

@@ -2,7 +2,11 @@
 
 python -m benchmarks.run_all                 # everything (eval-corpus databases rebuilt)
 python -m benchmarks.run_all --quick         # quality + callers only, reusing indexes
+python -m benchmarks.run_all --sets ts       # only some eval sets (speed needs py)
 python -m benchmarks.run_all --fresh-scale   # also rebuild the ~20k/~100k-chunk databases
+
+Quality and find_callers run on every public dev set (benchmarks/eval_sets.py); speed, latency
+and storage on the Python set's corpus and the scale repositories.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import os
 import sys
 import time
 import traceback
+from pathlib import Path
 
 from benchmarks import machine, report
 from benchmarks.workspace import prepare_environment
@@ -59,10 +64,15 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated scale databases to measure latency on ('' for none)",
     )
     p.add_argument("--provider", default="local", help="embedder for quality (local | fake)")
+    p.add_argument("--sets", default="py,php,ts", help="eval sets for quality and callers")
     p.add_argument("--note", help="a sentence for BENCHMARKS.md about the conditions")
+    p.add_argument(
+        "--output", type=Path, help="write the report here (and its .json beside it) instead"
+    )
     args = p.parse_args(argv)
 
     from benchmarks import callers_bench, quality, speed
+    from benchmarks.eval_sets import select
     from benchmarks.workspace import database
 
     started = time.monotonic()
@@ -75,36 +85,42 @@ def main(argv: list[str] | None = None) -> int:
     }
     fresh = not (args.quick or args.reuse)
 
-    print("[run_all] quality", file=sys.stderr, flush=True)
-    results["quality"] = quality.run(fresh=fresh, provider=args.provider, cache=not fresh)
-    if not results["quality"]["embedder"]["real"]:
-        results["missing"].append(
-            "a real embedding model: the `local` provider returned the fake embedder, so the"
-            " semantic numbers are not those of all-MiniLM-L6-v2"
-        )
+    results["quality"], results["callers"] = {}, {}
+    for eval_set in select(args.sets):
+        print(f"[run_all] quality {eval_set.name}", file=sys.stderr, flush=True)
+        q = quality.run(eval_set, fresh=fresh, provider=args.provider, cache=not fresh)
+        results["quality"][eval_set.name] = q
+        fake = args.provider == "local" and not q["embedder"]["real"]
+        if fake and not any("real embedding" in m for m in results["missing"]):
+            results["missing"].append(
+                "a real embedding model: the `local` provider returned the fake embedder, so"
+                " the semantic numbers are not those of all-MiniLM-L6-v2"
+            )
+        print(f"[run_all] callers {eval_set.name}", file=sys.stderr, flush=True)
+        c = callers_bench.run(q["database_url"], q["corpus"]["repository"], eval_set)
+        results["callers"][eval_set.name] = c
+        if not c.get("available"):
+            results["missing"].append(f"find_callers ({eval_set.name}): {c.get('why')}")
+        skipped = q["baseline_build"].get("cast", {}).get("skipped")
+        if skipped:
+            results["missing"].append(f"cAST baselines for {eval_set.language}: {skipped}")
 
-    print("[run_all] callers", file=sys.stderr, flush=True)
-    results["callers"] = callers_bench.run(results["quality"]["database_url"])
-    if not results["callers"].get("available"):
-        results["missing"].append(f"find_callers: {results['callers'].get('why')}")
-
-    if not args.quick:
+    if not args.quick and "py" in results["quality"]:
         print("[run_all] speed", file=sys.stderr, flush=True)
         results["speed"] = speed.run(
             fresh=fresh,
             fresh_scale=args.fresh_scale,
-            quality_result=results["quality"],
+            quality_result=results["quality"]["py"],
             scale_levels=tuple(x for x in args.scale_levels.split(",") if x),
         )
         results["others"] = _others(args.skip_others)
     results["machine"]["load_end"] = [round(x, 2) for x in os.getloadavg()]
     results["seconds"] = round(time.monotonic() - started, 1)
 
-    report.RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    (report.RESULTS_DIR / "run_all.json").write_text(
-        json.dumps(results, indent=1, default=str) + "\n"
-    )
-    path = report.write(results)
+    raw = args.output.with_suffix(".json") if args.output else report.RESULTS_DIR / "run_all.json"
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    raw.write_text(json.dumps(results, indent=1, default=str) + "\n")
+    path = report.write(results, args.output)
     print(f"[run_all] wrote {path} in {results['seconds']:.0f}s", file=sys.stderr)
     return 0
 
