@@ -25,11 +25,12 @@ def split_region(root: Node, source: Source, start: int, end: int, budget: int) 
     last = source.end_line_of(start, end)
     if first == last or source.tokens(first, last) <= budget:
         return [(start, end)]
+    owns_block: dict[int, bool] = {}  # node id -> has a block child (asked once per node)
     cuts = [
         line
         for line in range(first + 1, last + 1)
         if not source.is_blank(line)
-        and _enabled(root, source, source.line_start(line), start, end, budget)
+        and _enabled(root, source, source.line_start(line), start, end, budget, owns_block)
     ]
     pieces: list[tuple[int, int]] = []  # (first line, last line)
     piece_start = first
@@ -79,7 +80,15 @@ def _merge_trivial(source: Source, pieces: list[tuple[int, int]]) -> list[tuple[
     return merged
 
 
-def _enabled(root: Node, source: Source, cut: int, start: int, end: int, budget: int) -> bool:
+def _enabled(
+    root: Node,
+    source: Source,
+    cut: int,
+    start: int,
+    end: int,
+    budget: int,
+    owns_block: dict[int, bool],
+) -> bool:
     """May the region be cut at byte offset `cut` (the start of a line)?"""
     chain = _crossing_chain(root, cut)
     for i, node in enumerate(chain):
@@ -87,7 +96,7 @@ def _enabled(root: Node, source: Source, cut: int, start: int, end: int, budget:
         if around and (node.start_byte < start or node.end_byte > end):
             continue  # something around the whole region (the file, a class)
         below = chain[i + 1] if i + 1 < len(chain) else None
-        if not _splittable(node, below, source):
+        if not _splittable(node, below, source, owns_block):
             return False  # e.g. a region that is one big comment or string
         if around:
             continue  # the symbol itself: it is too large, that is why we split
@@ -109,10 +118,16 @@ def _crossing_chain(root: Node, cut: int) -> list[Node]:
     return chain
 
 
-def _splittable(node: Node, below: Node | None, source: Source) -> bool:
+def _splittable(
+    node: Node, below: Node | None, source: Source, owns_block: dict[int, bool]
+) -> bool:
     if node.type in BLOCK_TYPES or node.is_error:
         return True
-    if any(child.type in BLOCK_TYPES for child in node.named_children):
+    # cached: a node crosses every line it spans, and listing the children of a 10,000-entry
+    # literal on each of its lines made one 600 KB data file take minutes (quadratic)
+    if node.id not in owns_block:
+        owns_block[node.id] = any(child.type in BLOCK_TYPES for child in node.named_children)
+    if owns_block[node.id]:
         return True
     if below is None:
         return False
