@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, LiteralString
 
 # the exact keys of `codeatlas search --json` results (DESIGN §9); benchmarks depend on them
 CONTRACT_KEYS = (
@@ -16,6 +16,24 @@ CONTRACT_KEYS = (
     "retrievers",
     "commit",
 )
+
+
+# A symbol with members (a class, interface, trait, impl...) longer than this is answered with
+# its outline: declaration, docblock and properties up to the first member (its first chunk).
+SHORT_CONTAINER_LINES = 40
+
+# the last line of the outline of symbol `s` (NULL when it has no members): a SQL column
+OUTLINE_END: LiteralString = """
+    (SELECT max(h.end_line) FROM code_chunks h WHERE h.symbol_id = s.id AND h.piece = 0
+       AND EXISTS (SELECT 1 FROM code_symbols m WHERE m.parent_id = s.id)) AS outline_end
+"""
+
+
+def unit_range(start: int, end: int, outline_end: int | None) -> tuple[int, int]:
+    """The lines a hit on a symbol spans: all of it, or the outline of a long container."""
+    if outline_end is not None and end - start + 1 > SHORT_CONTAINER_LINES:
+        return start, max(start, min(outline_end, end))
+    return start, end
 
 
 @dataclass
@@ -65,12 +83,13 @@ class SymbolMatch:
     score: float
     symbol_id: int = field(default=0, repr=False)
     file_version_id: int = field(default=0, repr=False)
+    outline_end: int | None = field(default=None, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         """The public fields (internal ids dropped)."""
         record = asdict(self)
-        record.pop("symbol_id")
-        record.pop("file_version_id")
+        for internal in ("symbol_id", "file_version_id", "outline_end"):
+            record.pop(internal)
         return record
 
 

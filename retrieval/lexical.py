@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import LiteralString
 
 from codeatlas.terms import K1, B, query_terms, term_id
+from retrieval.hits import OUTLINE_END
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope
 
 TERM_BUDGET = 2000  # postings read per query term (all of a rarer term's)
@@ -103,9 +104,12 @@ def lexical_candidates(conn: DbConnection, scope: Scope, query: str, limit: int)
 
 
 # what every retriever returns per chunk, so hits are assembled the same way
-CANDIDATE_COLUMNS: LiteralString = """
+CANDIDATE_COLUMNS: LiteralString = (
+    """
     c.id AS chunk_id, c.symbol_id, c.file_version_id, c.piece_count, c.symbol_kind,
     c.qualified_name, c.start_line AS chunk_start, c.end_line AS chunk_end,
     s.start_line AS symbol_start, s.end_line AS symbol_end,
-    f.repository, f.path, f.commit_sha, f.source, left(c.content, 400) AS head
+    f.repository, f.path, f.commit_sha, f.source, left(c.content, 400) AS head,
 """
+    + OUTLINE_END
+)

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrieval.hits import Hit, SymbolMatch
+from retrieval.hits import Hit, SymbolMatch, unit_range
 from retrieval.lexical import lexical_candidates
 from retrieval.scope import DbConnection, Scope
 from retrieval.semantic import QueryEmbedder, semantic_candidates
@@ -51,10 +51,12 @@ def _preview(head: str | None, skip_header: bool) -> str | None:
 
 
 def _hit_from_row(row: dict[str, Any], score: float, retrievers: list[str]) -> Hit:
-    # a symbol's hit spans the whole symbol (all its pieces); a file-level chunk, itself
-    start, end = row["symbol_start"], row["symbol_end"]
-    if row["symbol_id"] is None or start is None:
+    # a symbol's hit spans the whole symbol (all its pieces) or a long class's outline;
+    # a file-level chunk, itself
+    if row["symbol_id"] is None or row["symbol_start"] is None:
         start, end = row["chunk_start"], row["chunk_end"]
+    else:
+        start, end = unit_range(row["symbol_start"], row["symbol_end"], row["outline_end"])
     return Hit(
         repository=row["repository"],
         path=row["path"],
@@ -94,11 +96,12 @@ def fuse(rankings: dict[str, list[dict]]) -> list[Hit]:
 
 
 def _symbol_hit(match: SymbolMatch) -> Hit:
+    start, end = unit_range(match.start_line, match.end_line, match.outline_end)
     return Hit(
         repository=match.repository,
         path=match.path,
-        start_line=match.start_line,
-        end_line=match.end_line,
+        start_line=start,
+        end_line=end,
         symbol=match.symbol,
         kind=match.kind,
         score=1.0,

@@ -5,16 +5,19 @@ from __future__ import annotations
 import re
 from typing import LiteralString
 
-from retrieval.hits import SymbolMatch
+from retrieval.hits import OUTLINE_END, SymbolMatch
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope
 
 _SEPARATORS = re.compile(r"\s*(?:::|->|#|\\|/)\s*")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 
-_SYMBOL_COLUMNS: LiteralString = """
+_SYMBOL_COLUMNS: LiteralString = (
+    """
     s.id AS symbol_id, s.file_version_id, s.name, s.qualified_name, s.kind, s.signature,
-    s.start_line, s.end_line, f.repository, f.path, f.commit_sha, f.source
+    s.start_line, s.end_line, f.repository, f.path, f.commit_sha, f.source,
 """
+    + OUTLINE_END
+)
 
 
 def normalize_name(name: str) -> str:
@@ -64,6 +67,7 @@ def _match(row: dict, match: str, score: float) -> SymbolMatch:
         score=round(score, 4),
         symbol_id=row["symbol_id"],
         file_version_id=row["file_version_id"],
+        outline_end=row["outline_end"],
     )
 
 

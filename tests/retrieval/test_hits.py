@@ -1,0 +1,52 @@
+"""The unit of a hit: a whole function or method, a long class's outline, never a whole file."""
+
+from __future__ import annotations
+
+from retrieval.hits import SHORT_CONTAINER_LINES, unit_range
+from tests.retrieval.indexing import index_repository
+
+
+def test_a_short_class_is_returned_whole_and_a_long_one_as_its_outline():
+    assert unit_range(10, 30, 14) == (10, 30)
+    assert unit_range(10, 10 + SHORT_CONTAINER_LINES, 14) == (10, 14)
+    # a function (no members, no outline) is always whole
+    assert unit_range(1, 500, None) == (1, 500)
+
+
+def _long_class() -> str:
+    methods = "".join(
+        f"    def step_{i}(self, value):\n        return value + {i}\n\n" for i in range(30)
+    )
+    return (
+        "class Ledger:\n"
+        '    """Keeps the ledger of refunds."""\n'
+        "    currency = 'EUR'\n\n"
+        + methods
+        + "    def reconcile_refunds(self, refunds):\n"
+        + "        return sum(refunds)\n"
+    )
+
+
+def test_search_answers_a_method_with_the_method_and_a_long_class_with_its_outline(
+    settings_env, database_url, git_repo
+):
+    from codeatlas.database import connect
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from retrieval.search import search_code
+
+    git_repo.write("ledger.py", _long_class())
+    git_repo.commit("ledger")
+    index_repository(database_url, git_repo.path, "ledger")
+    conn = connect(database_url, autocommit=True)
+    scope = resolve_scope(conn, ensure_operator(conn), ["ledger"])
+    method = search_code(conn, scope, "reconcile refunds", mode="lexical").hits[0]
+    assert (method.symbol, method.end_line - method.start_line) == ("Ledger.reconcile_refunds", 1)
+    ledger = [
+        h
+        for h in search_code(conn, scope, "Ledger currency EUR", mode="hybrid").hits
+        if h.symbol == "Ledger"
+    ]
+    # the class is 95 lines; its hit is the declaration, docstring and fields
+    assert [(h.start_line, h.end_line) for h in ledger] == [(1, 3)]
+    conn.close()
