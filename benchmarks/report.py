@@ -157,6 +157,9 @@ def _speed(sp: dict, figures: list[str]) -> str:
     out = [
         "## Speed",
         "",
+        'Speed, latency and storage are measured on the Python set\'s corpus ("eval corpus"'
+        " below) and the scale repositories.",
+        "",
         "### Full index of the eval corpus",
         "",
         "Wall time of the whole `codeatlas index` command (process start, imports, model load,"
@@ -333,21 +336,23 @@ def _others(others: dict) -> str:
 
 def write(results: dict, path: Path | None = None) -> Path:
     """Render BENCHMARKS.md (and the figures) from a `run_all` results dict."""
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    # figures sit at benchmarks/results/ relative to the report, wherever it is written
+    figures_dir = RESULTS_DIR if path is None else path.parent / "benchmarks" / "results"
+    figures_dir.mkdir(parents=True, exist_ok=True)
     quality = results.get("quality") or {}
     set_figures: dict[str, list[str]] = {}
     for name, q in quality.items():
         title = f"{EVAL_SETS[name].language} ({q['corpus']['queries']} questions)"
         set_figures[name] = []
         for fn, stem in ((plots.quality_bars, "quality"), (plots.budget_scatter, "token_budget")):
-            made = fn(q["scores"], RESULTS_DIR / f"{stem}-{name}.png", title)
+            made = fn(q["scores"], figures_dir / f"{stem}-{name}.png", title)
             if made:
                 set_figures[name].append(f"benchmarks/results/{stem}-{name}.png")
-    languages_png = plots.languages_bars(quality, RESULTS_DIR / "languages.png")
+    languages_png = plots.languages_bars(quality, figures_dir / "languages.png")
     figures = ["", ""]
     sp = results.get("speed")
     if sp and sp.get("latency"):
-        made = plots.latency_lines(sp["latency"], RESULTS_DIR / "latency.png")
+        made = plots.latency_lines(sp["latency"], figures_dir / "latency.png")
         figures.append("benchmarks/results/latency.png" if made else "")
     figures = [f for f in figures] + [""] * 3
     parts = [
