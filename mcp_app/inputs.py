@@ -186,6 +186,16 @@ class IndexFileInput(_Input):
     )
 
 
+class ForgetFileInput(_Input):
+    repository: RepositoryName
+    path: Path | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_PATH,
+        description="The file to forget; omit to forget all your files in the repository.",
+    )
+
+
 class IndexStatusInput(_Input):
     repositories: list[RepositoryName] | None = Field(
         default=None, max_length=50, description="Repositories to report (default: all yours)."

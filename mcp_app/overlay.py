@@ -2,21 +2,27 @@
 
 The file is stored like any committed blob (content-addressed by its git blob sha, parsed at the
 current snapshot's parser version) and mapped to its path in `overlay_files`, where only this
-principal sees it, marked `working-tree`.
+principal sees it, marked `working-tree`, until it expires or is forgotten
+(`mcp_app.overlay_retention`). The work is bounded: at most 1 MB of text and 3,000 chunks, and
+embedding stops when the call's time budget is spent (the rest stays lexically searchable).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import time
 from typing import Any
 
 from codeatlas.errors import CodeatlasError
 from mcp_app.inputs import MAX_FILE_BYTES
+from mcp_app.overlay_retention import check_quota, expire
 from mcp_app.state import AppState
 from retrieval.principals import DbConnection, Principal
 from retrieval.reading import clean_path
 from retrieval.scope import resolve_scope
+
+EMBED_BATCH = 32
 
 
 class UnindexableFileError(CodeatlasError):
@@ -61,9 +67,11 @@ def index_file(
     from assets.parsing.languages import detect_language
     from assets.parsing.parser import parse_file
 
+    deadline = time.monotonic() + state.limits.index_file_seconds
     scope = resolve_scope(conn, principal, [repository])
     view = scope.repositories[0]
     path = clean_path(path)
+    expire(conn, state.limits)
     language = detect_language(path, data)
     reason = skip_reason(path, len(data), data, max_bytes=MAX_FILE_BYTES)
     if reason or language is None:
@@ -71,11 +79,17 @@ def index_file(
     version = effective_parser_version(state.settings)
     blob_sha = storage.git_blob_sha(data)
     with conn.transaction():
+        check_quota(conn, principal.id, view.repository_id, path, state.limits)
         file_version_id, parsed_before = storage.claim_file_version(
             conn, view.repository_id, blob_sha, language, version, len(data)
         )
         if not parsed_before:
             parsed = parse_file(path, data, max_tokens=state.settings.chunk_max_tokens)
+            if len(parsed.chunks) > state.limits.overlay_max_chunks:
+                raise UnindexableFileError(
+                    f"{path} parses into {len(parsed.chunks):,} chunks; index_file takes at most "
+                    f"{state.limits.overlay_max_chunks:,} (commit it and let the indexer take it)"
+                )
             storage.store_parsed_file(conn, file_version_id, parsed)
         lexical_index.ensure_file_terms(conn, file_version_id, path)
         conn.execute(
@@ -90,7 +104,14 @@ def index_file(
         {"fv": file_version_id},
     ).fetchone()
     assert counts is not None
-    embedded, note = _embed(state, conn, view.repository_id, view.active_model, file_version_id)
+    embedded, note = _embed(
+        state, conn, view.repository_id, view.active_model, file_version_id, deadline
+    )
+    expires = conn.execute(
+        "SELECT indexed_at + make_interval(secs => %s) AS at FROM overlay_files"
+        " WHERE repository_id = %s AND principal_id = %s AND path = %s",
+        (state.limits.overlay_ttl_hours * 3600, view.repository_id, principal.id, path),
+    ).fetchone()
     result = {
         "repository": repository,
         "path": path,
@@ -100,6 +121,7 @@ def index_file(
         "chunks": counts["chunks"],
         "embedded_chunks": embedded,
         "source": "working-tree",
+        "expires_at": expires["at"].isoformat() if expires else None,
     }
     if note:
         result["note"] = note
@@ -107,7 +129,12 @@ def index_file(
 
 
 def _embed(
-    state: AppState, conn: DbConnection, repository_id: int, model: str | None, file_version_id: int
+    state: AppState,
+    conn: DbConnection,
+    repository_id: int,
+    model: str | None,
+    file_version_id: int,
+    deadline: float,
 ) -> tuple[int, str | None]:
     from assets import storage
 
@@ -117,17 +144,30 @@ def _embed(
     if embedder is None:
         return 0, f"no embedder for model {model!r} here: lexical and symbol search only"
     todo = conn.execute(
-        "SELECT DISTINCT c.content_hash, c.content FROM code_chunks c"
+        "SELECT DISTINCT c.content_hash, c.content, length(c.content) AS size FROM code_chunks c"
         " WHERE c.file_version_id = %s AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
         "  WHERE e.repository_id = %s AND e.embedding_model = %s"
-        "  AND e.content_hash = c.content_hash)",
+        "  AND e.content_hash = c.content_hash) ORDER BY size",
         (file_version_id, repository_id, model),
     ).fetchall()
-    if todo:
-        vectors = embedder.embed_documents([r["content"] for r in todo])
+    # bounded: what fits in the call's time budget is embedded (shortest first, so most
+    # chunks); the rest is still found by lexical and symbol search
+    done = 0
+    for start in range(0, len(todo), EMBED_BATCH):
+        if time.monotonic() >= deadline:
+            break
+        batch = todo[start : start + EMBED_BATCH]
+        vectors = embedder.embed_documents([r["content"] for r in batch])
         with conn.transaction():
             storage.ensure_embedding_model(conn, model, embedder.dimensions)
             storage.store_embeddings(
-                conn, repository_id, model, [r["content_hash"] for r in todo], vectors
+                conn, repository_id, model, [r["content_hash"] for r in batch], vectors
             )
-    return len(todo), None
+        done += len(batch)
+    if done < len(todo):
+        return done, (
+            f"embedded {done} of {len(todo)} new chunks within the "
+            f"{state.limits.index_file_seconds:g} s budget of index_file; the rest are found by "
+            "lexical and symbol search"
+        )
+    return done, None

@@ -112,7 +112,7 @@ def build_server(state: AppState, *, token_verifier: Any | None = None, url: str
             description=tools.DESCRIPTIONS[name],
             annotations=ToolAnnotations(
                 read_only_hint=read_only,
-                destructive_hint=False,
+                destructive_hint=name in tools.DESTRUCTIVE,
                 idempotent_hint=True,
                 open_world_hint=False,
             ),

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from codeatlas.config import Settings
 from codeatlas.errors import CodeatlasError, DatabaseUnavailableError
+from mcp_app.limits import ServerLimits
 from retrieval.principals import (
     OPERATOR_PRINCIPAL,
     DbConnection,
@@ -39,6 +40,7 @@ class AppState:
     settings: Settings
     principal_name: str | None  # fixed principal (stdio, in-process); None: from the token
     pool_size: int = 8
+    limits: ServerLimits = field(default_factory=ServerLimits)
     _pool: ConnectionPool | None = field(default=None, init=False, repr=False)
     # re-entrant: loading an embedder opens a pooled connection under the same lock
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
@@ -128,13 +130,38 @@ class AppState:
         return principal
 
 
+EXPIRY_INTERVAL_SECONDS = 600
+
+
+def _expire_overlays(state: AppState) -> None:
+    from mcp_app.overlay_retention import expire
+
+    try:
+        with state.connection() as conn:
+            dropped = expire(conn, state.limits)
+        if dropped:
+            log.info("dropped %d expired working-tree files", dropped)
+    except CodeatlasError as exc:  # the database is down: the next round tries again
+        log.warning("could not drop expired working-tree files: %s", exc)
+
+
 def make_lifespan(state: AppState):
-    """A lifespan that yields `state` and closes its pool when the server stops."""
+    """A lifespan that yields `state`, drops expired overlays now and every 10 minutes, and
+    closes the pool when the server stops."""
+    import anyio
+
+    async def expire_periodically() -> None:
+        while True:
+            await anyio.to_thread.run_sync(_expire_overlays, state)
+            await anyio.sleep(EXPIRY_INTERVAL_SECONDS)
 
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[AppState]:
         try:
-            yield state
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(expire_periodically)
+                yield state
+                tasks.cancel_scope.cancel()
         finally:
             state.close()
 

@@ -47,13 +47,19 @@ DESCRIPTIONS: dict[str, str] = {
         "and read tools see it in place of the committed version, for you only, marked "
         "'working-tree'. At most 1 MB of UTF-8 source text."
     ),
+    "forget_file": (
+        "Remove a file you sent with index_file (or, without path, all of yours in the "
+        "repository) so search and read tools show the committed version again. Files you send "
+        "also expire on their own (expires_at in index_file's answer)."
+    ),
     "index_status": (
         "Per repository: indexed commit, branch head, lag, embedding model and vector coverage."
     ),
     "list_repositories": "The repositories you can read, with their current indexed commit.",
 }
 
-READ_ONLY = {name for name in DESCRIPTIONS if name != "index_file"}
+READ_ONLY = {name for name in DESCRIPTIONS if name not in ("index_file", "forget_file")}
+DESTRUCTIVE = {"forget_file"}
 
 
 def _page(items: list[Any], limit: int, offset: int, key: str) -> dict[str, Any]:
@@ -191,6 +197,23 @@ def index_file(
     return run(state, conn, who, args.repository, args.path, data)
 
 
+def forget_file(
+    state: AppState, conn: DbConnection, who: Principal, args: inputs.ForgetFileInput
+) -> dict[str, Any]:
+    """Drop the principal's working-tree file(s)."""
+    from mcp_app.overlay_retention import forget
+    from retrieval.reading import clean_path
+    from retrieval.scope import resolve_scope
+
+    scope = resolve_scope(conn, who, [args.repository])
+    path = clean_path(args.path) if args.path is not None else None
+    removed = forget(conn, who.id, scope.repositories[0].repository_id, path)
+    result: dict[str, Any] = {"repository": args.repository, "removed": removed}
+    if not removed:
+        result["note"] = "you had no working-tree file there"
+    return result
+
+
 def index_status(
     state: AppState, conn: DbConnection, who: Principal, args: inputs.IndexStatusInput
 ) -> dict[str, Any]:
@@ -237,6 +260,7 @@ TOOLS: dict[str, tuple[type[inputs.BaseModel], Handler]] = {
     "find_callees": (inputs.CallGraphInput, find_callees),
     "file_outline": (inputs.FileOutlineInput, file_outline),
     "index_file": (inputs.IndexFileInput, index_file),
+    "forget_file": (inputs.ForgetFileInput, forget_file),
     "index_status": (inputs.IndexStatusInput, index_status),
     "list_repositories": (inputs.ListRepositoriesInput, list_repositories),
 }

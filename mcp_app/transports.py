@@ -11,6 +11,7 @@ import anyio
 
 from codeatlas.config import Settings
 from codeatlas.errors import ConfigurationError
+from mcp_app.limits import ServerLimits
 from mcp_app.pinning import LOCK_FILE, check_server
 from mcp_app.server import build_server
 from mcp_app.state import AppState
@@ -63,7 +64,12 @@ def _check_principal(state: AppState) -> None:
 
 def run_stdio(settings: Settings, database_url: str) -> None:
     """Serve over stdin/stdout after checking the pinned tool definitions."""
-    state = AppState(database_url=database_url, settings=settings, principal_name=stdio_principal())
+    state = AppState(
+        database_url=database_url,
+        settings=settings,
+        principal_name=stdio_principal(),
+        limits=ServerLimits.from_env(),
+    )
     _check_principal(state)
     server = build_server(state)
     anyio.run(check_server, server, LOCK_FILE)

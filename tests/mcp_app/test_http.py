@@ -123,4 +123,4 @@ def test_verify_tools_checks_a_live_http_server_against_the_lock(http_server, sh
     _id, token = _token(shop_repo.database_url, "auditor", [])
     args = ["verify-tools", "--lock", str(LOCK_FILE), "--http", http_server, "--token", token]
     assert main(args) == 0
-    assert "OK: 9 tools" in capsys.readouterr().err
+    assert "OK: 10 tools" in capsys.readouterr().err

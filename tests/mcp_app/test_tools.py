@@ -114,13 +114,15 @@ def test_index_file_puts_an_uncommitted_file_in_front_for_its_principal_only(
     assert "apply_loyalty_discount" not in [r["symbol"] for r in payload(other)["results"]]
 
 
-def test_tools_are_annotated_read_only_except_index_file(operator_server):
+def test_tools_are_annotated_read_only_except_index_file_and_forget_file(operator_server):
     import anyio
 
     tools = anyio.run(operator_server.list_tools)
     hints = {t.name: t.annotations.read_only_hint for t in tools}
-    assert hints.pop("index_file") is False
+    assert hints.pop("index_file") is False and hints.pop("forget_file") is False
     assert set(hints.values()) == {True} and len(hints) == 8
+    destructive = {t.name for t in tools if t.annotations.destructive_hint}
+    assert destructive == {"forget_file"}
     schema = next(t for t in tools if t.name == "search_code").input_schema
     assert schema["properties"]["query"]["maxLength"] == 2000
     assert schema["properties"]["limit"]["maximum"] == 50

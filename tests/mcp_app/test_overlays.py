@@ -1,0 +1,125 @@
+"""Working-tree files (index_file) expire, stay within a per-principal quota, can be forgotten,
+and cost bounded work however large the file."""
+
+from __future__ import annotations
+
+from codeatlas.database import connect
+from tests.mcp_app.conftest import call_tools, payload
+
+MONEY = "shop/money.py"
+
+
+def _server(database_url: str, **limits):
+    from codeatlas.config import load_settings
+    from mcp_app.limits import ServerLimits
+    from mcp_app.server import build_server
+    from mcp_app.state import AppState
+
+    state = AppState(
+        database_url=database_url,
+        settings=load_settings(),
+        principal_name="local",
+        limits=ServerLimits(**limits),
+    )
+    return build_server(state)
+
+
+def _changed(shop_repo) -> str:
+    return (shop_repo.path / MONEY).read_text() + (
+        "\n\ndef apply_loyalty_discount(amount, years):\n    return round_cents(amount * 0.9)\n"
+    )
+
+
+def _overlay_state(url: str) -> dict:
+    with connect(url) as conn:
+        return conn.execute(
+            "SELECT (SELECT count(*) FROM overlay_files) AS overlays,"
+            " (SELECT count(*) FROM file_versions fv WHERE NOT EXISTS (SELECT 1 FROM"
+            "  snapshot_files sf WHERE sf.file_version_id = fv.id)) AS loose_versions,"
+            " (SELECT count(*) FROM code_chunks c WHERE NOT EXISTS (SELECT 1 FROM"
+            "  snapshot_files sf WHERE sf.file_version_id = c.file_version_id)) AS loose_chunks"
+        ).fetchone()
+
+
+def test_forget_file_brings_back_the_committed_version_and_deletes_what_it_stored(shop_repo):
+    server = _server(shop_repo.database_url)
+    indexed, found, forgot, after = call_tools(
+        server,
+        [
+            ("index_file", {"repository": "shop", "path": MONEY, "content": _changed(shop_repo)}),
+            ("search_code", {"query": "apply_loyalty_discount", "mode": "lexical"}),
+            ("forget_file", {"repository": "shop", "path": MONEY}),
+            ("search_code", {"query": "apply_loyalty_discount", "mode": "lexical"}),
+        ],
+    )
+    assert payload(indexed)["expires_at"]
+    assert payload(found)["results"][0]["source"] == "working-tree"
+    assert payload(forgot)["removed"] == [MONEY]
+    assert all(r["source"] == "commit" for r in payload(after)["results"])
+    assert _overlay_state(shop_repo.database_url) == {
+        "overlays": 0,
+        "loose_versions": 0,
+        "loose_chunks": 0,
+    }
+
+
+def test_a_principal_past_its_quota_gets_a_clear_refusal_but_may_replace_its_files(shop_repo):
+    server = _server(shop_repo.database_url, overlay_max_files=2)
+    calls = [
+        ("index_file", {"repository": "shop", "path": f"shop/new_{i}.py", "content": f"X = {i}\n"})
+        for i in range(3)
+    ]
+    calls.append(("index_file", {"repository": "shop", "path": "shop/new_0.py", "content": "Y=1"}))
+    first, second, third, replaced = call_tools(server, calls)
+    assert not first.is_error and not second.is_error and not replaced.is_error
+    assert third.is_error
+    assert "the limit is 2" in third.content[0].text and "forget_file" in third.content[0].text
+
+
+def test_overlays_past_their_lifetime_are_dropped_with_their_chunks(shop_repo):
+    server = _server(shop_repo.database_url, overlay_ttl_hours=1)
+    call_tools(
+        server,
+        [("index_file", {"repository": "shop", "path": MONEY, "content": _changed(shop_repo)})],
+    )
+    with connect(shop_repo.database_url) as conn:
+        conn.execute("UPDATE overlay_files SET indexed_at = now() - interval '2 hours'")
+    # a new session starts by dropping what expired
+    [status] = call_tools(server, [("list_repositories", {})])
+    assert not status.is_error
+    assert _overlay_state(shop_repo.database_url)["loose_chunks"] == 0
+    assert _overlay_state(shop_repo.database_url)["overlays"] == 0
+
+
+def test_index_file_embeds_within_its_time_budget_and_the_rest_stays_searchable(shop_repo):
+    server = _server(shop_repo.database_url, index_file_seconds=0)
+    indexed, found = call_tools(
+        server,
+        [
+            ("index_file", {"repository": "shop", "path": MONEY, "content": _changed(shop_repo)}),
+            ("search_code", {"query": "apply_loyalty_discount", "mode": "lexical"}),
+        ],
+    )
+    info = payload(indexed)
+    assert info["embedded_chunks"] == 0 and "budget" in info["note"]
+    assert payload(found)["results"][0]["symbol"] == "apply_loyalty_discount"
+
+
+def test_a_one_megabyte_data_file_is_indexed_and_one_of_too_many_chunks_refused(shop_repo):
+    data = "TABLE = {\n" + "".join(f"    'key_{i}': [{i}, 'v{i}'],\n" for i in range(34_000))
+    data = data[: 999_000 - 2] + "\n}\n"
+    data = data[: data.rfind("\n", 0, 998_000)] + "\n}\n"
+    functions = "".join(f"def f_{i}(a):\n    return a + {i}\n\n\n" for i in range(30_000))
+    functions = functions[: functions.rfind("\n\n\ndef", 0, 999_000)] + "\n"
+    assert len(data.encode()) <= 1_000_000 and len(functions.encode()) <= 1_000_000
+    server = _server(shop_repo.database_url)
+    results = call_tools(
+        server,
+        [
+            ("index_file", {"repository": "shop", "path": "shop/table.py", "content": data}),
+            ("index_file", {"repository": "shop", "path": "shop/many.py", "content": functions}),
+        ],
+    )
+    table, many = results
+    assert payload(table)["chunks"] >= 1
+    assert many.is_error and "index_file takes at most 3,000" in many.content[0].text
