@@ -367,7 +367,13 @@ def write(results: dict, path: Path | None = None) -> Path:
         " extra (`pip install -e '.[bench]'`: astchunk, matplotlib); without it the cAST"
         " baselines and the figures are left out. `python -m benchmarks.run_all --help` lists"
         " the options (`--reuse` keeps the indexes, `--skip-others` leaves out the chunking,"
-        " embedding and freshness benchmarks' runs but still includes their last results).",
+        " embedding and freshness benchmarks' runs but still includes their last results,"
+        " `--sets php,ts` measures only those sets). After a retrieval change,"
+        " `python -m benchmarks.quality --sets py,php,ts --modes lexical,hybrid --embedder fake"
+        " --reuse` prints the quality tables of all three sets in under a minute once the"
+        " indexes exist; CI's guard (`tests/benchmarks/test_quality_guard.py`) checks a slice of"
+        " each set against `benchmarks/quality_floor.json` (`python -m benchmarks.guard"
+        " --record` re-records every language).",
         "",
         _machine(results["machine"], results.get("note")),
         "",
