@@ -42,38 +42,40 @@ class AppState:
     pool_size: int = 8
     limits: ServerLimits = field(default_factory=ServerLimits)
     _pool: ConnectionPool | None = field(default=None, init=False, repr=False)
+    # token checks have their own connections: busy tools must not make valid tokens fail
+    _auth_pool: ConnectionPool | None = field(default=None, init=False, repr=False)
     # re-entrant: loading an embedder opens a pooled connection under the same lock
     _lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
     _embedders: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def pool(self) -> ConnectionPool:
-        """The connection pool (opened on first use; psycopg_pool imported lazily)."""
+        """The tools' connection pool (opened on first use; psycopg_pool imported lazily)."""
         with self._lock:
             if self._pool is None:
                 from pgvector.psycopg import register_vector
-                from psycopg.rows import dict_row
-                from psycopg_pool import ConnectionPool
 
-                self._pool = ConnectionPool(
-                    self.database_url,
-                    min_size=1,
-                    max_size=self.pool_size,
-                    kwargs={"row_factory": dict_row},
-                    configure=register_vector,
-                    open=False,
-                    name="codeatlas-mcp",
+                self._pool = _open_pool(
+                    self.database_url, self.pool_size, "codeatlas-mcp", register_vector
                 )
-                self._pool.open(wait=False)
             return self._pool
 
+    def auth_pool(self) -> ConnectionPool:
+        """Two connections for bearer-token checks only."""
+        with self._lock:
+            if self._auth_pool is None:
+                self._auth_pool = _open_pool(self.database_url, 2, "codeatlas-mcp-auth", None)
+            return self._auth_pool
+
     @contextmanager
-    def connection(self) -> Iterator[DbConnection]:
-        """A pooled connection whose work commits on success (rolls back on error)."""
+    def connection(self, *, auth: bool = False) -> Iterator[DbConnection]:
+        """A pooled connection whose work commits on success (rolls back on error); `auth`
+        takes it from the token-check pool."""
         import psycopg
         from psycopg_pool import PoolTimeout
 
         try:
-            with self.pool().connection(timeout=10) as conn:
+            pool = self.auth_pool() if auth else self.pool()
+            with pool.connection(timeout=10) as conn:
                 yield conn
         except (PoolTimeout, psycopg.OperationalError) as exc:
             log.warning("index database unavailable: %s", exc)
@@ -84,9 +86,10 @@ class AppState:
     def close(self) -> None:
         """Close the pool (at server shutdown)."""
         with self._lock:
-            if self._pool is not None:
-                self._pool.close()
-                self._pool = None
+            for pool in (self._pool, self._auth_pool):
+                if pool is not None:
+                    pool.close()
+            self._pool = self._auth_pool = None
 
     def embed_query(self, model: str, text: str) -> Sequence[float] | None:
         """A query vector in `model`'s space, or None when no embedder for it can be built."""
@@ -128,6 +131,23 @@ class AppState:
         if principal is None:
             raise NotAuthenticatedError("authentication required: send a valid bearer token")
         return principal
+
+
+def _open_pool(url: str, size: int, name: str, configure: Any) -> ConnectionPool:
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
+    pool = ConnectionPool(
+        url,
+        min_size=1,
+        max_size=size,
+        kwargs={"row_factory": dict_row},
+        configure=configure,
+        open=False,
+        name=name,
+    )
+    pool.open(wait=False)
+    return pool
 
 
 EXPIRY_INTERVAL_SECONDS = 600

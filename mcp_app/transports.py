@@ -11,6 +11,7 @@ import anyio
 
 from codeatlas.config import Settings
 from codeatlas.errors import ConfigurationError
+from mcp_app.admission import VERIFIED, Admission
 from mcp_app.limits import ServerLimits
 from mcp_app.pinning import LOCK_FILE, check_server
 from mcp_app.server import build_server
@@ -32,7 +33,7 @@ class DatabaseTokenVerifier:
 
         from mcp_app.tokens import principal_for_token, token_hash
 
-        with self.state.connection() as conn:
+        with self.state.connection(auth=True) as conn:
             principal = principal_for_token(conn, token)
         if principal is None:
             return None
@@ -45,6 +46,9 @@ class DatabaseTokenVerifier:
 
     async def verify_token(self, token: str) -> Any:
         """The access info for a valid token, else None (the middleware answers 401)."""
+        admitted = VERIFIED.get()
+        if admitted is not None and admitted[0] == token:
+            return admitted[1]  # checked a moment ago by Admission, in this request
         try:
             return await anyio.to_thread.run_sync(self._lookup, token)
         except Exception:  # noqa: BLE001 - an unreachable database must not leak a traceback
@@ -76,14 +80,49 @@ def run_stdio(settings: Settings, database_url: str) -> None:
     server.run("stdio")
 
 
-def http_app(settings: Settings, database_url: str, host: str, port: int) -> tuple[Any, AppState]:
-    """The ASGI app for streamable HTTP with bearer-token auth (and its state)."""
-    state = AppState(database_url=database_url, settings=settings, principal_name=None)
-    server = build_server(
-        state, token_verifier=DatabaseTokenVerifier(state), url=f"http://{host}:{port}"
+def transport_security(host: str, limits: ServerLimits) -> Any:
+    """DNS-rebinding protection, always on: local names, the bound host (unless a wildcard
+    address) and CODEATLAS_MCP_ALLOWED_HOSTS are the Host/Origin values accepted."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    names = ["127.0.0.1", "localhost", "[::1]"]
+    if host not in ("0.0.0.0", "::", ""):
+        names.append(f"[{host}]" if ":" in host else host)
+    names.extend(limits.allowed_hosts)
+    hosts: list[str] = []
+    origins: list[str] = []
+    for name in dict.fromkeys(names):
+        with_port = name.rsplit(":", 1)[-1].isdigit() and not name.endswith("]")
+        hosts.extend([name] if with_port else [name, f"{name}:*"])
+        for scheme in ("http", "https"):
+            origins.extend(
+                [f"{scheme}://{name}"]
+                if with_port
+                else [f"{scheme}://{name}", f"{scheme}://{name}:*"]
+            )
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
+
+
+def http_app(
+    settings: Settings,
+    database_url: str,
+    host: str,
+    port: int,
+    limits: ServerLimits | None = None,
+) -> tuple[Any, AppState]:
+    """The ASGI app for streamable HTTP with bearer-token auth and admission limits (and its
+    state)."""
+    limits = limits or ServerLimits.from_env()
+    state = AppState(
+        database_url=database_url, settings=settings, principal_name=None, limits=limits
+    )
+    verifier = DatabaseTokenVerifier(state)
+    server = build_server(state, token_verifier=verifier, url=f"http://{host}:{port}")
     anyio.run(check_server, server, LOCK_FILE)
-    return server.streamable_http_app(host=host), state
+    app = server.streamable_http_app(host=host, transport_security=transport_security(host, limits))
+    return Admission(app, verifier.verify_token, limits), state
 
 
 def parse_listen(value: str) -> tuple[str, int]:

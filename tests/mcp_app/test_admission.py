@@ -1,0 +1,165 @@
+"""Admission to the HTTP server: token checks on their own connections, per-principal rate and
+concurrency limits and failed-token limits answered 429 with Retry-After, DNS-rebinding
+protection however the server is bound."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from mcp_app.admission import Admission
+from mcp_app.limits import ServerLimits
+from tests.mcp_app.test_http import HEADERS, INIT, _token
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _request(token: str | None, method: str = "POST", client: str = "10.0.0.1") -> dict:
+    headers = [(b"authorization", f"Bearer {token}".encode())] if token else []
+    return {"type": "http", "method": method, "path": "/mcp", "headers": headers,
+            "client": (client, 5000)}  # fmt: skip
+
+
+async def _verify(token: str) -> Any:
+    """Tokens 'alice' and 'bob' are valid (subjects 1 and 2); anything else is not."""
+    return {"alice": SimpleNamespace(subject="1"), "bob": SimpleNamespace(subject="2")}.get(token)
+
+
+class Recorder:
+    """An ASGI app answering 200, optionally held open until released."""
+
+    def __init__(self) -> None:
+        self.release = anyio.Event()
+        self.hold = False
+        self.entered = 0
+
+    async def __call__(self, scope, receive, send) -> None:
+        self.entered += 1
+        if self.hold:
+            await self.release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+
+async def _call(admission: Admission, scope: dict) -> tuple[int, dict[bytes, bytes]]:
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    await admission(scope, receive, send)
+    start = sent[0]
+    return start["status"], dict(start["headers"])
+
+
+def test_a_principal_over_its_concurrency_gets_429_while_another_principal_gets_in():
+    limits = ServerLimits(max_concurrent_requests=2)
+    app = Recorder()
+    app.hold = True
+    admission = Admission(app, _verify, limits)
+    answers: list[int] = []
+
+    async def run() -> None:
+        async with anyio.create_task_group() as tasks:
+            for _ in range(2):
+                tasks.start_soon(lambda: _call(admission, _request("alice")))
+            with anyio.fail_after(10):  # bounded wait for both to be inside
+                while app.entered < 2:
+                    await anyio.sleep(0.01)
+            status, headers = await _call(admission, _request("alice"))
+            answers.append(status)
+            assert headers[b"retry-after"] == b"1"
+            app.hold = False
+            answers.append((await _call(admission, _request("bob")))[0])
+            app.release.set()
+        answers.append((await _call(admission, _request("alice")))[0])
+
+    anyio.run(run)
+    assert answers == [429, 200, 200]
+
+
+def test_a_principal_over_its_rate_gets_429_with_retry_after_until_the_minute_passes():
+    clock = Clock()
+    admission = Admission(Recorder(), _verify, ServerLimits(requests_per_minute=3), clock)
+    statuses = [anyio.run(_call, admission, _request("alice"))[0] for _ in range(3)]
+    clock.now += 20
+    status, headers = anyio.run(_call, admission, _request("alice"))
+    assert statuses == [200, 200, 200] and status == 429
+    assert headers[b"retry-after"] == b"40"
+    assert anyio.run(_call, admission, _request("bob"))[0] == 200
+    clock.now += 41
+    assert anyio.run(_call, admission, _request("alice"))[0] == 200
+
+
+def test_an_address_guessing_tokens_is_refused_with_429_even_with_a_valid_one_later():
+    clock = Clock()
+    admission = Admission(Recorder(), _verify, ServerLimits(failed_tokens_per_minute=5), clock)
+    for i in range(5):
+        anyio.run(_call, admission, _request(f"guess-{i}", client="10.9.9.9"))
+    status, headers = anyio.run(_call, admission, _request("alice", client="10.9.9.9"))
+    assert status == 429 and int(headers[b"retry-after"]) == 60
+    assert anyio.run(_call, admission, _request("alice", client="10.0.0.2"))[0] == 200
+    clock.now += 61
+    assert anyio.run(_call, admission, _request("alice", client="10.9.9.9"))[0] == 200
+
+
+@pytest.fixture
+def served(shop_repo, request):
+    """The real HTTP app (bound as given) under uvicorn; yields (url, state)."""
+    from codeatlas.config import load_settings
+    from mcp_app.transports import http_app
+    from orchestration.webhooks.background import serving
+
+    host, limits = request.param
+    app, state = http_app(load_settings(), shop_repo.database_url, host, 0, limits)
+    with serving(app) as url:
+        yield url + "/mcp", state
+
+
+@pytest.mark.parametrize("served", [("127.0.0.1", ServerLimits())], indirect=True)
+def test_a_valid_token_is_accepted_while_tools_hold_every_pooled_connection(served, shop_repo):
+    url, state = served
+    _id, token = _token(shop_repo.database_url, "second", ["shop"])
+    pool = state.pool()
+    held = [pool.getconn(timeout=10) for _ in range(state.pool_size)]
+    try:
+        auth = {**HEADERS, "Authorization": f"Bearer {token}"}
+        assert httpx.post(url, json=INIT, headers=auth, timeout=30).status_code == 200
+    finally:
+        for conn in held:
+            pool.putconn(conn)
+
+
+@pytest.mark.parametrize(
+    "served", [("0.0.0.0", ServerLimits(allowed_hosts=("atlas.example.com",)))], indirect=True
+)
+def test_bound_to_all_interfaces_foreign_hosts_and_origins_are_refused(served, shop_repo):
+    url, _state = served
+    _id, token = _token(shop_repo.database_url, "rebinder", ["shop"])
+    auth = {**HEADERS, "Authorization": f"Bearer {token}"}
+    port = url.split(":")[2].split("/")[0]
+    foreign = httpx.post(url, json=INIT, headers={**auth, "Host": "evil.example"}, timeout=10)
+    origin = httpx.post(
+        url, json=INIT, headers={**auth, "Origin": "http://evil.example"}, timeout=10
+    )
+    allowed = httpx.post(
+        url, json=INIT, headers={**auth, "Host": "atlas.example.com", "Origin":
+                                  "https://atlas.example.com"}, timeout=10)  # fmt: skip
+    local = httpx.post(url, json=INIT, headers={**auth, "Host": f"localhost:{port}"}, timeout=10)
+    assert foreign.status_code in (400, 421) and origin.status_code == 403
+    assert allowed.status_code == 200 and local.status_code == 200
