@@ -33,6 +33,7 @@ from orchestration.webhooks.providers import (
     parse,
     signature_header,
 )
+from orchestration.webhooks.secret_box import SecretKeyError
 
 log = logging.getLogger("codeatlas.webhooks")
 MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -78,6 +79,13 @@ class Receiver:
                 )
             return self._pool
 
+    def seal_secrets(self) -> None:
+        """Encrypt plain-text secrets at start-up when a key is configured."""
+        with self.pool().connection() as conn:
+            sealed = events.seal_stored_secrets(conn)
+        if sealed:
+            log.info("encrypted %d webhook secrets stored in plain text", sealed)
+
     def close(self) -> None:
         """Close the pool (app shutdown)."""
         with self._lock:
@@ -111,7 +119,11 @@ class Receiver:
 
     def _store(self, event: PushEvent, signature: str, body: bytes) -> JSONResponse:
         with self.pool().connection() as conn:
-            repos = events.verified_repositories(conn, event, signature, body)
+            try:
+                repos = events.verified_repositories(conn, event, signature, body)
+            except SecretKeyError as exc:
+                log.error("webhook %s refused: %s", loggable(event.delivery_id), exc)
+                return _answer(503, "the receiver cannot read its webhook secrets (see its log)")
             if not repos:
                 log.warning(
                     "webhook refused: %s delivery %s for %s: no registered repository"
@@ -167,6 +179,7 @@ def build_app(database_url: str, *, max_body_bytes: int = MAX_BODY_BYTES) -> Sta
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         await run_in_threadpool(receiver.pool)
+        await run_in_threadpool(receiver.seal_secrets)
         try:
             yield
         finally:

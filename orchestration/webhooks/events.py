@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import psycopg
 
 from orchestration.webhooks.providers import PushEvent, RefChange, verify
+from orchestration.webhooks.secret_box import PREFIX, configured_key, seal, unseal
 
 _LOCK_SPACE = 0x5EB  # advisory-lock namespace of webhook storage (key: repository id)
 
@@ -73,7 +74,7 @@ def verified_repositories(
         " WHERE provider = %s AND repository_id = ANY(%s)",
         (event.provider, [r["id"] for r in candidates]),
     ).fetchall()
-    by_id = {s["repository_id"]: s["secret"] for s in secrets}
+    by_id = {s["repository_id"]: unseal(s["secret"]) for s in secrets}
     return [
         r
         for r in candidates
@@ -149,10 +150,28 @@ def store(
 
 
 def set_secret(conn: psycopg.Connection, repository_id: int, provider: str, secret: str) -> None:
-    """Create or replace a repository's webhook secret for one provider."""
+    """Create or replace a repository's webhook secret for one provider (encrypted when
+    CODEATLAS_SECRET_KEY is set)."""
     conn.execute(
         "INSERT INTO repository_webhooks (repository_id, provider, secret) VALUES (%s, %s, %s)"
         " ON CONFLICT (repository_id, provider) DO UPDATE SET secret = EXCLUDED.secret,"
         " updated_at = now()",
-        (repository_id, provider, secret),
+        (repository_id, provider, seal(secret)),
     )
+
+
+def seal_stored_secrets(conn: psycopg.Connection) -> int:
+    """Encrypt the secrets still stored in plain text (when a key is configured)."""
+    if configured_key() is None:
+        return 0
+    rows = conn.execute(
+        "SELECT repository_id, provider, secret FROM repository_webhooks"
+        " WHERE secret NOT LIKE %s FOR UPDATE",
+        (PREFIX + "%",),
+    ).fetchall()
+    for row in rows:
+        conn.execute(
+            "UPDATE repository_webhooks SET secret = %s WHERE repository_id = %s AND provider = %s",
+            (seal(row["secret"]), row["repository_id"], row["provider"]),
+        )
+    return len(rows)

@@ -318,3 +318,42 @@ def test_control_characters_from_an_unsigned_body_are_escaped_in_the_log(client,
     [line] = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
     assert "\n" not in line and "\x1b" not in line
     assert "acme/evil\\n2026" in line
+
+
+def test_with_a_key_configured_secrets_are_stored_encrypted_and_still_verify(
+    database_url, monkeypatch
+):
+    monkeypatch.setenv("CODEATLAS_SECRET_KEY", "a-long-random-key-for-tests")
+    with transaction(database_url) as conn:
+        repo = repositories.register(conn, "acme/shop", "https://github.com/acme/shop.git", "main")
+        events.set_secret(conn, repo.id, "github", SECRET)
+    with connect(database_url) as conn:
+        [row] = conn.execute("SELECT secret FROM repository_webhooks").fetchall()
+    assert row["secret"].startswith("enc:v1:") and SECRET not in row["secret"]
+    body = github_push()
+    with TestClient(build_app(database_url)) as receiver:
+        assert (
+            receiver.post("/webhooks", content=body, headers=github_headers(body)).status_code
+            == 202
+        )
+        monkeypatch.setenv("CODEATLAS_SECRET_KEY", "not-the-key")
+        again = github_push(after=SHA2)
+        refused = receiver.post("/webhooks", content=again, headers=github_headers(again, "d-2"))
+        assert refused.status_code == 503 and "secret" not in refused.text.split("webhook")[0]
+
+
+def test_plain_text_secrets_are_encrypted_when_the_receiver_starts_with_a_key(
+    registered, monkeypatch
+):
+    monkeypatch.setenv("CODEATLAS_SECRET_KEY", "a-long-random-key-for-tests")
+    body = github_push()
+    with TestClient(build_app(registered)) as receiver:
+        assert (
+            receiver.post("/webhooks", content=body, headers=github_headers(body)).status_code
+            == 202
+        )
+    with connect(registered) as conn:
+        stored_secrets = [
+            r["secret"] for r in conn.execute("SELECT secret FROM repository_webhooks")
+        ]
+    assert len(stored_secrets) == 4 and all(s.startswith("enc:v1:") for s in stored_secrets)
