@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import snowballstemmer
 
 # bump when the terms of the same chunk would differ: stored chunks are re-tokenized
-LEXICAL_VERSION = "bm25f-2"
+LEXICAL_VERSION = "bm25f-3"
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 _WORD_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -32,7 +32,7 @@ K1 = 1.2
 B = 0.75
 # field weights (chosen on the three public dev sets together, benchmarks/quality.py)
 NAME_WEIGHT = 3.0
-CONTEXT_WEIGHT = 1.0
+CONTEXT_WEIGHT = 2.0
 TEXT_WEIGHT = 1.0
 
 # Words that carry no meaning in a question about code (English function words and the

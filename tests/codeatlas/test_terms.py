@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codeatlas.terms import NAME_WEIGHT, chunk_document, query_terms, term_id
+from codeatlas.terms import CONTEXT_WEIGHT, NAME_WEIGHT, chunk_document, query_terms, term_id
 
 
 def test_identifiers_give_stemmed_parts_and_the_whole_name():
@@ -27,8 +27,8 @@ def test_a_chunk_weights_its_own_name_above_its_text():
     )
     # text (1) + name field; the enclosing class and the path are context
     assert doc.tf[term_id("refund")] == 1 + NAME_WEIGHT
-    assert doc.tf[term_id("shop")] == 2  # class Shop and folder shop/
-    assert doc.tf[term_id("bill")] == 1  # billing.py
+    assert doc.tf[term_id("shop")] == 2 * CONTEXT_WEIGHT  # class Shop and folder shop/
+    assert doc.tf[term_id("bill")] == CONTEXT_WEIGHT  # billing.py
     assert (
         doc.length == 6 + 1 + 4
     )  # def refund order return order total; refund; shop shop billing py

@@ -44,7 +44,7 @@ def test_search_answers_a_method_with_the_method_and_a_long_class_with_its_outli
     assert (method.symbol, method.end_line - method.start_line) == ("Ledger.reconcile_refunds", 1)
     ledger = [
         h
-        for h in search_code(conn, scope, "Ledger currency EUR", mode="hybrid").hits
+        for h in search_code(conn, scope, "Ledger currency EUR", mode="hybrid", limit=50).hits
         if h.symbol == "Ledger"
     ]
     # the class is 95 lines; its hit is the declaration, docstring and fields
