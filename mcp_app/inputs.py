@@ -14,6 +14,7 @@ MAX_NAME = 500
 MAX_PATH = 1024
 MAX_FILE_BYTES = 1_000_000
 MAX_READ_LINES = 1000
+MAX_LINE = 10_000_000
 
 
 def _utf8_text(value: str) -> str:
@@ -140,10 +141,14 @@ class ReadSymbolInput(_Input):
         description="File path: narrows `name` to one file, or with start_line picks the "
         "symbol(s) at those lines.",
     )
-    start_line: int | None = Field(default=None, ge=1, description="First line of the range.")
-    end_line: int | None = Field(default=None, ge=1, description="Last line (default start_line).")
+    start_line: int | None = Field(
+        default=None, ge=1, le=MAX_LINE, description="First line of the range."
+    )
+    end_line: int | None = Field(
+        default=None, ge=1, le=MAX_LINE, description="Last line (default start_line)."
+    )
     from_line: int | None = Field(
-        default=None, ge=1, description="Continue a truncated symbol from this line."
+        default=None, ge=1, le=MAX_LINE, description="Continue a truncated symbol from this line."
     )
     max_lines: int = Field(
         default=300, ge=1, le=MAX_READ_LINES, description="At most this many lines per symbol."

@@ -178,8 +178,11 @@ def _gitlab_repository(payload: dict) -> tuple[str | None, tuple[str, ...]]:
 
 
 def _commit(value: object, what: str) -> str | None:
+    """The commit a ref moved to; None for the all-zero sha of a deletion."""
     sha = _text(value)
-    if sha is None or ZERO_SHA.match(sha):
+    if sha is None:  # absent, empty or not text: not a push codeatlas can follow
+        raise MalformedEvent(f"{what} names no commit")
+    if ZERO_SHA.match(sha):
         return None
     sha = sha.lower()
     if not _SHA.match(sha):

@@ -1,0 +1,83 @@
+"""A generated corpus of bad inputs for every argument of every MCP tool, from the tools' own
+input schemas: wrong types, out-of-range numbers, NUL and control characters, lone surrogates,
+over-long and empty text, path traversal, SQL and LIKE metacharacters, unknown arguments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_app import tools
+
+STRINGS: list[Any] = [
+    "",
+    " ",
+    "a\x00b",
+    "\x00",
+    "\ud800",
+    "x\udfff",
+    "line\nbreak",
+    "\x1b[31mred",
+    "\u202etxt.exe",
+    "zero\u200bwidth",
+    "../../etc/passwd",
+    "/etc/passwd",
+    "C:\\Windows\\system32",
+    "'; DROP TABLE code_chunks; --",
+    "%_%",
+    "\\",
+    ".*(",
+    "😀" * 10,
+    "a" * 100_000,
+    123,
+    12.5,
+    True,
+    None,
+    [],
+    {"$ne": 1},
+]
+INTEGERS: list[Any] = [-1, 0, 10**6, 2**63, -(2**63) - 1, 1.5, "10", "ten", None, True, [], {}]
+LISTS: list[Any] = ["shop", [""], [None], ["a\x00"], [["shop"]], ["shop"] * 1000, {}, 7]
+ENUMS: list[Any] = ["HYBRID", "", "sql", 1, None]
+
+
+def _valid_base(tool: str) -> dict[str, Any]:
+    """A valid call of `tool` against the test repository, to vary one argument at a time."""
+    return {
+        "search_code": {"query": "round_cents"},
+        "search_symbols": {"name": "round_cents"},
+        "read_symbol": {"repository": "shop", "name": "round_cents"},
+        "find_callers": {"repository": "shop", "name": "round_cents"},
+        "find_callees": {"repository": "shop", "name": "round_cents"},
+        "file_outline": {"repository": "shop", "path": "shop/money.py"},
+        "index_file": {"repository": "shop", "path": "shop/new.py", "content": "X = 1\n"},
+        "forget_file": {"repository": "shop", "path": "shop/new.py"},
+        "index_status": {},
+        "list_repositories": {},
+    }[tool]
+
+
+def _values(schema: dict[str, Any]) -> list[Any]:
+    kinds = {s.get("type") for s in schema.get("anyOf", [schema])}
+    if "enum" in schema or any("enum" in s for s in schema.get("anyOf", [])):
+        return ENUMS
+    if "array" in kinds:
+        return LISTS
+    if "integer" in kinds:
+        return INTEGERS
+    return STRINGS
+
+
+def corpus() -> list[tuple[str, dict[str, Any]]]:
+    """(tool, arguments) for every bad value of every argument, plus structural mistakes."""
+    cases: list[tuple[str, dict[str, Any]]] = []
+    for name, (model, _handler) in tools.TOOLS.items():
+        base = _valid_base(name)
+        properties = model.model_json_schema().get("properties", {})
+        for argument, schema in properties.items():
+            for value in _values(schema):
+                cases.append((name, {**base, argument: value}))
+            if argument in base:
+                cases.append((name, {k: v for k, v in base.items() if k != argument}))
+        cases.append((name, {**base, "sql": "DROP TABLE principals"}))
+        cases.append((name, {**base, "a\x00": 1}))
+    return cases
