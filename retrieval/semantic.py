@@ -20,6 +20,8 @@ from retrieval.scope import VISIBLE_FILES, DbConnection, Scope
 QueryEmbedder = Callable[[str, str], "Sequence[float] | None"]
 
 MAX_EF_SEARCH = 1000
+# scopes with at most this many chunks are searched exactly instead of through the HNSW index
+EXACT_SEARCH_MAX = 20_000
 
 
 def model_dimensions(conn: DbConnection, model: str) -> int | None:
@@ -28,6 +30,15 @@ def model_dimensions(conn: DbConnection, model: str) -> int | None:
         "SELECT dimensions FROM embedding_models WHERE name = %s", (model,)
     ).fetchone()
     return row["dimensions"] if row else None
+
+
+def _scope_vectors(conn: DbConnection, repo_ids: list[int]) -> int:
+    """Chunks of the repositories' current snapshots (an upper bound of their vectors)."""
+    row = conn.execute(
+        "SELECT coalesce(sum(documents), 0) AS n FROM lexical_corpus WHERE repository_id = ANY(%s)",
+        (repo_ids,),
+    ).fetchone()
+    return int(row["n"]) if row else 0
 
 
 def semantic_candidates(
@@ -44,9 +55,14 @@ def semantic_candidates(
         return []
     # distinct contents are shared by many files: over-fetch, then keep the visible ones
     candidates = min(MAX_EF_SEARCH, max(100, limit * 8))
-    distance = sql.SQL("(e.embedding::halfvec({dims})) <=> %(qv)s::halfvec({dims})").format(
-        dims=sql.Literal(dims)
-    )
+    if _scope_vectors(conn, repo_ids) <= EXACT_SEARCH_MAX:
+        # a small scope among many repositories: an exact scan of its own vectors (found by the
+        # primary key) beats walking a graph where most neighbours are filtered out
+        distance = sql.SQL("e.embedding <=> %(qv)s::halfvec({dims})").format(dims=sql.Literal(dims))
+    else:
+        distance = sql.SQL("(e.embedding::halfvec({dims})) <=> %(qv)s::halfvec({dims})").format(
+            dims=sql.Literal(dims)
+        )
     query = sql.SQL(
         "WITH nearest AS MATERIALIZED ("
         " SELECT e.repository_id, e.content_hash, {distance} AS distance"

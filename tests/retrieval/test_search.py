@@ -112,6 +112,23 @@ def test_semantic_query_uses_the_models_partial_hnsw_index(conn, operator_scope)
     assert model_index_name(model) in "\n".join(r["QUERY PLAN"] for r in plan)
 
 
+def test_a_small_scope_is_searched_exactly_with_the_same_answer_as_the_index(
+    conn, operator_scope, monkeypatch
+):
+    import retrieval.semantic as semantic
+
+    embedder = fake_embedder()
+    vector = embedder.embed_query("convert an amount between currencies")
+
+    def nearest() -> list[tuple[str, int]]:
+        rows = semantic.semantic_candidates(conn, operator_scope, embedder.model_name, vector, 5)
+        return [(r["path"], r["chunk_start"]) for r in rows]
+
+    exact = nearest()
+    monkeypatch.setattr(semantic, "EXACT_SEARCH_MAX", 0)  # force the HNSW path
+    assert exact and nearest() == exact
+
+
 def test_search_json_prints_exactly_the_contract_keys(shop_repo, capsys):
     from codeatlas.cli import main
 
