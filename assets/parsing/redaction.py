@@ -30,63 +30,106 @@ _PRIVATE_KEY = re.compile(
     re.DOTALL,
 )
 
-# (kind, a substring every match contains, pattern): the substring check skips most texts cheaply.
+# (kind, substrings one of which every match contains, pattern): checked first, they skip most
+# texts cheaply (a full scan costs about 30 ms per megabyte).
 # With the rules below they cover every detect-secrets 1.5 plugin (DETECT_SECRETS_COVERAGE).
-_TOKEN_PATTERNS: list[tuple[str, str, re.Pattern[str]]] = [
+_TOKEN_PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
     (
         "aws_access_key",
-        "A",
+        (
+            "AKIA",
+            "ASIA",
+            "ABIA",
+            "ACCA",
+            "AGPA",
+            "AIDA",
+            "AROA",
+            "AIPA",
+            "A3T",
+        ),
         re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
     ),
     (
         "github_token",
-        "_",
+        (
+            "ghp_",
+            "gho_",
+            "ghu_",
+            "ghs_",
+            "ghr_",
+            "github_pat_",
+        ),
         re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9_]{36,255}|github_pat_\w{22,255})"),
     ),
     (
         "gitlab_token",
-        "gl",
+        (
+            "glpat-",
+            "gldt-",
+            "glft-",
+            "glsoat-",
+            "glrt-",
+            "glimt-",
+            "glptt-",
+            "glagent-",
+            "gloas-",
+            "glcbt-",
+        ),
         re.compile(
             r"\b(?:(?:glpat|gldt|glft|glsoat|glrt|glimt|glptt|glagent|gloas)-[A-Za-z0-9_\-]{20,}"
             r"|glcbt-(?:[0-9a-fA-F]{2}_)?[A-Za-z0-9_\-]{20,})(?![\w-])"
         ),
     ),
-    ("gitlab_token", "GR1348941", re.compile(r"\bGR1348941[A-Za-z0-9_\-]{20,}(?![\w-])")),
-    ("slack_token", "xox", re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
+    ("gitlab_token", ("GR1348941",), re.compile(r"\bGR1348941[A-Za-z0-9_\-]{20,}(?![\w-])")),
+    ("slack_token", ("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}")),
     (
         "slack_webhook",
-        "hooks.slack.com",
+        ("hooks.slack.com",),
         re.compile(r"https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/\w+"),
     ),
-    ("stripe_key", "k_", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
-    ("google_api_key", "AIza", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
+    (
+        "stripe_key",
+        (
+            "k_live_",
+            "k_test_",
+        ),
+        re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b"),
+    ),
+    ("google_api_key", ("AIza",), re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
     (
         "openai_key",
-        "sk-",
+        ("sk-",),
         re.compile(
             r"\bsk-(?:[A-Za-z0-9_-]*T3BlbkFJ[A-Za-z0-9_-]{20,}"
             r"|(?:proj|svcacct|admin|ant-api\d\d|ant-admin\d\d)-[A-Za-z0-9_-]{20,})"
         ),
     ),
-    ("sendgrid_key", "SG.", re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b")),
-    ("twilio_key", "", re.compile(r"\b(?:AC|SK)[a-z0-9]{32}\b")),
-    ("mailchimp_key", "-us", re.compile(r"\b[0-9a-z]{32}-us[0-9]{1,2}\b")),
-    ("npm_token", "npm_", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("pypi_token", "pypi-", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{70,}")),
-    ("square_token", "sq0", re.compile(r"\bsq0(?:csp|atp)-[0-9A-Za-z_\-]{22,43}")),
-    ("telegram_token", ":", re.compile(r"\b\d{8,10}:[0-9A-Za-z_-]{35}(?![\w-])")),
+    ("sendgrid_key", ("SG.",), re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b")),
+    (
+        "twilio_key",
+        (
+            "AC",
+            "SK",
+        ),
+        re.compile(r"\b(?:AC|SK)[a-z0-9]{32}\b"),
+    ),
+    ("mailchimp_key", ("-us",), re.compile(r"\b[0-9a-z]{32}-us[0-9]{1,2}\b")),
+    ("npm_token", ("npm_",), re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("pypi_token", ("pypi-",), re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{70,}")),
+    ("square_token", ("sq0",), re.compile(r"\bsq0(?:csp|atp)-[0-9A-Za-z_\-]{22,43}")),
+    ("telegram_token", (":",), re.compile(r"\b\d{8,10}:[0-9A-Za-z_-]{35}(?![\w-])")),
     (
         "discord_token",
-        ".",
+        (".",),
         re.compile(r"\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}(?![\w-])"),
     ),
     (
         "softlayer_key",
-        "softlayer",
+        ("softlayer",),
         re.compile(r"(?<=api\.softlayer\.com/soap/v3/)[a-z0-9]{64}|(?<=v3\.1/)[a-z0-9]{64}"),
     ),
-    ("azure_storage_key", "AccountKey=", re.compile(r"(?<=AccountKey=)[A-Za-z0-9+/=]{86,88}")),
-    ("artifactory_token", "AKC", re.compile(r"(?<![\w/+=])AKC[A-Za-z0-9]{10,}(?![\w/+=])")),
+    ("azure_storage_key", ("AccountKey=",), re.compile(r"(?<=AccountKey=)[A-Za-z0-9+/=]{86,88}")),
+    ("artifactory_token", ("AKC",), re.compile(r"(?<![\w/+=])AKC[A-Za-z0-9]{10,}(?![\w/+=])")),
 ]
 
 # JSON Web Tokens (and JWS/JWE): a base64url JSON header `{"...` (so `eyJ`), then one or more
@@ -174,8 +217,8 @@ def redact(text: str) -> tuple[str, int]:
         sub(_PRIVATE_KEY, _redact_key_block)
     if "eyJ" in text:
         sub(_JWT, _redact_jwt)
-    for kind, hint, pattern in _TOKEN_PATTERNS:
-        if hint in text:
+    for kind, hints, pattern in _TOKEN_PATTERNS:
+        if any(hint in text for hint in hints):
             sub(pattern, lambda _m, kind=kind: f"[REDACTED:{kind}]")
     if "AP" in text:
         sub(_ARTIFACTORY_PASSWORD, _redact_artifactory_password)
