@@ -161,5 +161,33 @@ def test_bound_to_all_interfaces_foreign_hosts_and_origins_are_refused(served, s
         url, json=INIT, headers={**auth, "Host": "atlas.example.com", "Origin":
                                   "https://atlas.example.com"}, timeout=10)  # fmt: skip
     local = httpx.post(url, json=INIT, headers={**auth, "Host": f"localhost:{port}"}, timeout=10)
-    assert foreign.status_code in (400, 421) and origin.status_code == 403
+    assert foreign.status_code == 421 and origin.status_code == 403
     assert allowed.status_code == 200 and local.status_code == 200
+
+
+RAW_BODIES = [
+    b"",
+    b"{",
+    b"not json",
+    b"\xff\xfe\x00",
+    b"[]",
+    b"[1, 2, 3]",
+    b'{"jsonrpc": "2.0"}',
+    b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "x"}',
+    b'{"jsonrpc": "2.0", "id": 1, "method": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
+    b'{"a": "' + b"x" * (5 * 1024 * 1024) + b'"}',
+]
+
+
+@pytest.mark.parametrize("served", [("127.0.0.1", ServerLimits())], indirect=True)
+def test_malformed_http_bodies_get_4xx_and_the_server_keeps_answering(served, shop_repo):
+    url, _state = served
+    _id, token = _token(shop_repo.database_url, "fuzzer", ["shop"])
+    auth = {**HEADERS, "Authorization": f"Bearer {token}"}
+    statuses = []
+    for body in RAW_BODIES:
+        response = httpx.post(url, content=body, headers=auth, timeout=30)
+        statuses.append(response.status_code)
+        assert "Traceback" not in response.text
+        assert httpx.post(url, json=INIT, headers=auth, timeout=30).status_code == 200
+    assert all(400 <= s < 500 for s in statuses), statuses
