@@ -113,6 +113,20 @@ def lock(args: argparse.Namespace) -> int:
     return 1 if changes else 0
 
 
+def stdio_command(line: str) -> list[str]:
+    """The server's argv; a program not on PATH is looked for beside this Python (the venv's
+    `bin/`), so `--stdio "codeatlas serve-mcp"` works without an activated venv."""
+    import shutil
+    from pathlib import Path
+
+    argv = shlex.split(line)
+    if argv and shutil.which(argv[0]) is None:
+        beside = Path(sys.executable).parent / argv[0]
+        if beside.is_file():
+            argv[0] = str(beside)
+    return argv
+
+
 def verify(args: argparse.Namespace) -> int:
     """Compare a live server's catalog with a lock file; non-zero exit and a diff on mismatch."""
     from pathlib import Path
@@ -122,7 +136,7 @@ def verify(args: argparse.Namespace) -> int:
     from mcp_app.pinning import diff, read_lock, remote_fingerprints
 
     expected = read_lock(Path(args.lock))
-    stdio = shlex.split(args.stdio) if args.stdio else None
+    stdio = stdio_command(args.stdio) if args.stdio else None
     try:
         actual = anyio.run(
             lambda: remote_fingerprints(stdio=stdio, url=args.http, token=args.token)
