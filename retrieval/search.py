@@ -38,9 +38,13 @@ class SearchReport:
 
 
 def _key(row: dict) -> tuple:
-    """Pieces of one symbol share a key; everything else is keyed by its chunk."""
+    """Pieces of one symbol, and same-named definitions of one file (overload signatures and
+    their implementation, a property's getter and setter), share a key; a file-level chunk is
+    keyed by itself."""
     ident = (
-        ("symbol", row["symbol_id"]) if row["symbol_id"] is not None else ("chunk", row["chunk_id"])
+        ("symbol", row["qualified_name"])
+        if row["symbol_id"] is not None
+        else ("chunk", str(row["chunk_id"]))
     )
     return (row["repository"], row["path"], row["source"], *ident)
 
@@ -55,13 +59,23 @@ def _preview(head: str | None, skip_header: bool) -> str | None:
     return text[:240]
 
 
-def _hit_from_row(row: dict[str, Any], score: float, retrievers: list[str]) -> Hit:
-    # a symbol's hit spans the whole symbol (all its pieces) or a long class's outline;
-    # a file-level chunk, itself
+def _row_range(row: dict[str, Any]) -> tuple[int, int]:
+    """A symbol's whole range (all its pieces) or a long class's outline; a file-level chunk's
+    own lines."""
     if row["symbol_id"] is None or row["symbol_start"] is None:
-        start, end = row["chunk_start"], row["chunk_end"]
-    else:
-        start, end = unit_range(row["symbol_start"], row["symbol_end"], row["outline_end"])
+        return row["chunk_start"], row["chunk_end"]
+    return unit_range(row["symbol_start"], row["symbol_end"], row["outline_end"])
+
+
+def _span(ranges: Iterable[tuple[int, int]]) -> tuple[int, int]:
+    """The lines covering all the ranges (same-named definitions sit side by side)."""
+    starts, ends = zip(*ranges, strict=True)
+    return min(starts), max(ends)
+
+
+def _hit_from_rows(rows: list[dict[str, Any]], score: float, retrievers: list[str]) -> Hit:
+    row = rows[0]
+    start, end = _span(_row_range(r) for r in rows)
     return Hit(
         repository=row["repository"],
         path=row["path"],
@@ -91,13 +105,14 @@ def fuse(rankings: dict[str, list[dict]]) -> list[Hit]:
     """Weighted Reciprocal Rank Fusion over named rankings of candidate rows, pieces collapsed."""
     scores: dict[tuple, float] = {}
     found_by: dict[tuple, list[str]] = {}
-    first_row: dict[tuple, dict] = {}
+    rows_of: dict[tuple, dict[int | None, dict]] = {}  # per key, one row per symbol
     for retriever, rows in rankings.items():
         rank = 0
         seen: set[tuple] = set()
         for row in rows:
             key = _key(row)
-            if key in seen:  # a later piece of a symbol already ranked
+            rows_of.setdefault(key, {}).setdefault(row["symbol_id"], row)
+            if key in seen:  # a later piece or definition of the symbol already ranked
                 continue
             seen.add(key)
             rank += 1
@@ -106,13 +121,16 @@ def fuse(rankings: dict[str, list[dict]]) -> list[Hit]:
             scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank)
             if name not in found_by.setdefault(key, []):
                 found_by[key].append(name)
-            first_row.setdefault(key, row)
     ordered = sorted(scores, key=lambda k: (-scores[k], k[1], k[3], k[4]))
-    return [_hit_from_row(first_row[k], round(scores[k], 6), found_by[k]) for k in ordered]
+    return [
+        _hit_from_rows(list(rows_of[k].values()), round(scores[k], 6), found_by[k]) for k in ordered
+    ]
 
 
-def _symbol_hit(match: SymbolMatch) -> Hit:
-    start, end = unit_range(match.start_line, match.end_line, match.outline_end)
+def _symbol_hit(matches: list[SymbolMatch]) -> Hit:
+    """One hit for the same-named definitions of one file."""
+    match = matches[0]
+    start, end = _span(unit_range(m.start_line, m.end_line, m.outline_end) for m in matches)
     return Hit(
         repository=match.repository,
         path=match.path,
@@ -132,20 +150,22 @@ def exact_symbol_hits(conn: DbConnection, scope: Scope, query: str) -> list[Hit]
     """Definitions named by identifiers in the query (at most a few per name)."""
     hits: list[Hit] = []
     for name in query_identifiers(query):
-        matches = exact_symbols(conn, scope, name, MAX_INJECTED_PER_NAME + 1)
-        if 0 < len(matches) <= MAX_INJECTED_PER_NAME:
-            hits.extend(_symbol_hit(m) for m in matches)
+        found: dict[tuple, list[SymbolMatch]] = {}
+        for m in exact_symbols(conn, scope, name, 4 * MAX_INJECTED_PER_NAME):
+            found.setdefault((m.repository, m.path, m.source, m.symbol), []).append(m)
+        if 0 < len(found) <= MAX_INJECTED_PER_NAME:
+            hits.extend(_symbol_hit(ms) for ms in found.values())
     return hits[:MAX_INJECTED]
 
 
+def _place(hit: Hit) -> tuple:
+    """What makes two hits the same answer: the symbol, or a file-level chunk's lines."""
+    where = hit.symbol if hit.symbol is not None else hit.start_line
+    return (hit.repository, hit.path, hit.source, where)
+
+
 def _same_place(a: Hit, b: Hit) -> bool:
-    return (a.repository, a.path, a.source, a.start_line, a.symbol) == (
-        b.repository,
-        b.path,
-        b.source,
-        b.start_line,
-        b.symbol,
-    )
+    return _place(a) == _place(b)
 
 
 def inject(top: Iterable[Hit], fused: list[Hit]) -> list[Hit]:

@@ -50,3 +50,47 @@ def test_search_answers_a_method_with_the_method_and_a_long_class_with_its_outli
     # the class is 95 lines; its hit is the declaration, docstring and fields
     assert [(h.start_line, h.end_line) for h in ledger] == [(1, 3)]
     conn.close()
+
+
+_OVERLOADED = '''from typing import overload
+
+
+@overload
+def parse_amount(raw: str) -> int: ...
+
+
+@overload
+def parse_amount(raw: bytes) -> int: ...
+
+
+def parse_amount(raw):
+    """Parse an amount of cents from text or bytes."""
+    text = raw.decode() if isinstance(raw, bytes) else raw
+    return int(text.replace(".", ""))
+
+
+def format_amount(cents):
+    return f"{cents / 100:.2f}"
+'''
+
+
+def test_overload_signatures_and_their_implementation_are_one_hit(
+    settings_env, database_url, git_repo
+):
+    from codeatlas.database import connect
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from retrieval.search import search_code
+
+    git_repo.write("amounts.py", _OVERLOADED)
+    git_repo.commit("amounts")
+    index_repository(database_url, git_repo.path, "amounts")
+    conn = connect(database_url, autocommit=True)
+    scope = resolve_scope(conn, ensure_operator(conn), ["amounts"])
+    for mode in ("lexical", "hybrid"):
+        hits = search_code(conn, scope, "parse_amount of cents", mode=mode).hits
+        parsed = [h for h in hits if h.symbol == "parse_amount"]
+        # the stubs (lines 4-5, 8-9) and the implementation (12-15) side by side, once
+        assert [(h.start_line, h.end_line) for h in parsed] == [(4, 15)], mode
+        assert hits[0].symbol == "parse_amount"
+    conn.close()
