@@ -1,5 +1,5 @@
-"""Hybrid search: semantic (per model) and lexical fused with RRF (k = 60), exact symbol hits
-injected at the top, pieces of one symbol collapsed into one hit spanning the symbol."""
+"""Hybrid search: semantic (per model), lexical and exact-symbol rankings fused with weighted RRF
+(k = 60), pieces of one symbol collapsed into one hit spanning the symbol (docs/retrieval.md)."""
 
 from __future__ import annotations
 
@@ -17,11 +17,13 @@ from retrieval.symbols import exact_symbols, query_identifiers
 log = logging.getLogger(__name__)
 
 RRF_K = 60
-# fusion weights, chosen on the three public dev sets together (docs/lexical.md)
+# fusion weights, chosen on the three public dev sets together (docs/retrieval.md)
 # (the local MiniLM model is weak on code: its ranking counts a third of BM25's)
-RETRIEVER_WEIGHTS = {"lexical": 1.0, "semantic": 0.3}
+RETRIEVER_WEIGHTS = {"lexical": 1.0, "semantic": 0.3, "symbol": 1.0}
 OUTLINE_WEIGHT = 0.5
 FILE_WEIGHT = 0.5
+# a lexical candidate inherits this share of the score of the best other candidate of its file
+FILE_EVIDENCE_SHARE = 0.2
 MODES = ("hybrid", "semantic", "lexical")
 # an identifier with more definitions than this is too common to be "the" answer
 MAX_INJECTED_PER_NAME = 3
@@ -101,6 +103,27 @@ def _unit_weight(row: dict) -> float:
     return 1.0
 
 
+def with_file_evidence(rows: list[dict]) -> list[dict]:
+    """Lexical candidates re-ranked with a share of their file's evidence (the best score of
+    another candidate of the same file): the words of a question spread over the code around
+    its answer (the class's fields, the helpers it calls), which a chunk alone does not hold."""
+    best: dict[tuple, list[float]] = {}
+    for row in rows:
+        best.setdefault(_file(row), []).append(row["rank"])
+    for scores in best.values():
+        scores[:] = [*sorted(scores, reverse=True)[:2], 0.0]
+    ranked = []
+    for row in rows:
+        first, second = best[_file(row)][:2]
+        evidence = second if row["rank"] == first else first
+        ranked.append({**row, "rank": row["rank"] + FILE_EVIDENCE_SHARE * evidence})
+    return sorted(ranked, key=lambda r: -r["rank"])
+
+
+def _file(row: dict) -> tuple:
+    return (row["repository"], row["path"], row["source"])
+
+
 def fuse(rankings: dict[str, list[dict]]) -> list[Hit]:
     """Weighted Reciprocal Rank Fusion over named rankings of candidate rows, pieces collapsed."""
     scores: dict[tuple, float] = {}
@@ -138,7 +161,7 @@ def _symbol_hit(matches: list[SymbolMatch]) -> Hit:
         end_line=end,
         symbol=match.symbol,
         kind=match.kind,
-        score=1.0,
+        score=0.0,  # given when fused
         retrievers=["symbol"],
         commit=match.commit,
         source=match.source,
@@ -164,22 +187,25 @@ def _place(hit: Hit) -> tuple:
     return (hit.repository, hit.path, hit.source, where)
 
 
-def _same_place(a: Hit, b: Hit) -> bool:
-    return _place(a) == _place(b)
-
-
-def inject(top: Iterable[Hit], fused: list[Hit]) -> list[Hit]:
-    """Exact symbol hits first (merged with their fused twin's retrievers), then the rest."""
-    result: list[Hit] = []
-    for hit in top:
-        if any(_same_place(hit, h) for h in result):
-            continue
-        for other in fused:
-            if _same_place(hit, other):
-                hit.retrievers += [r for r in other.retrievers if r not in hit.retrievers]
-        result.append(hit)
-    result.extend(h for h in fused if not any(_same_place(h, r) for r in result))
-    return result
+def add_symbol_hits(symbol_hits: Iterable[Hit], fused: list[Hit]) -> list[Hit]:
+    """Exact symbol hits fused as one more ranking, in the order found: each adds its RRF share
+    to its fused twin (whose range then also covers the definitions found by name) or enters
+    with that share alone."""
+    by_place = {_place(h): h for h in fused}
+    hits = list(fused)
+    for rank, hit in enumerate(symbol_hits, start=1):
+        share = RETRIEVER_WEIGHTS["symbol"] / (RRF_K + rank)
+        twin = by_place.get(_place(hit))
+        if twin is None:
+            hit.score = round(share, 6)
+            by_place[_place(hit)] = hit
+            hits.append(hit)
+        elif "symbol" not in twin.retrievers:
+            twin.score = round(twin.score + share, 6)
+            twin.retrievers.insert(0, "symbol")
+            twin.start_line = min(twin.start_line, hit.start_line)
+            twin.end_line = max(twin.end_line, hit.end_line)
+    return sorted(hits, key=lambda h: -h.score)
 
 
 def search_code(
@@ -207,8 +233,8 @@ def search_code(
                 continue
             rankings[f"semantic:{model}"] = semantic_candidates(conn, scope, model, vector, depth)
     if mode in ("hybrid", "lexical"):
-        rankings["lexical"] = lexical_candidates(conn, scope, query, depth)
+        rankings["lexical"] = with_file_evidence(lexical_candidates(conn, scope, query, depth))
     hits = fuse(rankings)
     if mode == "hybrid":
-        hits = inject(exact_symbol_hits(conn, scope, query), hits)
+        hits = add_symbol_hits(exact_symbol_hits(conn, scope, query), hits)
     return SearchReport(hits=hits[offset:wanted], notes=notes)

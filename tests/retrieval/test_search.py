@@ -164,3 +164,43 @@ def test_cli_names_an_unknown_repository_without_a_traceback(shop_repo, capsys, 
     assert main([command, "x", "--repo", "nope"]) == 1
     err = capsys.readouterr().err
     assert "no repository named 'nope'" in err and "Traceback" not in err
+
+
+def _row(path: str, chunk_id: int, rank: float) -> dict:
+    return {"repository": "r", "path": path, "source": "commit", "chunk_id": chunk_id, "rank": rank}
+
+
+def test_a_lexical_candidate_inherits_a_share_of_its_files_best_other_candidate():
+    from retrieval.search import FILE_EVIDENCE_SHARE, with_file_evidence
+
+    rows = [_row("a.py", 1, 10.0), _row("b.py", 2, 9.0), _row("b.py", 3, 8.0), _row("c.py", 4, 9.5)]
+    ranked = with_file_evidence(rows)
+    # each of b.py's two chunks counts a share of the other one (8.0 now passes c.py's 9.5);
+    # a file's only candidate gains nothing
+    assert [r["chunk_id"] for r in ranked] == [2, 1, 3, 4]
+    assert ranked[0]["rank"] == 9.0 + FILE_EVIDENCE_SHARE * 8.0
+    assert ranked[1]["rank"] == 10.0
+
+
+def _hit(symbol: str, score: float, retrievers: list[str], start: int = 1):
+    from retrieval.hits import Hit
+
+    return Hit(
+        "r", f"{symbol}.py", start, start + 9, symbol, "function", score, retrievers, "c", "commit"
+    )
+
+
+def test_a_name_in_the_question_is_one_more_ranking_not_an_answer_forced_to_the_top():
+    from retrieval.search import RRF_K, add_symbol_hits
+
+    both = 1.3 / (RRF_K + 1)  # first in the lexical and semantic rankings
+    fused = [
+        _hit("answer", both, ["lexical", "semantic"]),
+        _hit("named", 1 / (RRF_K + 5), ["lexical"]),
+    ]
+    named_elsewhere = _hit("helper", 0.0, ["symbol"])
+    hits = add_symbol_hits([_hit("named", 0.0, ["symbol"], start=0), named_elsewhere], fused)
+    assert [h.symbol for h in hits] == ["named", "answer", "helper"]
+    assert hits[0].retrievers == ["symbol", "lexical"]
+    assert (hits[0].start_line, hits[0].end_line) == (0, 10)  # covers what both found
+    assert hits[2].score < hits[1].score  # a name matched by nothing else does not lead
