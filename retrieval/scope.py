@@ -19,7 +19,7 @@ _COMMIT = re.compile(r"^[0-9a-fA-F]{4,64}$")
 # CTEs `scope` (one row per repository at its snapshot) and `files` (path -> file version,
 # "commit" or "working-tree"). Parameters: scope_repos, scope_snapshots, scope_overlay,
 # principal_id.
-VISIBLE_FILES: LiteralString = """
+_VISIBLE_TEMPLATE: LiteralString = """{candidates}
 scope AS (
     SELECT r.id AS repository_id, r.name AS repository, s.id AS snapshot_id,
            s.commit_sha, x.overlay
@@ -34,7 +34,7 @@ scope AS (
 files AS (
     SELECT sc.repository_id, sc.repository, sc.commit_sha, sf.path, sf.file_version_id,
            'commit'::text AS source
-    FROM scope sc JOIN snapshot_files sf ON sf.snapshot_id = sc.snapshot_id
+    FROM scope sc JOIN {snapshot_files} sf ON sf.snapshot_id = sc.snapshot_id
     WHERE sf.file_version_id IS NOT NULL
       AND NOT (sc.overlay AND EXISTS (
           SELECT 1 FROM overlay_files o WHERE o.repository_id = sc.repository_id
@@ -44,9 +44,30 @@ files AS (
            'working-tree'::text
     FROM scope sc JOIN overlay_files o
       ON o.repository_id = sc.repository_id AND o.principal_id = %(principal_id)s
-    WHERE sc.overlay
+    WHERE sc.overlay{overlay_filter}
 )
 """
+VISIBLE_FILES: LiteralString = _VISIBLE_TEMPLATE.format(
+    candidates="", snapshot_files="snapshot_files", overlay_filter=""
+)
+
+
+def visible_files_among(file_versions: LiteralString) -> LiteralString:
+    """`VISIBLE_FILES` with `files` holding only the file versions that `file_versions` (a
+    SELECT of one file_version_id column, e.g. from an earlier CTE) returns.
+
+    Joined on the file version, it gives the same rows as `VISIBLE_FILES`; but the candidates'
+    snapshot rows are found first, through the file-version index (CTE `candidate_files`),
+    instead of listing every file of a large scope and keeping a few.
+    """
+    return _VISIBLE_TEMPLATE.format(
+        candidates=(
+            "\ncandidate_files AS MATERIALIZED (SELECT * FROM snapshot_files"
+            f" WHERE file_version_id IN ({file_versions})),"
+        ),
+        snapshot_files="candidate_files",
+        overlay_filter=f" AND o.file_version_id IN ({file_versions})",
+    )
 
 
 class SnapshotNotFoundError(CodeatlasError):

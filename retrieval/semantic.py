@@ -14,7 +14,7 @@ from pgvector import HalfVector
 from psycopg import sql
 
 from retrieval.lexical import CANDIDATE_COLUMNS
-from retrieval.scope import VISIBLE_FILES, DbConnection, Scope
+from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 
 # (model name, query text) -> query vector, or None to skip the semantic retriever for that model
 QueryEmbedder = Callable[[str, str], "Sequence[float] | None"]
@@ -55,7 +55,8 @@ def semantic_candidates(
         return []
     # distinct contents are shared by many files: over-fetch, then keep the visible ones
     candidates = min(MAX_EF_SEARCH, max(100, limit * 8))
-    if _scope_vectors(conn, repo_ids) <= EXACT_SEARCH_MAX:
+    exact = _scope_vectors(conn, repo_ids) <= EXACT_SEARCH_MAX
+    if exact:
         # a small scope among many repositories: an exact scan of its own vectors (found by the
         # primary key) beats walking a graph where most neighbours are filtered out
         distance = sql.SQL("e.embedding <=> %(qv)s::halfvec({dims})").format(dims=sql.Literal(dims))
@@ -63,23 +64,48 @@ def semantic_candidates(
         distance = sql.SQL("(e.embedding::halfvec({dims})) <=> %(qv)s::halfvec({dims})").format(
             dims=sql.Literal(dims)
         )
-    query = sql.SQL(
+    nearest = sql.SQL(
         "WITH nearest AS MATERIALIZED ("
         " SELECT e.repository_id, e.content_hash, {distance} AS distance"
         " FROM chunk_embeddings e"
         " WHERE e.embedding_model = {model} AND e.repository_id = ANY(%(repo_ids)s)"
         " ORDER BY {distance} LIMIT %(candidates)s), "
-        + VISIBLE_FILES
-        + " SELECT "
-        + CANDIDATE_COLUMNS
-        + ", n.distance"
-        " FROM nearest n"
-        " JOIN files f ON f.repository_id = n.repository_id"
-        " JOIN code_chunks c ON c.file_version_id = f.file_version_id"
-        "  AND c.content_hash = n.content_hash"
-        " LEFT JOIN code_symbols s ON s.id = c.symbol_id"
-        " ORDER BY n.distance, c.id LIMIT %(limit)s"
     ).format(distance=distance, model=sql.Literal(model))
+    if exact:
+        # the scope's visible chunks (a few thousand), matched to the neighbours by content
+        chunks = sql.SQL(
+            VISIBLE_FILES
+            + ", visible AS MATERIALIZED (SELECT f.*, c.id AS chunk_id, c.content_hash"
+            " FROM files f JOIN code_chunks c ON c.file_version_id = f.file_version_id)"
+            " SELECT " + CANDIDATE_COLUMNS + ", n.distance"
+            " FROM nearest n JOIN visible f ON f.repository_id = n.repository_id"
+            "  AND f.content_hash = n.content_hash"
+            " JOIN code_chunks c ON c.id = f.chunk_id"
+        )
+    else:
+        # the chunks holding the neighbours' contents, then which of them are visible
+        chunks = sql.SQL(
+            "hits AS MATERIALIZED (SELECT c.id AS chunk_id, c.file_version_id, c.content_hash"
+            " FROM code_chunks c WHERE c.content_hash IN (SELECT content_hash FROM nearest)), "
+            + visible_files_among("SELECT file_version_id FROM hits")
+            + " SELECT "
+            + CANDIDATE_COLUMNS
+            + ", n.distance"
+            " FROM hits h JOIN files f ON f.file_version_id = h.file_version_id"
+            " JOIN nearest n ON n.repository_id = f.repository_id"
+            "  AND n.content_hash = h.content_hash"
+            " JOIN code_chunks c ON c.id = h.chunk_id"
+        )
+    query = sql.Composed(
+        [
+            nearest,
+            chunks,
+            sql.SQL(
+                " LEFT JOIN code_symbols s ON s.id = c.symbol_id"
+                " ORDER BY n.distance, c.id LIMIT %(limit)s"
+            ),
+        ]
+    )
     params = {
         **scope.params(),
         "qv": HalfVector(np.asarray(vector, dtype=np.float32)),

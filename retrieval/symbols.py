@@ -6,7 +6,7 @@ import re
 from typing import LiteralString
 
 from retrieval.hits import OUTLINE_END, SymbolMatch
-from retrieval.scope import VISIBLE_FILES, DbConnection, Scope
+from retrieval.scope import DbConnection, Scope, visible_files_among
 
 _SEPARATORS = re.compile(r"\s*(?:::|->|#|\\|/)\s*")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
@@ -40,12 +40,16 @@ def _rows(
     limit: int,
     *,
     rank: LiteralString | None = None,
+    file_where: LiteralString = "true",
 ) -> list[dict]:
-    """Symbols of the visible files matching `where`, best `rank` (a SQL expression) first."""
+    """Symbols matching `where` (on `s`, through an index of `code_symbols`) in the visible files
+    matching `file_where` (on `f`), best `rank` (a SQL expression) first."""
     rank_sql = rank or "1.0"
     sql = (
-        f"WITH {VISIBLE_FILES} SELECT {_SYMBOL_COLUMNS}, {rank_sql} AS rank FROM files f"
-        f" JOIN code_symbols s ON s.file_version_id = f.file_version_id WHERE {where}"
+        f"WITH matched AS MATERIALIZED (SELECT * FROM code_symbols s WHERE {where}),"
+        + visible_files_among("SELECT file_version_id FROM matched")
+        + f" SELECT {_SYMBOL_COLUMNS}, {rank_sql} AS rank FROM files f"
+        f" JOIN matched s ON s.file_version_id = f.file_version_id WHERE {file_where}"
         " ORDER BY rank DESC, f.repository, f.path, s.start_line LIMIT %(limit)s"
     )
     return conn.execute(sql, {**scope.params(), **params, "limit": limit}).fetchall()
@@ -80,10 +84,12 @@ def exact_symbols(
         return []
     p = {"q": name}
     column: LiteralString = "qualified_name" if "." in name else "name"
-    rows = _rows(conn, scope, f"s.{column} = %(q)s", p, limit)
+    # case-sensitive equality through the index of lower(name) / lower(qualified_name)
+    lowered: LiteralString = f"lower(s.{column}) = lower(%(q)s)"
+    rows = _rows(conn, scope, f"{lowered} AND s.{column} = %(q)s", p, limit)
     if rows:
         return [_match(r, "exact", 1.0) for r in rows]
-    rows = _rows(conn, scope, f"lower(s.{column}) = lower(%(q)s)", p, limit)
+    rows = _rows(conn, scope, lowered, p, limit)
     if rows:
         return [_match(r, "exact-insensitive", 0.9) for r in rows]
     if "." in name:
@@ -92,11 +98,12 @@ def exact_symbols(
         rows = _rows(
             conn,
             scope,
-            "s.name = %(last)s AND (s.qualified_name LIKE %(suffix)s"
-            " OR replace(regexp_replace(f.path, '[.][^./]+$', ''), '/', '.') || '.'"
-            " || s.qualified_name LIKE %(suffix)s)",
+            "lower(s.name) = lower(%(last)s) AND s.name = %(last)s",
             {"last": last, "suffix": "%" + _like_escape("." + name)},
             limit,
+            file_where="(s.qualified_name LIKE %(suffix)s"
+            " OR replace(regexp_replace(f.path, '[.][^./]+$', ''), '/', '.') || '.'"
+            " || s.qualified_name LIKE %(suffix)s)",
         )
         return [_match(r, "suffix", 0.8) for r in rows]
     return []
