@@ -14,6 +14,7 @@ from assets.embedding_registry import record_model
 from assets.embedding_step import coverage, embed_snapshot
 from assets.model_switch import adopt_configured_model
 from assets.partitions import parse_partition_key, snapshot_partitions
+from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.database import connect, transaction
 
@@ -22,7 +23,6 @@ from codeatlas.database import connect, transaction
     partitions_def=snapshot_partitions,
     deps=["snapshot"],
     group_name="indexing",
-    pool="embedding_provider",
     description="Vectors for every chunk content of the snapshot, for the configured model."
     " Runs after publishing: lexical and symbol search work before vectors exist.",
 )
@@ -34,9 +34,10 @@ def chunk_embeddings(
     with transaction(index_db.database_url) as conn:
         record_model(conn, embeddings.embedder, embeddings.spec)
     model = embeddings.embedder.model_name
-    stats = embed_snapshot(
-        index_db.database_url, repository, sha, embeddings.embedder, progress=context.log.info
-    )
+    with pool_slot(context, EMBEDDING_POOL, index_db.settings):
+        stats = embed_snapshot(
+            index_db.database_url, repository, sha, embeddings.embedder, progress=context.log.info
+        )
     conn = connect(index_db.database_url)
     try:
         stats["activated"] = adopt_configured_model(conn, repository, model)

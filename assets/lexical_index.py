@@ -80,16 +80,17 @@ def index_snapshot_terms(
     for start in range(0, len(pending), batch_files):
         with conn.transaction():
             for row in pending[start : start + batch_files]:
-                index_file_terms(conn, row["id"], row["path"])
+                ensure_file_terms(conn, row["id"], row["path"])
         done = min(start + batch_files, len(pending))
         progress(f"lexical index: {done}/{len(pending)} files")
     return len(pending)
 
 
 def ensure_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) -> None:
-    """Index one file version's terms unless this tokenizer already did."""
+    """Index one file version's terms unless this tokenizer already did (the row lock makes a
+    concurrent run of the same blob wait, then find it done)."""
     row = conn.execute(
-        "SELECT lexical_version FROM file_versions WHERE id = %s", (file_version_id,)
+        "SELECT lexical_version FROM file_versions WHERE id = %s FOR UPDATE", (file_version_id,)
     ).fetchone()
     if row is None or row["lexical_version"] != LEXICAL_VERSION:
         index_file_terms(conn, file_version_id, path)

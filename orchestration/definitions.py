@@ -10,6 +10,7 @@ from assets.code_index import code_index
 from assets.resources import EmbeddingProvider, IndexDatabase
 from assets.snapshot import snapshot
 from assets.source_files import source_files
+from orchestration.console_log import console_lines
 from orchestration.jobs import index_snapshot_job
 from orchestration.model_upgrade import embed_model_backfill_job, model_upgrade_sensor
 from orchestration.schedules import nightly_freshness
@@ -25,6 +26,7 @@ def build_definitions(index_db: IndexDatabase, embeddings: EmbeddingProvider) ->
         sensors=[webhook_push_sensor, local_commit_sensor, model_upgrade_sensor],
         schedules=[nightly_freshness],
         resources={"index_db": index_db, "embeddings": embeddings},
+        loggers={"console": console_lines},
     )
 
 

@@ -2,19 +2,65 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
-from dagster import DagsterError, DagsterInstance, Definitions
+from dagster import DagsterInstance, Definitions
+from dagster._core.errors import DagsterExecutionInterruptedError
 
 from assets.partitions import partition_key, snapshot_partitions
+from assets.run_liveness import live_execution, process_tags, reap_dead_runs
 from codeatlas.config import load_settings
 from codeatlas.database import connect, index_database_url
-from codeatlas.errors import CodeatlasError
+from codeatlas.errors import CodeatlasError, DatabaseUnavailableError
 from orchestration.instance import prepare_dagster_home
 
 
 class IndexRunError(CodeatlasError):
     """The Dagster run indexing a commit failed."""
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The error a failed run began with (Dagster wraps what a step raised)."""
+    seen = set()
+    while id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, CodeatlasError):
+            return exc
+        inner = getattr(exc, "user_exception", None) or exc.__cause__
+        if inner is None:
+            return exc
+        exc = inner
+    return exc
+
+
+def _database_went_away(exc: BaseException) -> bool:
+    """Whether the error is a lost or refused PostgreSQL connection (any driver)."""
+    names = {type(e).__name__ for e in (exc, exc.__cause__, getattr(exc, "orig", None)) if e}
+    return bool(names & {"OperationalError", "AdminShutdown", "InterfaceError"})
+
+
+def run_failure(key: str, exc: BaseException) -> CodeatlasError:
+    """The one-line error for a failed index run of `key`."""
+    cause = _root_cause(exc)
+    if isinstance(cause, CodeatlasError):
+        return cause
+    lines = str(cause).strip().splitlines()
+    first = lines[0] if lines else type(cause).__name__
+    if _database_went_away(cause):
+        return DatabaseUnavailableError(
+            f"PostgreSQL went away during the index run of {key} ({first}). Nothing already"
+            " published was changed: once the server is back (the embedded one starts by"
+            " itself), run the same command again and it resumes."
+        )
+    return IndexRunError(
+        f"the index run of {key} failed: {first}. Nothing already published was changed;"
+        " fix the cause and run the same command again (it resumes)."
+    )
+
+
+def _say(message: str) -> None:
+    print(f"codeatlas: {message}", file=sys.stderr)
 
 
 def index_commit(
@@ -35,21 +81,22 @@ def index_commit(
     assert snapshot_partitions.name is not None
     instance.add_dynamic_partitions(snapshot_partitions.name, [key])
     job = definitions.resolve_job_def("index_snapshot")
+    # runs killed earlier (SIGKILL, PostgreSQL stopped under them) release what they hold
+    reap_dead_runs(instance, settings.database_url is None, log=_say)
+    tags = process_tags()
     try:
-        result = job.execute_in_process(
-            instance=instance,
-            partition_key=key,
-            run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
-            raise_on_error=True,
-        )
-    except DagsterError as exc:
-        cause = getattr(exc, "user_exception", None) or exc.__cause__
-        if isinstance(cause, CodeatlasError):
-            raise cause from exc
-        raise IndexRunError(
-            f"the index run of {key} failed: {cause or exc}. Nothing already published was"
-            " changed; fix the cause and run the same command again (it resumes)."
-        ) from exc
+        with live_execution(tags):
+            result = job.execute_in_process(
+                instance=instance,
+                partition_key=key,
+                tags=tags,
+                run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+                raise_on_error=True,
+            )
+    except DagsterExecutionInterruptedError as exc:  # Ctrl-C inside a step
+        raise KeyboardInterrupt from exc
+    except Exception as exc:  # noqa: BLE001 - every failure becomes one line for the user
+        raise run_failure(key, exc) from exc
     conn = connect(index_database_url(settings))
     try:
         row = conn.execute(

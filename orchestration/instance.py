@@ -24,6 +24,10 @@ run_coordinator:
   class: QueuedRunCoordinator
   config:
     dequeue_interval_seconds: 1
+# runs log through their structured events (the UI shows them); no per-step tail processes
+compute_logs:
+  module: dagster.core.storage.noop_compute_log_manager
+  class: NoOpComputeLogManager
 concurrency:
   pools:
     default_limit: 1

@@ -38,6 +38,7 @@ from assets.embedding.base import Embedder
 from assets.embedding_step import coverage, embed_snapshot
 from assets.model_switch import try_switch
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
+from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import IndexDatabase
 from codeatlas.config import Settings
 from codeatlas.database import connect
@@ -157,7 +158,6 @@ class BackfillConfig(Config):
 
 
 @op(
-    pool="embedding_provider",
     description="Embed the snapshot's chunks into one model's vectors;"
     " switch the repository's active model when the upgrade's coverage is complete.",
 )
@@ -172,7 +172,8 @@ def embed_snapshot_for_model(
         embedder = embedding_registry.embedder_for_model(config.model, conn, index_db.settings)
     finally:
         conn.close()
-    stats = backfill(url, repository, sha, embedder, progress=context.log.info)
+    with pool_slot(context, EMBEDDING_POOL, index_db.settings):
+        stats = backfill(url, repository, sha, embedder, progress=context.log.info)
     context.log.info(f"{repository}@{sha[:12]} into {config.model}: {stats}")
     context.add_output_metadata({k: MV.text(str(v)) for k, v in stats.items()})
 
