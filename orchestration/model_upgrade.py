@@ -27,6 +27,7 @@ from dagster import (
     SensorEvaluationContext,
     SensorResult,
     SkipReason,
+    in_process_executor,
     job,
     op,
     sensor,
@@ -181,6 +182,8 @@ def embed_snapshot_for_model(
 @job(
     name=BACKFILL_JOB,
     partitions_def=snapshot_partitions,
+    # the step runs in the run's own process, which its process tag names (assets/run_liveness)
+    executor_def=in_process_executor,
     description="Embed snapshots into a new embedding model's vectors (model upgrade backfill).",
 )
 def embed_model_backfill_job():
