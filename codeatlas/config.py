@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from codeatlas.errors import ConfigurationError
+
+APP_NAME = "codeatlas"
 
 _DOTENV_LOADED = False
 
@@ -22,14 +25,44 @@ def _load_dotenv() -> None:
             load_dotenv(env_file, override=False)
 
 
-def _int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
+def _int(name: str, default: int, *, minimum: int = 1) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
         return default
     try:
-        return int(raw)
-    except ValueError as exc:
-        raise ConfigurationError(f"{name} must be a whole number, got {raw!r}") from exc
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or value < minimum:
+        kind = "a whole number" if minimum <= 0 else f"a whole number of at least {minimum}"
+        raise ConfigurationError(f"{name} must be {kind}, got {raw!r}")
+    return value
+
+
+def default_state_dir() -> Path:
+    """The per-user data folder (`$XDG_DATA_HOME/codeatlas`, `~/.local/share/codeatlas`, or the
+    platform's equivalent), so every working directory sees the same index."""
+    import platformdirs
+
+    return platformdirs.user_data_path(APP_NAME, appauthor=False)
+
+
+def parse_listen(value: str, option: str = "--listen") -> tuple[str, int]:
+    """(host, port) of HOST:PORT (IPv6 hosts in brackets); `option` names it in the error."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigurationError(f"{option} wants HOST:PORT, got {value!r}")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def redacted_url(url: str) -> str:
+    """A database URL fit to print: any password replaced by `***`."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
 
 
 @dataclass(frozen=True)
@@ -46,6 +79,7 @@ class Settings:
     max_file_bytes: int
     chunk_max_tokens: int
     run_wait_seconds: int  # longest wait of a run for a slot held by another live run
+    state_dir_from: str = "default"  # where state_dir came from: default | CODEATLAS_STATE_DIR
 
     @property
     def repos_dir(self) -> Path:
@@ -57,8 +91,8 @@ def load_settings() -> Settings:
     """Read the settings from the environment (and `.env` in the working directory)."""
     _load_dotenv()
     env = os.environ
-    state_dir = Path(env.get("CODEATLAS_STATE_DIR") or Path.cwd() / ".state").expanduser()
-    dims = env.get("CODEATLAS_EMBEDDING_DIMENSIONS")
+    configured_state = env.get("CODEATLAS_STATE_DIR")
+    state_dir = Path(configured_state).expanduser() if configured_state else default_state_dir()
     provider = env.get("CODEATLAS_EMBEDDING_PROVIDER", "local")
     if provider not in ("local", "openai", "fake"):
         raise ConfigurationError(
@@ -69,10 +103,11 @@ def load_settings() -> Settings:
         database_url=env.get("CODEATLAS_DATABASE_URL") or None,
         embedding_provider=provider,
         embedding_model=env.get("CODEATLAS_EMBEDDING_MODEL") or None,
-        embedding_dimensions=int(dims) if dims else None,
+        embedding_dimensions=_int("CODEATLAS_EMBEDDING_DIMENSIONS", 0) or None,
         openai_base_url=env.get("CODEATLAS_OPENAI_BASE_URL") or None,
         openai_api_key=env.get("CODEATLAS_OPENAI_API_KEY") or env.get("OPENAI_API_KEY") or None,
         max_file_bytes=_int("CODEATLAS_MAX_FILE_BYTES", 1_000_000),
         chunk_max_tokens=_int("CODEATLAS_CHUNK_MAX_TOKENS", 256),
-        run_wait_seconds=_int("CODEATLAS_RUN_WAIT_SECONDS", 3600),
+        run_wait_seconds=_int("CODEATLAS_RUN_WAIT_SECONDS", 3600, minimum=0),
+        state_dir_from="CODEATLAS_STATE_DIR" if configured_state else "default",
     )

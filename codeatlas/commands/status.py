@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
+
+from codeatlas.config import Settings, redacted_url
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -14,8 +17,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
+def where(settings: Settings) -> dict[str, str]:
+    """Which state dir and database this process uses, and why (printed before the report)."""
+    state = str(settings.state_dir)
+    if settings.state_dir_from == "default":
+        state += " (the per-user default; CODEATLAS_STATE_DIR changes it)"
+    else:
+        state += " (from CODEATLAS_STATE_DIR)"
+    if settings.database_url:
+        database = redacted_url(settings.database_url) + " (from CODEATLAS_DATABASE_URL)"
+    else:
+        database = f"embedded PostgreSQL in {settings.state_dir / 'postgres'}"
+    found = {"state_dir": state, "database": database}
+    older = Path.cwd() / ".state"
+    if (older / "postgres").is_dir() and older.resolve() != settings.state_dir:
+        found["note"] = (
+            f"{older} holds an index made before the per-user default; set"
+            f" CODEATLAS_STATE_DIR={older.resolve()} to use it"
+        )
+    return found
+
+
 def run(args: argparse.Namespace) -> int:
-    """Print one block per repository."""
+    """Print which state and database are in use, then one block per repository."""
     from codeatlas.config import load_settings
     from codeatlas.database import connect, ensure_index_database
     from retrieval.status import repository_status
@@ -32,9 +56,13 @@ def run(args: argparse.Namespace) -> int:
         raise RepositoryNotFoundError(
             f"no repository named {args.repo!r}; `codeatlas status` lists them"
         )
+    in_use = where(settings)
     if args.json:
-        print(json.dumps({"repositories": report}, indent=2, default=str))
+        print(json.dumps({**in_use, "repositories": report}, indent=2, default=str))
         return 0
+    for key, value in in_use.items():
+        print(f"{key:10} {value}")
+    print()
     if not report:
         print("no repositories yet: `codeatlas index PATH` adds one")
     for repo in report:

@@ -1,0 +1,90 @@
+"""Settings: where state lives by default, and invalid values as one clear line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codeatlas.config import load_settings, parse_listen, redacted_url
+from codeatlas.errors import ConfigurationError
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG_DATA_HOME is Linux's")
+def test_the_default_state_dir_is_the_users_data_dir_whatever_the_working_directory(
+    tmp_path, monkeypatch
+):
+    monkeypatch.delenv("CODEATLAS_STATE_DIR", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    seen = []
+    for folder in ("project", "elsewhere"):
+        (tmp_path / folder).mkdir()
+        monkeypatch.chdir(tmp_path / folder)
+        seen.append(load_settings())
+    assert {s.state_dir for s in seen} == {tmp_path / "xdg" / "codeatlas"}
+    assert seen[0].state_dir_from == "default"
+
+
+def test_codeatlas_state_dir_still_chooses_the_state_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("CODEATLAS_STATE_DIR", str(tmp_path / "mine"))
+    settings = load_settings()
+    assert settings.state_dir == tmp_path / "mine"
+    assert settings.state_dir_from == "CODEATLAS_STATE_DIR"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("CODEATLAS_EMBEDDING_DIMENSIONS", "abc", "must be a whole number of at least 1"),
+        ("CODEATLAS_EMBEDDING_DIMENSIONS", "-3", "must be a whole number of at least 1"),
+        ("CODEATLAS_MAX_FILE_BYTES", "1e6", "must be a whole number of at least 1"),
+        ("CODEATLAS_RUN_WAIT_SECONDS", "soon", "must be a whole number"),
+    ],
+)
+def test_a_bad_number_is_one_line_naming_the_variable_without_a_traceback(
+    tmp_path, name, value, message
+):
+    env = {"PATH": "/usr/bin:/bin", "CODEATLAS_STATE_DIR": str(tmp_path), name: value}
+    proc = subprocess.run(
+        [sys.executable, "-m", "codeatlas.cli", "status"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == f"codeatlas: error: {name} {message}, got {value!r}"
+
+
+def test_a_number_is_read_and_an_unset_one_keeps_its_default(monkeypatch):
+    monkeypatch.setenv("CODEATLAS_EMBEDDING_DIMENSIONS", " 256 ")
+    monkeypatch.setenv("CODEATLAS_RUN_WAIT_SECONDS", "0")
+    monkeypatch.delenv("CODEATLAS_CHUNK_MAX_TOKENS", raising=False)
+    settings = load_settings()
+    assert (settings.embedding_dimensions, settings.run_wait_seconds) == (256, 0)
+    assert settings.chunk_max_tokens == 256
+
+
+def test_listen_addresses_name_the_option_they_came_from():
+    assert parse_listen("[::1]:8765", "--http") == ("::1", 8765)
+    assert parse_listen(":9000") == ("127.0.0.1", 9000)
+    with pytest.raises(ConfigurationError, match="^--http wants HOST:PORT, got 'localhost'$"):
+        parse_listen("localhost", "--http")
+    with pytest.raises(ConfigurationError, match="^--listen wants HOST:PORT"):
+        parse_listen("host:70000")
+
+
+def test_printed_database_urls_never_show_the_password():
+    assert redacted_url("postgresql://app:s3cret@db:5432/codeatlas") == (
+        "postgresql://app:***@db:5432/codeatlas"
+    )
+    assert redacted_url("postgresql://app@db/codeatlas") == "postgresql://app@db/codeatlas"
+
+
+def test_the_default_never_depends_on_a_dot_state_in_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.delenv("CODEATLAS_STATE_DIR", raising=False)
+    (tmp_path / ".state").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert not load_settings().state_dir.is_relative_to(Path(tmp_path))
