@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -97,7 +98,7 @@ def mirror(origin_url: str, mirror_dir: Path) -> Path:
     else:
         tmp = mirror_dir.with_name(mirror_dir.name + ".partial")
         if tmp.exists():
-            subprocess.run(["rm", "-rf", str(tmp)], check=True)
+            shutil.rmtree(tmp)
         git(mirror_dir.parent, "clone", "--mirror", "--quiet", url, str(tmp))
         # the stored remote must not keep credentials
         git(tmp, "remote", "set-url", "origin", clean_origin(origin_url))

@@ -9,8 +9,7 @@ from typing import Any
 
 import anyio
 
-from codeatlas.config import Settings
-from codeatlas.errors import ConfigurationError
+from codeatlas.config import Settings, parse_listen
 from mcp_app.admission import VERIFIED, Admission
 from mcp_app.limits import ServerLimits
 from mcp_app.pinning import LOCK_FILE, check_server
@@ -125,18 +124,10 @@ def http_app(
     return Admission(app, verifier.verify_token, limits), state
 
 
-def parse_listen(value: str) -> tuple[str, int]:
-    """`HOST:PORT` (IPv6 in brackets) to (host, port)."""
-    host, sep, port = value.rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ConfigurationError(f"--http wants HOST:PORT, got {value!r}")
-    return host.strip("[]") or "127.0.0.1", int(port)
-
-
 def run_http(settings: Settings, database_url: str, listen: str) -> None:
     """Serve streamable HTTP at `listen` until interrupted."""
     import uvicorn
 
-    host, port = parse_listen(listen)
+    host, port = parse_listen(listen, "--http")
     app, _state = http_app(settings, database_url, host, port)
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -6,7 +6,7 @@ import argparse
 import logging
 import sys
 
-from codeatlas.errors import ConfigurationError
+from codeatlas.config import parse_listen
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,14 +26,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="refuse larger requests with 413 (default 5 MiB)",
     )
     p.set_defaults(handler=run)
-
-
-def parse_listen(value: str) -> tuple[str, int]:
-    """(host, port) of HOST:PORT (IPv6 hosts in brackets)."""
-    host, sep, port = value.rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ConfigurationError(f"--listen must be HOST:PORT, got {value!r}")
-    return host.strip("[]") or "127.0.0.1", int(port)
 
 
 def run(args: argparse.Namespace) -> int:

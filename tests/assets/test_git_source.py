@@ -62,3 +62,17 @@ def test_a_symlink_is_recorded_as_skipped_not_followed(settings_env, database_ur
     register(database_url, "links", str(git_repo.path))
     run_index(database_url, "links", sha)
     assert snapshot_paths(database_url, "links", sha) == {"a.py"}
+
+
+def test_a_clone_interrupted_before_it_finished_is_cleared_and_cloned_again(git_repo, tmp_path):
+    git_repo.write("a.py", "x = 1\n")
+    sha = git_repo.commit()
+    mirror_dir = tmp_path / "repos" / "shop.git"
+    leftover = mirror_dir.with_name("shop.git.partial")
+    (leftover / "objects" / "pack").mkdir(parents=True)
+    (leftover / "objects" / "pack" / "half-written.pack").write_bytes(b"\0" * 64)
+    (leftover / "objects" / "pack" / "half-written.pack").chmod(0o444)  # as git leaves packs
+
+    assert git_source.mirror(f"file://{git_repo.path}", mirror_dir) == mirror_dir
+    assert git_source.resolve_commit(mirror_dir, "main") == sha
+    assert not leftover.exists()
