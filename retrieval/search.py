@@ -6,13 +6,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from retrieval.hits import Hit, SymbolMatch, unit_range
 from retrieval.lexical import lexical_candidates
 from retrieval.scope import DbConnection, Scope
 from retrieval.semantic import QueryEmbedder, semantic_candidates
 from retrieval.symbols import exact_symbols, query_identifiers
+
+if TYPE_CHECKING:
+    from retrieval.rerank import Reranker
 
 log = logging.getLogger(__name__)
 
@@ -217,8 +220,10 @@ def search_code(
     offset: int = 0,
     mode: str = "hybrid",
     embed_query: QueryEmbedder | None = None,
+    reranker: Reranker | None = None,
 ) -> SearchReport:
-    """Search the scope; `embed_query(model, text)` gives query vectors (None skips a model)."""
+    """Search the scope; `embed_query(model, text)` gives query vectors (None skips a model);
+    a `reranker` (none by default, retrieval/rerank.py) re-orders the leading hits."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
     wanted = offset + limit
@@ -237,4 +242,8 @@ def search_code(
     hits = fuse(rankings)
     if mode == "hybrid":
         hits = add_symbol_hits(exact_symbol_hits(conn, scope, query), hits)
+    if reranker is not None:
+        from retrieval.rerank import rerank
+
+        hits = rerank(conn, scope, query, hits, reranker)
     return SearchReport(hits=hits[offset:wanted], notes=notes)
