@@ -18,6 +18,17 @@ class ToolCatalogMismatchError(CodeatlasError):
     """A server's tool definitions differ from the lock file."""
 
 
+class ServerRefusedError(CodeatlasError):
+    """An HTTP server answered 401 or 403 (the SDK reports only "an error response")."""
+
+
+REFUSALS = {
+    401: "the server refused the bearer token (HTTP 401): check --token, or create one with"
+    " `codeatlas token create --principal P`",
+    403: "the server refused the request (HTTP 403): check the URL's host name and the token",
+}
+
+
 def fingerprint(name: str, description: str | None, input_schema: dict[str, Any]) -> str:
     """SHA-256 of the canonical JSON of one tool definition."""
     canonical = json.dumps(
@@ -86,6 +97,17 @@ async def check_server(server: Any, lock_file: Path = LOCK_FILE) -> None:
         )
 
 
+def failure_reason(exc: BaseException) -> str:
+    """One line saying why a server's tools could not be listed (the first error inside the SDK's
+    task groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    lines = str(exc).strip().splitlines()
+    if isinstance(exc, CodeatlasError):
+        return " ".join(lines)
+    return f"{lines[0][:300]} ({type(exc).__name__})" if lines else type(exc).__name__
+
+
 def _child_env() -> dict[str, str]:
     """The stdio server inherits our environment (database, principal, embedder settings)."""
     import os
@@ -101,16 +123,26 @@ async def remote_fingerprints(
     from mcp.client import Client
 
     http: Any = None
+    refused: list[int] = []  # 401/403 answers seen (the SDK's error does not say which)
     if stdio:
         from mcp.client.stdio import StdioServerParameters
 
         target: Any = StdioServerParameters(command=stdio[0], args=stdio[1:], env=_child_env())
     elif url:
+        import httpx2
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
+        async def note_refusal(response: httpx2.Response) -> None:
+            if response.status_code in REFUSALS:
+                refused.append(response.status_code)
+
+        # the SDK's documented way to send headers: our own client, with its default timeouts
         headers = {"Authorization": f"Bearer {token}"} if token else None
-        http = create_mcp_http_client(headers=headers)
+        http = httpx2.AsyncClient(
+            headers=headers,
+            timeout=httpx2.Timeout(30.0, read=300.0),
+            event_hooks={"response": [note_refusal]},
+        )
         target = streamable_http_client(url, http_client=http)
     else:
         raise ValueError("give a stdio command or a URL")
@@ -124,6 +156,10 @@ async def remote_fingerprints(
                 cursor = listing.next_cursor
                 if not cursor:
                     break
+    except Exception as exc:
+        if refused:
+            raise ServerRefusedError(REFUSALS[refused[0]]) from exc
+        raise
     finally:
         if http is not None:
             await http.aclose()

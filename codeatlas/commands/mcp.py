@@ -133,8 +133,14 @@ def verify(args: argparse.Namespace) -> int:
 
     import anyio
 
-    from mcp_app.pinning import diff, read_lock, remote_fingerprints
+    from codeatlas.errors import ConfigurationError
+    from mcp_app.pinning import diff, failure_reason, read_lock, remote_fingerprints
 
+    if args.http and not args.token:
+        raise ConfigurationError(
+            "verify-tools --http needs --token TOKEN: the server answers 401 without one"
+            " (create one with `codeatlas token create --principal P`)"
+        )
     expected = read_lock(Path(args.lock))
     stdio = stdio_command(args.stdio) if args.stdio else None
     try:
@@ -142,7 +148,8 @@ def verify(args: argparse.Namespace) -> int:
             lambda: remote_fingerprints(stdio=stdio, url=args.http, token=args.token)
         )
     except Exception as exc:  # noqa: BLE001 - any connection failure is the user's to fix
-        print(f"codeatlas: error: could not list the server's tools: {exc}", file=sys.stderr)
+        reason = failure_reason(exc)
+        print(f"codeatlas: error: could not list the server's tools: {reason}", file=sys.stderr)
         return 2
     changes = diff(expected, actual)
     for line in changes:

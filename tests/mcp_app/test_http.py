@@ -62,12 +62,12 @@ def _token(database_url: str, principal: str, grants: list[str]) -> tuple[int, s
 
 
 def _call(url: str, token: str, name: str, args: dict[str, Any]) -> Any:
+    import httpx2
     from mcp.client import Client
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
     async def run() -> Any:
-        http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
         async with http, Client(streamable_http_client(url, http_client=http)) as client:
             return await client.call_tool(name, args)
 
@@ -124,3 +124,49 @@ def test_verify_tools_checks_a_live_http_server_against_the_lock(http_server, sh
     args = ["verify-tools", "--lock", str(LOCK_FILE), "--http", http_server, "--token", token]
     assert main(args) == 0
     assert "OK: 10 tools" in capsys.readouterr().err
+
+
+def test_verify_tools_over_http_without_a_token_says_one_is_needed(http_server, capsys):
+    from codeatlas.cli import main
+    from mcp_app.pinning import LOCK_FILE
+
+    assert main(["verify-tools", "--lock", str(LOCK_FILE), "--http", http_server]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("codeatlas: error: verify-tools --http needs --token TOKEN")
+    assert err.count("\n") == 1 and "TaskGroup" not in err
+
+
+def test_verify_tools_with_a_refused_token_is_one_line_about_the_token(http_server, capsys):
+    from codeatlas.cli import main
+    from mcp_app.pinning import LOCK_FILE
+
+    args = ["verify-tools", "--lock", str(LOCK_FILE), "--http", http_server, "--token", "cat_no"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "refused the bearer token (HTTP 401)" in err
+    assert err.count("\n") == 1 and "TaskGroup" not in err
+
+
+def test_a_401_points_at_protected_resource_metadata_that_names_no_oauth_server(http_server):
+    origin = http_server.removesuffix("/mcp")
+    metadata_url = f"{origin}/.well-known/oauth-protected-resource/mcp"
+    missing = httpx.post(http_server, json=INIT, headers=HEADERS, timeout=10)
+    wrong = httpx.post(
+        http_server, json=INIT, headers={**HEADERS, "Authorization": "Bearer cat_no"}, timeout=10
+    )
+    assert missing.status_code == wrong.status_code == 401
+    challenge = missing.headers["www-authenticate"]
+    assert challenge.startswith('Bearer realm="codeatlas", error_description="')
+    assert f'resource_metadata="{metadata_url}"' in challenge
+    assert 'error="invalid_token"' in wrong.headers["www-authenticate"]
+    assert "codeatlas token create --principal NAME" in wrong.json()["error_description"]
+
+    document = httpx.get(metadata_url, timeout=10)  # public: no token
+    assert document.status_code == 200
+    assert document.json() == {
+        "resource": http_server,
+        "bearer_methods_supported": ["header"],
+        "resource_name": "codeatlas",
+    }
+    root = httpx.get(f"{origin}/.well-known/oauth-protected-resource", timeout=10).json()
+    assert root["resource"] == origin and "authorization_servers" not in root
