@@ -17,6 +17,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from mcp_app.limits import ServerLimits
+from mcp_app.protected_resource import is_metadata_request, unauthorized
 
 # (token, its access info or None) of the request being admitted
 VERIFIED: ContextVar[tuple[str, Any] | None] = ContextVar("codeatlas_verified", default=None)
@@ -68,7 +69,7 @@ class Admission:
         self.in_flight: dict[str, int] = {}
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or is_metadata_request(scope):
             return await self.app(scope, receive, send)
         client = (scope.get("client") or ("unknown", 0))[0]
         wait = self.failures.retry_after(client)
@@ -76,12 +77,12 @@ class Admission:
             return await _too_many(send, wait, "too many failed token attempts from your address")
         token = _bearer(scope)
         if token is None:
-            return await self.app(scope, receive, send)  # the SDK answers 401
+            return await unauthorized(scope, send, token_sent=False)
         access = await self.verify_token(token)
         VERIFIED.set((token, access))
         if access is None:
             self.failures.record(client)
-            return await self.app(scope, receive, send)
+            return await unauthorized(scope, send, token_sent=True)
         principal = str(access.subject)
         wait = self.requests.retry_after(principal)
         if wait is not None:

@@ -103,6 +103,10 @@ def build_server(state: AppState, *, token_verifier: Any | None = None, url: str
         token_verifier=token_verifier,
         log_level="WARNING",
     )
+    if token_verifier is not None:
+        from mcp_app.protected_resource import register_routes
+
+        register_routes(server)
     server.middleware.append(argument_check({n: m for n, (m, _h) in tools.TOOLS.items()}))
     for name, (model, handler) in tools.TOOLS.items():
         read_only = name in tools.READ_ONLY
