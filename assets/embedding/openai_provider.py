@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import email.utils
-import logging
 import math
-import random
-import time
-from collections.abc import Callable
 from typing import Any
+
+import openai
 
 from assets.embedding.batching import plan_batches
 from codeatlas.errors import ConfigurationError, EmbeddingProviderError
-
-log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "text-embedding-3-small"
 _KNOWN_DIMENSIONS = {
@@ -21,11 +16,12 @@ _KNOWN_DIMENSIONS = {
     "text-embedding-3-large": 3072,
     "text-embedding-ada-002": 1536,
 }
-_RETRYABLE_STATUS = {408, 409, 429}
+_RETRIED_STATUS = {408, 409, 429}  # and every 5xx: what the SDK retries
 
 
 class OpenAIEmbedder:
-    """Batches texts into requests and retries rate limits, 5xx and dropped connections."""
+    """Batches texts into requests; the SDK retries rate limits, 5xx and dropped connections
+    (exponential backoff, or the server's Retry-After up to two minutes)."""
 
     def __init__(
         self,
@@ -37,14 +33,9 @@ class OpenAIEmbedder:
         max_tokens: int = 8191,
         batch_size: int = 96,
         batch_tokens: int = 100_000,
-        max_attempts: int = 6,
-        backoff: float = 0.5,
-        max_backoff: float = 30.0,
+        max_retries: int = 5,
         timeout: float = 60.0,
-        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        from openai import OpenAI
-
         if api_key is None and base_url is None:
             raise ConfigurationError(
                 "the openai embedding provider needs an API key: set CODEATLAS_OPENAI_API_KEY"
@@ -57,16 +48,11 @@ class OpenAIEmbedder:
         self._dimensions = dimensions or _KNOWN_DIMENSIONS.get(model)
         self._batch_size = batch_size
         self._batch_tokens = batch_tokens
-        self._max_attempts = max(1, max_attempts)
-        self._backoff = backoff
-        self._max_backoff = max_backoff
-        self._sleep = sleep
         self._encoding: Any = None
-        # Local servers take any key; the SDK insists on one. Our retries are the only ones.
-        self._client = OpenAI(
-            api_key=api_key or "unused", base_url=base_url, max_retries=0, timeout=timeout
+        # Local servers take any key; the SDK insists on one.
+        self._client = openai.OpenAI(
+            api_key=api_key or "unused", base_url=base_url, max_retries=max_retries, timeout=timeout
         )
-        self.requests_sent = 0
 
     @property
     def dimensions(self) -> int:
@@ -97,48 +83,32 @@ class OpenAIEmbedder:
         return max(1, math.ceil(len(text) / 4))
 
     def _request(self, texts: list[str]) -> list[list[float]]:
-        import openai
 
         # Servers reject empty strings; a space embeds as "nothing" just as well.
         inputs = [text if text.strip() else " " for text in texts]
         extra: dict[str, Any] = {}
         if self._requested_dimensions is not None:
             extra["dimensions"] = self._requested_dimensions
-        for attempt in range(1, self._max_attempts + 1):
-            try:
-                self.requests_sent += 1
-                response = self._client.embeddings.create(
-                    model=self.model, input=inputs, encoding_format="float", **extra
-                )
-                return _in_order(response.data, len(inputs))
-            except (openai.APIConnectionError, openai.APIStatusError) as exc:
-                status = getattr(exc, "status_code", None)
-                retryable = status is None or status in _RETRYABLE_STATUS or status >= 500
-                if not retryable:
-                    raise EmbeddingProviderError(_explain(exc, self.model)) from exc
-                if attempt == self._max_attempts:
-                    raise EmbeddingProviderError(
-                        f"embedding request to {self._client.base_url} failed after"
-                        f" {attempt} attempts ({_describe(exc)}); check the server, or lower the"
-                        " indexing concurrency if it is rate limiting"
-                    ) from exc
-                delay = self._delay(attempt, exc)
-                log.warning(
-                    "embedding request failed (%s); retry %d in %.1fs",
-                    _describe(exc),
-                    attempt,
-                    delay,
-                )
-                self._sleep(delay)
-        raise AssertionError("unreachable")
+        try:
+            response = self._client.embeddings.create(
+                model=self.model, input=inputs, encoding_format="float", **extra
+            )
+        except (openai.APIConnectionError, openai.APIStatusError) as exc:
+            raise EmbeddingProviderError(self._failure(exc)) from exc
+        return _in_order(response.data, len(inputs))
 
-    def _delay(self, attempt: int, exc: Exception) -> float:
-        """Retry-After when the server gives one, else exponential backoff with full jitter."""
-        response = getattr(exc, "response", None)
-        hinted = _retry_after(response.headers) if response is not None else None
-        if hinted is not None:
-            return min(hinted, self._max_backoff)
-        return random.uniform(0, min(self._max_backoff, self._backoff * 2 ** (attempt - 1)))
+    def _failure(self, exc: openai.APIError) -> str:
+        """What went wrong, once the SDK has given up (after its retries, or at once)."""
+        status = getattr(exc, "status_code", None)
+        if status is not None and status not in _RETRIED_STATUS and status < 500:
+            return _explain(exc, self.model)
+        # the SDK numbers each attempt's request in this header
+        attempts = int(exc.request.headers.get("x-stainless-retry-count", "0")) + 1
+        return (
+            f"embedding request to {self._client.base_url} failed after {attempts}"
+            f" attempt{'s' if attempts > 1 else ''} ({_describe(exc)}); check the server, or"
+            " lower the indexing concurrency if it is rate limiting"
+        )
 
 
 def _in_order(data: list[Any], expected: int) -> list[list[float]]:
@@ -147,24 +117,6 @@ def _in_order(data: list[Any], expected: int) -> list[list[float]]:
             f"the embedding server returned {len(data)} vectors for {expected} inputs"
         )
     return [list(item.embedding) for item in sorted(data, key=lambda item: item.index)]
-
-
-def _retry_after(headers: Any) -> float | None:
-    """Seconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date)."""
-    raw_ms = headers.get("retry-after-ms")
-    if raw_ms:
-        try:
-            return max(0.0, float(raw_ms) / 1000)
-        except ValueError:
-            pass
-    raw = headers.get("retry-after")
-    if not raw:
-        return None
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        when = email.utils.parsedate_to_datetime(raw) if raw else None
-        return max(0.0, when.timestamp() - time.time()) if when else None
 
 
 def _describe(exc: Exception) -> str:
