@@ -26,12 +26,15 @@ scope AS (
     FROM unnest(%(scope_repos)s::bigint[], %(scope_snapshots)s::bigint[],
                 %(scope_overlay)s::boolean[]) AS x(repository_id, snapshot_id, overlay)
     JOIN repositories r ON r.id = x.repository_id
-    JOIN snapshots s ON s.id = x.snapshot_id AND s.repository_id = r.id AND s.status = 'ready'
+    -- (CASE: the planner would multiply the two equalities' selectivities and expect one
+    -- repository whatever the scope, then scan the files once per candidate)
+    JOIN snapshots s ON s.id = x.snapshot_id
+        AND CASE WHEN s.repository_id = r.id THEN s.status = 'ready' ELSE false END
     JOIN principals p ON p.id = %(principal_id)s
     WHERE p.all_repositories OR EXISTS (
         SELECT 1 FROM repository_grants g WHERE g.principal_id = p.id AND g.repository_id = r.id)
 ),
-files AS (
+files AS {files_materialized}(
     SELECT sc.repository_id, sc.repository, sc.commit_sha, sf.path, sf.file_version_id,
            'commit'::text AS source
     FROM scope sc JOIN {snapshot_files} sf ON sf.snapshot_id = sc.snapshot_id
@@ -48,7 +51,7 @@ files AS (
 )
 """
 VISIBLE_FILES: LiteralString = _VISIBLE_TEMPLATE.format(
-    candidates="", snapshot_files="snapshot_files", overlay_filter=""
+    candidates="", snapshot_files="snapshot_files", overlay_filter="", files_materialized=""
 )
 
 
@@ -62,11 +65,14 @@ def visible_files_among(file_versions: LiteralString) -> LiteralString:
     """
     return _VISIBLE_TEMPLATE.format(
         candidates=(
+            # an array, so the planner probes the index for each instead of guessing how many
             "\ncandidate_files AS MATERIALIZED (SELECT * FROM snapshot_files"
-            f" WHERE file_version_id IN ({file_versions})),"
+            f" WHERE file_version_id = ANY(ARRAY({file_versions}))),"
         ),
         snapshot_files="candidate_files",
-        overlay_filter=f" AND o.file_version_id IN ({file_versions})",
+        overlay_filter=f" AND o.file_version_id = ANY(ARRAY({file_versions}))",
+        # computed once: a join the planner underestimates may scan it once per candidate
+        files_materialized="MATERIALIZED ",
     )
 
 

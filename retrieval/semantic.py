@@ -32,13 +32,16 @@ def model_dimensions(conn: DbConnection, model: str) -> int | None:
     return row["dimensions"] if row else None
 
 
-def _scope_vectors(conn: DbConnection, repo_ids: list[int]) -> int:
-    """Chunks of the repositories' current snapshots (an upper bound of their vectors)."""
+def _model_and_scope(conn: DbConnection, model: str, repo_ids: list[int]) -> tuple[int | None, int]:
+    """The model's dimensions (as `model_dimensions`) and the chunks of the repositories'
+    current snapshots (an upper bound of their vectors), in one round trip."""
     row = conn.execute(
-        "SELECT coalesce(sum(documents), 0) AS n FROM lexical_corpus WHERE repository_id = ANY(%s)",
-        (repo_ids,),
+        "SELECT (SELECT dimensions FROM embedding_models WHERE name = %s) AS dims,"
+        " (SELECT coalesce(sum(documents), 0) FROM lexical_corpus"
+        "  WHERE repository_id = ANY(%s)) AS n",
+        (model, repo_ids),
     ).fetchone()
-    return int(row["n"]) if row else 0
+    return (row["dims"], int(row["n"])) if row else (None, 0)
 
 
 def semantic_candidates(
@@ -50,12 +53,14 @@ def semantic_candidates(
 ) -> list[dict]:
     """Nearest chunks of the scope's repositories that use `model`, best first."""
     repo_ids = [r.repository_id for r in scope.repositories if r.active_model == model]
-    dims = model_dimensions(conn, model)
-    if not repo_ids or dims is None or len(vector) != dims:
+    if not repo_ids:
+        return []
+    dims, vectors = _model_and_scope(conn, model, repo_ids)
+    if dims is None or len(vector) != dims:
         return []
     # distinct contents are shared by many files: over-fetch, then keep the visible ones
     candidates = min(MAX_EF_SEARCH, max(100, limit * 8))
-    exact = _scope_vectors(conn, repo_ids) <= EXACT_SEARCH_MAX
+    exact = vectors <= EXACT_SEARCH_MAX
     if exact:
         # a small scope among many repositories: an exact scan of its own vectors (found by the
         # primary key) beats walking a graph where most neighbours are filtered out
@@ -86,7 +91,8 @@ def semantic_candidates(
         # the chunks holding the neighbours' contents, then which of them are visible
         chunks = sql.SQL(
             "hits AS MATERIALIZED (SELECT c.id AS chunk_id, c.file_version_id, c.content_hash"
-            " FROM code_chunks c WHERE c.content_hash IN (SELECT content_hash FROM nearest)), "
+            " FROM code_chunks c"
+            " WHERE c.content_hash = ANY(ARRAY(SELECT DISTINCT content_hash FROM nearest))), "
             + visible_files_among("SELECT file_version_id FROM hits")
             + " SELECT "
             + CANDIDATE_COLUMNS
@@ -115,6 +121,9 @@ def semantic_candidates(
     }
     with conn.transaction():
         # relaxed_order: keep scanning the graph until enough rows pass the filters
-        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(candidates)))
+        conn.execute(
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+            " set_config('hnsw.ef_search', %s, true)",
+            (str(candidates),),
+        )
         return conn.execute(query, params).fetchall()
