@@ -8,6 +8,7 @@ import logging
 import os
 import signal
 import sys
+import warnings
 
 from codeatlas.errors import CodeatlasError
 
@@ -18,6 +19,13 @@ COMMAND_MODULES = ("index", "search", "status", "dev", "mcp", "webhooks", "maint
 def _not_storage_retries(record: logging.LogRecord) -> bool:
     """dagster-postgres warns once a second while PostgreSQL is away; the command says it once."""
     return "dagster_postgres" not in record.pathname
+
+
+def quiet_library_warnings() -> None:
+    """Hide warnings about libraries' own APIs that no setting of ours changes: Dagster's beta,
+    preview and supersession notes, platformdirs' XDG_RUNTIME_DIR fallback."""
+    for message in (r".*is currently in (beta|preview)", r".*is superseded", r"XDG_RUNTIME_DIR"):
+        warnings.filterwarnings("ignore", message=message)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run a command; user errors print one line and exit 1."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    quiet_library_warnings()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     for handler in logging.getLogger().handlers:
         handler.addFilter(_not_storage_retries)

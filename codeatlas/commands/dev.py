@@ -3,28 +3,103 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from codeatlas.errors import ConfigurationError
+
 ROOT = Path(__file__).resolve().parent.parent.parent
+SHUTDOWN_SECONDS = 20  # for `dagster dev` to stop its services before the group is killed
+# warnings in the processes `dagster dev` starts that a user cannot act on (PYTHONWARNINGS
+# matches a message's literal start): `dagster dev` is used on purpose, not `dg dev`; the
+# embedded server's lock falls back to /tmp when XDG_RUNTIME_DIR is unset
+QUIET_WARNINGS = ",".join(
+    [
+        "ignore:Function `dev_command` is superseded",
+        "ignore:XDG_RUNTIME_DIR is not set",
+    ]
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `dev` command."""
     p = subparsers.add_parser("dev", help="open the Dagster UI (webserver + daemon)")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", default="3000")
+    p.add_argument("--port", type=int, default=3000)
     p.set_defaults(handler=run)
 
 
+def refuse_taken_port(host: str, port: int) -> None:
+    """ConfigurationError when HOST:PORT cannot be listened on (checked before Dagster starts,
+    which would log a bind error and keep its daemon running)."""
+    try:
+        family, _type, _proto, _name, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM
+        )[0]
+    except socket.gaierror as exc:
+        raise ConfigurationError(f"--host {host!r} is not an address here: {exc}") from exc
+    try:
+        with socket.create_server(address, family=family):
+            pass
+    except OSError as exc:
+        raise ConfigurationError(
+            f"cannot listen on {host}:{port} ({exc.strerror or exc}): is another `codeatlas dev`"
+            " or Dagster UI running? Stop it, or pass --port with a free port"
+        ) from exc
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of the group is still running (zombies waiting for init do not
+    count)."""
+    import psutil
+
+    for process in psutil.process_iter(["status"]):
+        try:
+            if os.getpgid(process.pid) == pgid and process.info["status"] != psutil.STATUS_ZOMBIE:
+                return True
+        except (ProcessLookupError, PermissionError, psutil.Error):
+            continue
+    return False
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, sig)
+
+
+def stop_group(proc: subprocess.Popen, grace: float = SHUTDOWN_SECONDS) -> None:
+    """Stop `dagster dev` and everything it started (webserver, daemon, code servers, runs):
+    SIGINT as a terminal's Ctrl-C would send, then SIGKILL for whatever is left."""
+    pgid = proc.pid  # it leads a session of its own, so its group id is its pid
+    if proc.poll() is None:
+        _signal_group(pgid, signal.SIGINT)
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            _signal_group(pgid, signal.SIGKILL)
+            proc.wait()
+    deadline = time.monotonic() + 5
+    while _group_alive(pgid):
+        _signal_group(pgid, signal.SIGTERM if time.monotonic() < deadline else signal.SIGKILL)
+        if time.monotonic() > deadline + 5:
+            break
+        time.sleep(0.2)
+
+
 def run(args: argparse.Namespace) -> int:
-    """Start `dagster dev` with this project's workspace; the database stays up while it runs."""
+    """Start `dagster dev` with this project's workspace; the database stays up while it runs.
+    Ctrl-C, SIGTERM or an error stop it and all of its processes."""
     from codeatlas.config import load_settings
     from codeatlas.database import ensure_index_database
     from orchestration.instance import prepare_dagster_home
 
+    refuse_taken_port(args.host, args.port)
     settings = load_settings()
     ensure_index_database(settings)
     home = prepare_dagster_home(settings)
@@ -41,10 +116,20 @@ def run(args: argparse.Namespace) -> int:
         "--port",
         str(args.port),
     ]
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    warning_filters = [os.environ.get("PYTHONWARNINGS", ""), QUIET_WARNINGS]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        "PYTHONWARNINGS": ",".join(filter(None, warning_filters)),
+    }
+    # a session of its own: one signal to its group reaches every process Dagster starts, and
+    # none is left behind (reparented to init) when this process is told to stop
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
     try:
         return proc.wait()
-    except KeyboardInterrupt:
-        proc.terminate()
-        return proc.wait(timeout=30)
+    finally:
+        previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not
+        try:  # cut the clean-up short
+            stop_group(proc)
+        finally:
+            signal.signal(signal.SIGTERM, previous)

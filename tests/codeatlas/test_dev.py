@@ -1,0 +1,108 @@
+"""`codeatlas dev` as a user runs it: a real `dagster dev` with its webserver, daemon and code
+server, stopped by SIGTERM; a taken port refused in one line."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import warnings
+
+import httpx
+import psutil
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def running(pids: set[int]) -> set[int]:
+    """The pids still running (a zombie waiting to be reaped has stopped)."""
+    alive = set()
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.add(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+def test_a_taken_port_is_refused_in_one_line_before_anything_starts(settings_env):
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "codeatlas.cli", "dev", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"codeatlas: error: cannot listen on 127.0.0.1:{port} (")
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_sigterm_stops_dagster_dev_and_every_process_it_started(settings_env, tmp_path):
+    port = free_port()
+    log = (tmp_path / "dev.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codeatlas.cli", "dev", "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    started: set[int] = set()
+    try:
+        deadline = time.monotonic() + 240  # two shared cores: Dagster takes its time
+        while True:
+            assert proc.poll() is None, (tmp_path / "dev.log").read_text()
+            assert time.monotonic() < deadline, "the Dagster UI did not answer within 240 s"
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/server_info", timeout=2).is_success:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.5)
+        started = {p.pid for p in psutil.Process(proc.pid).children(recursive=True)}
+        names = " ".join(" ".join(psutil.Process(p).cmdline()) for p in started)
+        assert "dagster_webserver" in names and "dagster._daemon" in names
+
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=90)
+        deadline = time.monotonic() + 15
+        while running(started) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert running(started) == set(), "processes left behind after SIGTERM"
+        output = (tmp_path / "dev.log").read_text()
+        assert "Traceback" not in output
+        assert "Warning" not in output  # e.g. dagster dev's "superseded, use 'dg dev'"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in running(started):
+            os.kill(pid, signal.SIGKILL)
+        log.close()
+
+
+def test_the_cli_hides_library_notes_a_user_cannot_act_on():
+    from dagster_shared.utils.warnings import BetaWarning, SupersessionWarning
+
+    from codeatlas.cli import quiet_library_warnings
+
+    notes = [
+        ("Parameter `owners` of `SensorDefinition` is currently in beta", BetaWarning),
+        ("Function `dev_command` is superseded and its usage is discouraged", SupersessionWarning),
+        ("XDG_RUNTIME_DIR is not set, falling back to /tmp/runtime-0", UserWarning),
+        ("CODEATLAS_SOMETHING is deprecated", UserWarning),
+    ]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        quiet_library_warnings()
+        for message, category in notes:
+            warnings.warn(message, category, stacklevel=1)
+    assert [str(w.message) for w in seen] == ["CODEATLAS_SOMETHING is deprecated"]
