@@ -33,7 +33,7 @@ DEPTH = 10  # results scored per query (Recall@10, MRR@10, nDCG@10, token budget
 MODES = ("hybrid", "semantic", "lexical")
 
 SYSTEMS = {
-    "codeatlas-hybrid": "codeatlas hybrid (semantic + lexical RRF, exact symbols injected)",
+    "codeatlas-hybrid": "codeatlas hybrid (semantic, lexical and exact-symbol rankings fused by RRF)",
     "codeatlas-semantic": "codeatlas semantic only (HNSW, symbol chunks)",
     "codeatlas-lexical": "codeatlas lexical only (symbol chunks)",
     **BASELINE_SYSTEMS,
