@@ -33,7 +33,7 @@ DEPTH = 10  # results scored per query (Recall@10, MRR@10, nDCG@10, token budget
 MODES = ("hybrid", "semantic", "lexical")
 
 SYSTEMS = {
-    "codeatlas-hybrid": "codeatlas hybrid (semantic, lexical and exact-symbol rankings fused by RRF)",
+    "codeatlas-hybrid": "codeatlas hybrid (semantic, lexical, exact-symbol rankings in RRF)",
     "codeatlas-semantic": "codeatlas semantic only (HNSW, symbol chunks)",
     "codeatlas-lexical": "codeatlas lexical only (symbol chunks)",
     **BASELINE_SYSTEMS,
@@ -49,11 +49,12 @@ def index_status(
     database_url: str, repository: str, sha: str, model: str | None = None
 ) -> str | None:
     """Why `repository@sha` must be (re)indexed in that database, or None when it is current:
-    same commit and parser version, no migration applied since, and (given a model) a vector of
-    that model for every chunk."""
+    same commit, parser and tokenizer version, no migration applied since, and (given a model) a
+    vector of that model for every chunk."""
     from assets.parse_version import effective_parser_version
     from codeatlas.config import load_settings
     from codeatlas.database import connect
+    from codeatlas.terms import LEXICAL_VERSION
 
     conn = connect(database_url)
     try:
@@ -68,6 +69,14 @@ def index_status(
         parser = effective_parser_version(load_settings())
         if row["parser_version"] != parser:
             return f"parsed with {row['parser_version']}, the parser is now {parser}"
+        stale = conn.execute(
+            "SELECT min(fv.lexical_version) AS version FROM snapshot_files sf"
+            " JOIN file_versions fv ON fv.id = sf.file_version_id"
+            " WHERE sf.snapshot_id = %s AND fv.lexical_version IS DISTINCT FROM %s",
+            (row["id"], LEXICAL_VERSION),
+        ).fetchone()
+        if stale is not None and stale["version"] is not None:
+            return f"tokenized with {stale['version']}, the tokenizer is now {LEXICAL_VERSION}"
         newer = conn.execute(
             "SELECT string_agg(name, ', ') AS names FROM schema_migrations WHERE applied_at > %s",
             (row["ready_at"],),
