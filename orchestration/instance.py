@@ -33,6 +33,9 @@ concurrency:
     default_limit: 1
 telemetry:
   enabled: false
+# no "join the community" modal in the UI
+nux:
+  enabled: false
 """
 
 
