@@ -19,7 +19,8 @@ from retrieval.scope import VISIBLE_FILES, Scope
 from retrieval.symbols import exact_symbols, normalize_name
 
 MAX_EDGES = 5000
-SELF_RECEIVERS = frozenset({"self", "cls", "this", "super", "super()", "static", "parent"})
+# the receivers that name the enclosing class (PHP writes `$this->`, `self::`, `static::`)
+SELF_RECEIVERS = frozenset({"self", "cls", "this", "$this", "super", "super()", "static", "parent"})
 
 
 def _module_paths(importing_path: str, module: str) -> list[str]:
@@ -162,8 +163,9 @@ def find_callers(
     """(definitions asked about, call sites): certain ones first, then ambiguous ones."""
     name = normalize_name(name)
     bare = name.rsplit(".", 1)[-1]
-    everything = exact_symbols(conn, scope, bare, limit=200) if bare != name else []
     asked = exact_symbols(conn, scope, name, limit=200)
+    # every definition of the name, so that a call reaching another one is left out
+    everything = exact_symbols(conn, scope, bare, limit=200) if bare != name else list(asked)
     if path is not None:
         wanted = clean_path(path)
         asked = [d for d in asked if d.path == wanted]

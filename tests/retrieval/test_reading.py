@@ -92,3 +92,63 @@ def test_callees_of_a_function_point_at_their_definitions(conn, operator_scope):
 
     _defs, sites = find_callees(conn, operator_scope, "convert_currency")
     assert [(s.callee, s.resolved_to) for s in sites] == [("round_cents", "shop/money.py:4")]
+
+
+INLINE_PHP = """<?php
+class Inline
+{
+    public static function dump($value)
+    {
+        if (is_array($value)) {
+            return self::dumpArray($value);
+        }
+        return (string) $value;
+    }
+
+    private static function dumpArray(array $value)
+    {
+        return implode(', ', array_map(fn ($v) => self::dump($v), $value));
+    }
+}
+"""
+
+DUMPER_PHP = """<?php
+class Dumper
+{
+    public function dump($input, int $depth = 0)
+    {
+        if ($depth > 0) {
+            return $this->dump($input, $depth - 1);
+        }
+        return Inline::dump($input);
+    }
+}
+"""
+
+
+def test_php_callers_know_this_and_leave_out_calls_of_another_same_named_method(
+    settings_env, database_url, git_repo
+):
+    from codeatlas.database import connect
+    from retrieval.graph import find_callers
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from tests.retrieval.indexing import fake_embedder, index_repository
+
+    git_repo.write("src/Inline.php", INLINE_PHP)
+    git_repo.write("src/Dumper.php", DUMPER_PHP)
+    git_repo.commit("yaml")
+    index_repository(database_url, git_repo.path, "yaml", embedder=fake_embedder())
+    conn = connect(database_url, autocommit=True)
+    try:
+        scope = resolve_scope(conn, ensure_operator(conn), ["yaml"])
+        _defs, sites = find_callers(conn, scope, "dump", path="src/Inline.php")
+        assert {(s.path, s.line, s.caller, s.certainty) for s in sites} == {
+            ("src/Inline.php", 14, "Inline.dumpArray", "certain"),
+            ("src/Dumper.php", 9, "Dumper.dump", "certain"),
+        }
+        # `$this->dump()` inside Dumper reaches Dumper.dump, itself
+        _defs, sites = find_callers(conn, scope, "dump", path="src/Dumper.php")
+        assert {(s.path, s.line, s.certainty) for s in sites} == {("src/Dumper.php", 7, "certain")}
+    finally:
+        conn.close()
