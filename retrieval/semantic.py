@@ -80,6 +80,7 @@ def semantic_candidates(
         # the scope's visible chunks (a few thousand), matched to the neighbours by content
         chunks = sql.SQL(
             VISIBLE_FILES
+            # (an index-only scan of code_chunks: sql/007)
             + ", visible AS MATERIALIZED (SELECT f.*, c.id AS chunk_id, c.content_hash"
             " FROM files f JOIN code_chunks c ON c.file_version_id = f.file_version_id)"
             " SELECT " + CANDIDATE_COLUMNS + ", n.distance"
