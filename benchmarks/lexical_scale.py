@@ -1,0 +1,391 @@
+"""Lexical and hybrid query latency from ~12k to 1M chunks, the storage of the BM25 index, and
+the time publishing takes to update the statistics after a one-file commit.
+
+The scale is built from real code: the three eval corpora (Python, PHP, TypeScript) are indexed
+once through `codeatlas index` (fake embedder: HNSW cost depends on how many vectors there are,
+not where they came from), then copied in SQL as further repositories ("copy-17-php") until each
+level's chunk count is reached. Every copy has its own file versions, chunks, postings, vectors
+and statistics, as an indexed repository of the same code would.
+
+    python -m benchmarks.lexical_scale [--levels 100000,1000000] [--queries 60]
+        [--keep-levels] [--measure-only --database NAME] [--output FILE]
+
+It runs its own embedded server (state under `benchmarks/.work/lexical-scale/state`), so other
+benchmarks sharing the default server neither slow it nor stop it. `--keep-levels` keeps a copy
+of each level's database (`bench_lexical_scale_100000`, ...), which `--measure-only --database`
+measures again after a code change without rebuilding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+from benchmarks.eval_sets import EVAL_SETS
+from benchmarks.indexer import run_index
+from benchmarks.latency import percentiles
+from benchmarks.workspace import WORK, as_git_repo, database, eval_corpus, git, prepare_environment
+
+SOURCES = ("py", "php", "ts")
+DATABASE = "bench_lexical_scale"
+RESULTS = Path(__file__).resolve().parent / "results" / "lexical_scale.json"
+STATE = WORK / "lexical-scale" / "state"
+
+# tables copied per repository, with the columns that take a new id (offset) or the new repository
+_COPIES = [
+    ("snapshots", {"id": "id"}, "repository_id = %(src)s"),
+    ("file_versions", {"id": "id"}, "repository_id = %(src)s"),
+    (
+        "snapshot_files",
+        {"snapshot_id": "snapshot_id", "file_version_id": "file_version_id"},
+        "snapshot_id IN (SELECT id FROM snapshots WHERE repository_id = %(src)s)",
+    ),
+    (
+        "code_symbols",
+        {"id": "id", "file_version_id": "file_version_id", "parent_id": "parent_id"},
+        "file_version_id IN (SELECT id FROM file_versions WHERE repository_id = %(src)s)",
+    ),
+    (
+        "code_chunks",
+        {"id": "id", "file_version_id": "file_version_id", "symbol_id": "symbol_id"},
+        "file_version_id IN (SELECT id FROM file_versions WHERE repository_id = %(src)s)",
+    ),
+    ("lexical_postings", {"chunk_id": "chunk_id"}, "repository_id = %(src)s"),
+    ("chunk_embeddings", {}, "repository_id = %(src)s"),
+    ("lexical_term_stats", {}, "repository_id = %(src)s"),
+    ("lexical_corpus", {"snapshot_id": "snapshot_id"}, "repository_id = %(src)s"),
+]
+
+
+def _columns(conn, table: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0"
+        " AND NOT attisdropped AND attgenerated = '' ORDER BY attnum",
+        (table,),
+    ).fetchall()
+    return [r["attname"] for r in rows]
+
+
+def copy_repository(conn, source: str, name: str, offset: int) -> None:
+    """A new repository `name` holding a copy of `source`'s whole index (ids shifted)."""
+    src = conn.execute(
+        "SELECT id, origin, default_branch, current_snapshot_id, active_embedding_model"
+        " FROM repositories WHERE name = %s",
+        (source,),
+    ).fetchone()
+    new = conn.execute(
+        "INSERT INTO repositories (name, origin, default_branch, active_embedding_model)"
+        " VALUES (%s, %s, %s, %s) RETURNING id",
+        (name, src["origin"], src["default_branch"], src["active_embedding_model"]),
+    ).fetchone()["id"]
+    for table, shifted, where in _COPIES:
+        columns = _columns(conn, table)
+        values = []
+        for col in columns:
+            if col in shifted:
+                values.append(f"{col} + %(offset)s")
+            elif col == "repository_id":
+                values.append("%(new)s")
+            else:
+                values.append(col)
+        conn.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(values)}"  # type: ignore[arg-type]
+            f" FROM {table} WHERE {where}",
+            {"src": src["id"], "new": new, "offset": offset},
+        )
+    conn.execute(
+        "UPDATE repositories SET current_snapshot_id = %s WHERE id = %s",
+        (src["current_snapshot_id"] + offset, new),
+    )
+
+
+def chunk_count(conn) -> int:
+    """Chunks in the current snapshots of every repository."""
+    return conn.execute(
+        "SELECT count(*) AS n FROM repositories r JOIN snapshot_files sf"
+        " ON sf.snapshot_id = r.current_snapshot_id JOIN code_chunks c"
+        " ON c.file_version_id = sf.file_version_id"
+    ).fetchone()["n"]
+
+
+def source_repo(key: str) -> Path:
+    """This benchmark's own git copy of an eval corpus (it commits to the Python one)."""
+    dest = WORK / "lexical-scale" / key
+    if not (dest / ".git").is_dir():
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(eval_corpus(EVAL_SETS[key]), dest, ignore=shutil.ignore_patterns(".git"))
+        as_git_repo(dest)
+    return dest
+
+
+def index_sources(url: str) -> None:
+    """Index the three eval corpora (once) into the scale database."""
+    from benchmarks.quality import snapshot_ready
+
+    for key in SOURCES:
+        path = source_repo(key)
+        if not snapshot_ready(url, key, as_git_repo(path)):
+            print(f"indexing {key} …", flush=True)
+            run_index(path, key, url, "fake")
+
+
+def grow_to(conn, target: int) -> int:
+    """Add copies of the sources (round robin) until at least `target` chunks; returns count."""
+    count = chunk_count(conn)
+    copies = conn.execute("SELECT count(*) AS n FROM repositories").fetchone()["n"]
+    started = time.monotonic()
+    while count < target:
+        source = SOURCES[copies % len(SOURCES)]
+        offset = conn.execute(
+            "SELECT greatest((SELECT max(id) FROM code_chunks), (SELECT max(id) FROM code_symbols),"
+            " (SELECT max(id) FROM file_versions), (SELECT max(id) FROM snapshots)) AS m"
+        ).fetchone()["m"]
+        with conn.transaction():
+            copy_repository(conn, source, f"copy-{copies}-{source}", offset)
+        copies += 1
+        count = chunk_count(conn) if copies % 10 == 0 else count + _chunks_of(conn, source)
+        print(f"  {count:,} chunks ({time.monotonic() - started:.0f}s)", flush=True)
+    for seq in (
+        "code_chunks_id_seq",
+        "code_symbols_id_seq",
+        "file_versions_id_seq",
+        "snapshots_id_seq",
+    ):
+        table = seq.removesuffix("_id_seq")
+        conn.execute(f"SELECT setval('{seq}', (SELECT max(id) FROM {table}))")  # type: ignore[arg-type]
+    conn.execute("VACUUM ANALYZE")
+    return chunk_count(conn)
+
+
+def _chunks_of(conn, repository: str) -> int:
+    return conn.execute(
+        "SELECT count(*) AS n FROM repositories r JOIN snapshot_files sf"
+        " ON sf.snapshot_id = r.current_snapshot_id JOIN code_chunks c"
+        " ON c.file_version_id = sf.file_version_id WHERE r.name = %s",
+        (repository,),
+    ).fetchone()["n"]
+
+
+def storage(conn) -> dict:
+    """Bytes of the lexical structures, in total and per chunk."""
+    sizes = {
+        table: conn.execute("SELECT pg_total_relation_size(%s) AS b", (table,)).fetchone()["b"]
+        for table in ("lexical_postings", "lexical_term_stats", "lexical_corpus", "code_chunks")
+    }
+    chunks = conn.execute("SELECT count(*) AS n FROM code_chunks").fetchone()["n"]
+    postings = conn.execute(
+        "SELECT reltuples::bigint AS n FROM pg_class WHERE relname = 'lexical_postings'"
+    ).fetchone()["n"]
+    lexical = sizes["lexical_postings"] + sizes["lexical_term_stats"] + sizes["lexical_corpus"]
+    return {
+        "chunks": chunks,
+        "postings": postings,
+        "postings_per_chunk": round(postings / chunks, 1),
+        "lexical_bytes_per_chunk": round(lexical / chunks),
+        "code_chunks_bytes_per_chunk": round(sizes["code_chunks"] / chunks),
+        "bytes": sizes,
+    }
+
+
+def latency(url: str, queries: list[str]) -> dict:
+    """p50/p95 of lexical (one repository, all repositories) and hybrid (one repository)."""
+    from assets.embedding.fake import FakeEmbedder
+    from benchmarks.codeatlas_search import CodeatlasSearch
+    from retrieval.lexical import lexical_candidates
+    from retrieval.search import search_code
+
+    embedder = FakeEmbedder(dimensions=384)
+    vectors = {q: embedder.embed_query(q) for q in queries}  # hybrid is timed without embedding
+    out = {}
+    for label, repos in (("one", ["php"]), ("all", None)):
+        search = CodeatlasSearch(url, repos or [], None)
+        if repos is None:
+            from retrieval.principals import ensure_operator
+            from retrieval.scope import resolve_scope
+
+            search.scope = resolve_scope(search.conn, ensure_operator(search.conn), None)
+        conn, scope = search.conn, search.scope
+
+        def lexical(q: str, conn=conn, scope=scope) -> None:
+            lexical_candidates(conn, scope, q, 50)
+            conn.commit()
+
+        def hybrid(q: str, conn=conn, scope=scope) -> None:
+            search_code(
+                conn,
+                scope,
+                q,
+                limit=10,
+                embed_query=lambda model, text: (
+                    vectors[text] if model == embedder.model_name else None
+                ),
+            )
+            conn.commit()
+
+        out[f"lexical_{label}"] = percentiles(_timed(lexical, queries))
+        out[f"hybrid_{label}"] = percentiles(_timed(hybrid, queries))
+        search.close()
+    return out
+
+
+def _timed(fn, queries: list[str]) -> list[float]:
+    """Each query once untimed (the steady state: the level's pages in the OS cache, the
+    statements prepared), then each query once timed."""
+    for q in queries:
+        fn(q)
+    samples = []
+    for q in queries:
+        started = time.perf_counter()
+        fn(q)
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+def one_file_commit(url: str) -> dict:
+    """Commit a change to one file of the Python corpus, index it, and time the statistics
+    update publishing does (`stats_update`)."""
+    path = source_repo("py")
+    target = path / "flask" / "helpers.py"
+    target.write_text(
+        target.read_text() + f"\n\ndef bench_probe_{int(time.time())}():\n    return 1\n"
+    )
+    git(path, "commit", "-qam", "one-file change")
+    run = run_index(path, "py", url, "fake")
+    return {"index_run_wall_seconds": run["wall_seconds"], **stats_update(url)}
+
+
+def stats_update(url: str) -> dict:
+    """The statistics update from the Python repository's previous snapshot to its current one
+    (a one-file commit), re-run alone five times and rolled back."""
+    from assets.lexical_index import refresh_corpus_stats
+    from codeatlas.database import connect
+
+    conn = connect(url)
+    try:
+        repo = conn.execute(
+            "SELECT id, current_snapshot_id FROM repositories WHERE name = 'py'"
+        ).fetchone()
+        previous = conn.execute(
+            "SELECT max(id) AS id FROM snapshots WHERE repository_id = %s AND id < %s",
+            (repo["id"], repo["current_snapshot_id"]),
+        ).fetchone()["id"]
+        samples = []
+        for _ in range(5):
+            conn.execute(
+                "UPDATE lexical_corpus SET snapshot_id = %s WHERE repository_id = %s",
+                (previous, repo["id"]),
+            )
+            started = time.perf_counter()
+            refresh_corpus_stats(conn, repo["id"], repo["current_snapshot_id"])
+            samples.append(time.perf_counter() - started)
+            conn.rollback()
+    finally:
+        conn.close()
+    return {
+        "stats_update_ms_median": round(statistics.median(samples) * 1000, 1),
+        "stats_update_ms_max": round(max(samples) * 1000, 1),
+    }
+
+
+def markdown(results: dict) -> str:
+    """The latency table of BENCHMARKS.md from a results file (`before` levels beside, if any)."""
+    before = {round(lv["chunks"], -3): lv["latency"] for lv in results.get("before", [])}
+    rows = [
+        "| chunks | scope | lexical p50 / p95 | hybrid p50 / p95 |"
+        + (" before: lexical | before: hybrid |" if before else ""),
+        "|---|---|---|---|" + ("---|---|" if before else ""),
+    ]
+    for level in results["levels"]:
+        lat = level["latency"]
+        old = before.get(round(level["chunks"], -3))
+        for scope, label in (("one", "one repository (php)"), ("all", "all repositories")):
+            cells = [
+                f"{level['chunks']:,}",
+                label,
+                f"{lat[f'lexical_{scope}']['p50_ms']} / {lat[f'lexical_{scope}']['p95_ms']}",
+                f"{lat[f'hybrid_{scope}']['p50_ms']} / {lat[f'hybrid_{scope}']['p95_ms']}",
+            ]
+            if old:
+                cells += [
+                    f"{old[f'lexical_{scope}']['p50_ms']} / {old[f'lexical_{scope}']['p95_ms']}",
+                    f"{old[f'hybrid_{scope}']['p50_ms']} / {old[f'hybrid_{scope}']['p95_ms']}",
+                ]
+            rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def keep_copy(url: str, name: str) -> None:
+    """A copy of the benchmark database as `name` (replaced), to measure this level again."""
+    import psycopg
+
+    from codeatlas.database import with_database
+
+    with psycopg.connect(with_database(url, "postgres"), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+        conn.execute(
+            f'CREATE DATABASE "{name}" TEMPLATE "{DATABASE}" STRATEGY FILE_COPY'  # type: ignore[arg-type]
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", default="100000,1000000")
+    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--fresh", action="store_true", help="drop and rebuild the database")
+    parser.add_argument("--keep-levels", action="store_true", help="keep a copy of each level")
+    parser.add_argument(
+        "--measure-only", action="store_true", help="only measure --database as it is"
+    )
+    parser.add_argument("--database", default=DATABASE)
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--markdown", action="store_true", help="print the table of --output and exit"
+    )
+    args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(args.output.read_text())))
+        return 0
+    prepare_environment(STATE)
+    from codeatlas.database import connect
+
+    questions = [q["query"] for key in SOURCES for q in EVAL_SETS[key].queries()]
+    step = max(1, len(questions) // args.queries)
+    questions = questions[::step][: args.queries]
+    results: dict = {"levels": []}
+    if args.measure_only:
+        url = database(args.database, fresh=False)
+        conn = connect(url, autocommit=True)
+        chunks = chunk_count(conn)
+        conn.close()
+        level = {"chunks": chunks, "latency": latency(url, questions), **stats_update(url)}
+        print(json.dumps(level), flush=True)
+        results["levels"].append(level)
+        args.output.write_text(json.dumps(results, indent=1))
+        return 0
+    url = database(DATABASE, fresh=args.fresh)
+    index_sources(url)
+    conn = connect(url, autocommit=True)
+    conn.execute("VACUUM ANALYZE")
+    results["one_file_commit"] = one_file_commit(url)
+    print(json.dumps(results["one_file_commit"]), flush=True)
+    for target in [0, *[int(x) for x in args.levels.split(",") if x]]:
+        chunks = grow_to(conn, target) if target else chunk_count(conn)
+        level = {"chunks": chunks, "storage": storage(conn), "latency": latency(url, questions)}
+        print(json.dumps(level), flush=True)
+        results["levels"].append(level)
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(results, indent=1))
+        if args.keep_levels:
+            conn.close()
+            keep_copy(url, f"{DATABASE}_{target}")
+            conn = connect(url, autocommit=True)
+    conn.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
