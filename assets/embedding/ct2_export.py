@@ -1,4 +1,4 @@
-"""Convert a sentence-transformers BERT model to an int8 CTranslate2 model once, cached."""
+"""Convert a sentence-transformers model to an int8 CTranslate2 model once, cached."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+
+from codeatlas.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +62,35 @@ def _fingerprint(model_dir: Path) -> str:
 
 
 def _convert(model_dir: Path, output: Path) -> None:
-    # The converter reads the weights with transformers (offline: everything is on disk) and
-    # stores every Linear layer's weights as int8 with one scale per output row.
-    from ctranslate2.converters import TransformersConverter
-    from transformers.utils import logging as transformers_logging
+    from assets.embedding import bert_to_ct2
+
+    if bert_to_ct2.is_supported(model_dir):
+        # Every Linear layer's weights become int8 with one scale per output row; ctranslate2
+        # quantizes the numpy spec itself, so neither torch nor transformers is needed.
+        spec = bert_to_ct2.bert_spec(model_dir)
+        spec.validate()
+        spec.optimize(quantization=QUANTIZATION)
+        output.mkdir()
+        spec.save(str(output))
+    else:
+        _convert_with_transformers(model_dir, output)
+    (output / "manifest.json").write_text(
+        json.dumps({"recipe": RECIPE, "source": str(model_dir), "created": time.time()})
+    )
+
+
+def _convert_with_transformers(model_dir: Path, output: Path) -> None:
+    # Models other than BERT-with-safetensors go through ctranslate2's own converter, which
+    # reads them with transformers and torch (offline: everything is on disk).
+    try:
+        from ctranslate2.converters import TransformersConverter
+        from transformers.utils import logging as transformers_logging
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"{model_dir} is not a BERT model with model.safetensors: converting it needs"
+            f" transformers and torch ({exc}); install them with pip install -e '.[torch]'"
+        ) from exc
 
     transformers_logging.set_verbosity_error()  # no deprecation notes or progress bars in runs
     transformers_logging.disable_progress_bar()
     TransformersConverter(str(model_dir)).convert(str(output), quantization=QUANTIZATION)
-    (output / "manifest.json").write_text(
-        json.dumps({"recipe": RECIPE, "source": str(model_dir), "created": time.time()})
-    )
