@@ -12,7 +12,7 @@ from typing import LiteralString
 
 from codeatlas.terms import K1, B, query_terms, term_id
 from retrieval.hits import OUTLINE_END
-from retrieval.scope import DbConnection, Scope, visible_files_among
+from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 
 TERM_BUDGET = 2000  # postings read per query term (all of a rarer term's)
 RESCORE_FACTOR = 4  # candidates scored exactly per result asked for
@@ -83,12 +83,19 @@ def lexical_candidates(conn: DbConnection, scope: Scope, query: str, limit: int)
     ).fetchall()
     if not scored:
         return []
-    # a second statement, so the planner sees how few candidates the visibility check gets
+    # a second statement, so the planner sees how few candidates the visibility check gets;
+    # over several repositories, only the candidates' files are looked up (one repository's file
+    # list is short and the planner estimates it well)
+    visible = (
+        VISIBLE_FILES
+        if len(scope.repositories) == 1
+        else visible_files_among("SELECT file_version_id FROM x")
+    )
     return conn.execute(
         "WITH x AS MATERIALIZED (SELECT c.id, c.file_version_id, x.score"
         "  FROM unnest(%(ids)s::bigint[], %(scores)s::float8[]) AS x(chunk_id, score)"
         "  JOIN code_chunks c ON c.id = x.chunk_id), "
-        + visible_files_among("SELECT file_version_id FROM x")
+        + visible
         + f" SELECT {CANDIDATE_COLUMNS}, x.score AS rank"
         " FROM x JOIN files f ON f.file_version_id = x.file_version_id"
         " JOIN code_chunks c ON c.id = x.id"
