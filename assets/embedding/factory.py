@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 from pathlib import Path
@@ -42,7 +43,7 @@ def make_local_embedder(settings: Settings) -> Embedder:
     `all-MiniLM-L6-v2:ct2-int8-lean256` (the fast path; `lean128` trades recall for speed,
     `raw256` skips the lean text) or `all-MiniLM-L6-v2` (plain sentence-transformers), or a
     folder holding another sentence-transformers model. CODEATLAS_LOCAL_RUNTIME=ct2|torch
-    chooses the runtime when the name does not.
+    chooses the runtime when the name does not; torch needs the [torch] extra.
     """
     from assets.embedding import local
 
@@ -76,6 +77,12 @@ def make_local_embedder(settings: Settings) -> Embedder:
     try:
         return local.FastEmbedder(model, settings.state_dir / "models" / model.name, **fast_options)
     except Exception as exc:  # conversion or runtime trouble must not stop indexing
+        if importlib.util.find_spec("sentence_transformers") is None:
+            raise ConfigurationError(
+                f"the int8 CTranslate2 runtime for {model.name} failed ({type(exc).__name__}:"
+                f" {exc}) and its sentence-transformers fallback is not installed:"
+                f" {local.TORCH_EXTRA}"
+            ) from exc
         log.warning(
             "int8 CTranslate2 runtime for %s unavailable (%s: %s); falling back to"
             " sentence-transformers, whose vectors are stored as model %r",

