@@ -93,10 +93,12 @@ def repo(tmp_path: Path) -> GitRepo:
     return repo
 
 
-def index(env: dict[str, str], repo: GitRepo, name: str = "shop") -> subprocess.Popen:
+def index(
+    env: dict[str, str], repo: GitRepo, name: str = "shop", ref: str | None = None
+) -> subprocess.Popen:
     """Start `codeatlas index` as a user would, in its own process group."""
     return subprocess.Popen(
-        [CODEATLAS, "index", str(repo.path), "--name", name],
+        [CODEATLAS, "index", str(repo.path), "--name", name, *(["--ref", ref] if ref else [])],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -144,36 +146,42 @@ def stalled(env: dict[str, str], stall: StallingEmbeddings) -> dict[str, str]:
 
 
 def content(url: str) -> dict[str, list]:
-    """The index tables without ids (a re-run after a fault may leave gaps in sequences)."""
-    return {
+    """The index tables without ids (a re-run after a fault may leave gaps in sequences) and
+    without run statistics (how much each run did), plus which commit is current."""
+    tables = {
         table: sorted(
-            repr({k: v for k, v in row.items() if k != "id" and not k.endswith("_id")})
+            repr(
+                {k: v for k, v in row.items() if k not in ("id", "stats") and not k.endswith("_id")}
+            )
             for row in rows
         )
         for table, rows in dump(url).items()
     }
+    with psycopg.connect(url) as conn:
+        tables["current"] = conn.execute(
+            "SELECT r.name, s.commit_sha FROM repositories r"
+            " JOIN snapshots s ON s.id = r.current_snapshot_id ORDER BY r.name"
+        ).fetchall()
+    return tables
 
 
-def clean_run(pg_server: str, env: dict[str, str], repo: GitRepo) -> dict[str, list]:
-    """The tables after one undisturbed run into a database of its own."""
+def clean_run(
+    pg_server: str, env: dict[str, str], repo: GitRepo, refs: tuple[str | None, ...] = (None,)
+) -> dict[str, list]:
+    """The tables after undisturbed runs (one per ref, in turn) into a database of its own."""
     name = f"clean_{os.getpid()}_{time.monotonic_ns()}"
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"')
         conn.execute(f'CREATE DATABASE "{name}_dagster"')
     url = with_database(pg_server, name)
-    code, out = finish(
-        index(
-            {
-                **env,
-                "CODEATLAS_DATABASE_URL": url,
-                "CODEATLAS_DAGSTER_STORAGE_URL": with_database(
-                    dagster_storage_url(url), f"{name}_dagster"
-                ),
-            },
-            repo,
-        )
-    )
-    assert code == 0, out
+    clean = {
+        **env,
+        "CODEATLAS_DATABASE_URL": url,
+        "CODEATLAS_DAGSTER_STORAGE_URL": with_database(dagster_storage_url(url), f"{name}_dagster"),
+    }
+    for ref in refs:
+        code, out = finish(index(clean, repo, ref=ref))
+        assert code == 0, out
     return content(url)
 
 
@@ -239,28 +247,19 @@ def test_a_run_waiting_for_a_live_slot_says_for_whom_gives_up_and_stops_on_ctrl_
     assert code == 0, out
 
 
-def test_two_runs_at_once_of_the_same_and_of_different_commits(state, repo, database_url):
+def test_two_runs_at_once_of_the_same_and_of_different_commits(
+    state, repo, database_url, pg_server
+):
     first = repo.git("rev-parse", "HEAD")
     repo.write("shop/extra.py", "def restock(item):\n    return item\n")
     second = repo.commit("extra")
-    runs = [
-        subprocess.Popen(
-            [CODEATLAS, "index", str(repo.path), "--name", "shop", "--ref", ref],
-            env=state,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        for ref in (first, first, second)
-    ]
+    runs = [index(state, repo, ref=ref) for ref in (first, first, second)]
     for run in runs:
         code, out = finish(run)
         assert code == 0, out
-    conn = psycopg.connect(database_url)
-    rows = conn.execute("SELECT commit_sha, status FROM snapshots ORDER BY commit_sha").fetchall()
-    conn.close()
-    assert sorted(rows) == sorted([(first, "ready"), (second, "ready")])
+    together = content(database_url)
+    assert together["current"] == [("shop", second)]
+    assert together == clean_run(pg_server, state, repo, refs=(first, second))
 
 
 def embedded_state(state: dict[str, str], tmp_path: Path) -> dict[str, str]:
