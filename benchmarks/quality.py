@@ -113,7 +113,9 @@ def ensure_index(eval_set: EvalSet, provider: str, embedder, *, fresh: bool) -> 
     if why:
         print(f"[quality] indexing {eval_set.name} ({why})", file=sys.stderr, flush=True)
         stats = run_index(corpus, repo, url, provider)
-    return {"url": url, "repository": repo, "corpus": corpus, "commit": sha, "index": stats}
+    # a rebuild into a database that kept its vectors is not a full index: no timing of it
+    full = stats if fresh else None
+    return {"url": url, "repository": repo, "corpus": corpus, "commit": sha, "index": full}
 
 
 def codeatlas_runs(
