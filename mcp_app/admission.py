@@ -8,7 +8,6 @@ handed to the SDK's bearer check through a context variable, so it is not looked
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections import deque
@@ -18,6 +17,7 @@ from typing import Any
 
 from mcp_app.limits import ServerLimits
 from mcp_app.protected_resource import is_metadata_request, unauthorized
+from mcp_app.responses import send_json
 
 # (token, its access info or None) of the request being admitted
 VERIFIED: ContextVar[tuple[str, Any] | None] = ContextVar("codeatlas_verified", default=None)
@@ -112,18 +112,9 @@ def _bearer(scope: dict) -> str | None:
 
 
 async def _too_many(send: Any, retry_after: int, why: str) -> None:
-    body = json.dumps(
-        {"error": "too_many_requests", "error_description": f"{why}; retry in {retry_after} s"}
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 429,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"retry-after", str(retry_after).encode()),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
+    await send_json(
+        send,
+        429,
+        {"error": "too_many_requests", "error_description": f"{why}; retry in {retry_after} s"},
+        [(b"retry-after", str(retry_after).encode())],
     )
-    await send({"type": "http.response.body", "body": body})

@@ -8,13 +8,14 @@ authorization server: a client that reads it (from the `resource_metadata` of th
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+
+from mcp_app.responses import send_json
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 MCP_PATH = "/mcp"
@@ -80,18 +81,9 @@ def challenge(scope: dict, *, token_sent: bool) -> str:
 async def unauthorized(scope: dict, send: Any, *, token_sent: bool) -> None:
     """Answer 401 with the challenge and the same advice in a JSON body."""
     why = "the bearer token is not valid (unknown or revoked)" if token_sent else "no bearer token"
-    body = json.dumps(
-        {"error": "invalid_token", "error_description": f"{why}; {HOW_TO_GET_A_TOKEN}"}
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", challenge(scope, token_sent=token_sent).encode()),
-            ],
-        }
+    await send_json(
+        send,
+        401,
+        {"error": "invalid_token", "error_description": f"{why}; {HOW_TO_GET_A_TOKEN}"},
+        [(b"www-authenticate", challenge(scope, token_sent=token_sent).encode())],
     )
-    await send({"type": "http.response.body", "body": body})
