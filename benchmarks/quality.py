@@ -112,10 +112,11 @@ def ensure_index(eval_set: EvalSet, provider: str, embedder, *, fresh: bool) -> 
     stats = None
     if why:
         print(f"[quality] indexing {eval_set.name} ({why})", file=sys.stderr, flush=True)
+        # always into an empty database: the run is a full index, timed as one, and a stale
+        # index (a migration since, say) cannot leave rows that make it stale again
+        url = database(database_name(eval_set, provider), fresh=True)
         stats = run_index(corpus, repo, url, provider)
-    # a rebuild into a database that kept its vectors is not a full index: no timing of it
-    full = stats if fresh else None
-    return {"url": url, "repository": repo, "corpus": corpus, "commit": sha, "index": full}
+    return {"url": url, "repository": repo, "corpus": corpus, "commit": sha, "index": stats}
 
 
 def codeatlas_runs(

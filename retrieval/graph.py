@@ -9,6 +9,7 @@ class/module name as receiver); "ambiguous" when it only shares the name. Calls 
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import defaultdict
 from typing import Any, LiteralString
 
@@ -183,14 +184,53 @@ def find_callers(
     asked_ids = {d.symbol_id for d in asked}
     qualified_ask = "." in name
     certain: list[CallSite] = []
-    ambiguous: list[CallSite] = []
+    unresolved: list[dict[str, Any]] = []
     for edge in edges:
         target = resolver.resolve(edge)
         if target is not None and target.symbol_id in asked_ids:
             certain.append(_site(edge, target, "certain"))
         elif target is None and not (qualified_ask and edge["qualifier"] in SELF_RECEIVERS):
-            ambiguous.append(_site(edge, None, "ambiguous"))
-    return asked, certain + ambiguous
+            unresolved.append(edge)
+    unresolved = _receivers_in_sight(conn, asked, unresolved)
+    return asked, certain + [_site(edge, None, "ambiguous") for edge in unresolved]
+
+
+def _owner(definition: SymbolMatch) -> str | None:
+    """The short name of the class a method belongs to (None for a function)."""
+    if "." not in definition.symbol:
+        return None
+    owner = definition.symbol.rsplit(".", 1)[0]
+    return re.split(r"[.\\:]", owner)[-1] or None
+
+
+def _receivers_in_sight(
+    conn: DbConnection, asked: list[SymbolMatch], edges: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Of the calls that only share a method's name through some object (`x.stop()`), those
+    in files that name the method's class at all: code that calls a method of a class nearly
+    always names it (an import, a type, a constructor). Calls without a receiver, and every
+    call when a function (not a method) was asked for, are kept."""
+    owners = {_owner(d) for d in asked}
+    if not edges or not owners or None in owners:
+        return edges
+    names = sorted(o for o in owners if o)
+    through_object = [e for e in edges if e["qualifier"] and e["qualifier"] not in SELF_RECEIVERS]
+    if not through_object:
+        return edges
+    pattern = r"\m(" + "|".join(re.escape(o) for o in names) + r")\M"
+    naming = {
+        row["file_version_id"]
+        for row in conn.execute(
+            "SELECT DISTINCT file_version_id FROM code_chunks"
+            " WHERE file_version_id = ANY(%s) AND content ~ %s",
+            (sorted({e["file_version_id"] for e in through_object}), pattern),
+        ).fetchall()
+    }
+    return [
+        e
+        for e in edges
+        if not e["qualifier"] or e["qualifier"] in SELF_RECEIVERS or e["file_version_id"] in naming
+    ]
 
 
 def find_callees(

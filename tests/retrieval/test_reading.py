@@ -126,6 +126,32 @@ class Dumper
 """
 
 
+CONSOLE_PHP = """<?php
+class Console
+{
+    public function show($formatter, $value)
+    {
+        return $formatter->dump($value);
+    }
+
+    public function inline(Inline $inline, $value)
+    {
+        return $inline->dump($value);
+    }
+}
+"""
+
+STOPWATCH_PHP = """<?php
+class Stopwatch
+{
+    public function lap($event)
+    {
+        return $event->dump();
+    }
+}
+"""
+
+
 def test_php_callers_know_this_and_leave_out_calls_of_another_same_named_method(
     settings_env, database_url, git_repo
 ):
@@ -137,15 +163,21 @@ def test_php_callers_know_this_and_leave_out_calls_of_another_same_named_method(
 
     git_repo.write("src/Inline.php", INLINE_PHP)
     git_repo.write("src/Dumper.php", DUMPER_PHP)
+    git_repo.write("src/Console.php", CONSOLE_PHP)
+    git_repo.write("src/Stopwatch.php", STOPWATCH_PHP)
     git_repo.commit("yaml")
     index_repository(database_url, git_repo.path, "yaml", embedder=fake_embedder())
     conn = connect(database_url, autocommit=True)
     try:
         scope = resolve_scope(conn, ensure_operator(conn), ["yaml"])
         _defs, sites = find_callers(conn, scope, "dump", path="src/Inline.php")
+        # `->dump()` through an object is only a guess: kept in files that name Inline at all
+        # (Console), left out where nothing points at it (Stopwatch)
         assert {(s.path, s.line, s.caller, s.certainty) for s in sites} == {
             ("src/Inline.php", 14, "Inline.dumpArray", "certain"),
             ("src/Dumper.php", 9, "Dumper.dump", "certain"),
+            ("src/Console.php", 6, "Console.show", "ambiguous"),
+            ("src/Console.php", 11, "Console.inline", "ambiguous"),
         }
         # `$this->dump()` inside Dumper reaches Dumper.dump, itself
         _defs, sites = find_callers(conn, scope, "dump", path="src/Dumper.php")
