@@ -191,7 +191,8 @@ def find_callers(
             certain.append(_site(edge, target, "certain"))
         elif target is None and not (qualified_ask and edge["qualifier"] in SELF_RECEIVERS):
             unresolved.append(edge)
-    unresolved = _receivers_in_sight(conn, asked, unresolved)
+    if len(definitions) > len(asked_ids):  # the name has other definitions: calls may be theirs
+        unresolved = _receivers_in_sight(conn, asked, unresolved)
     return asked, certain + [_site(edge, None, "ambiguous") for edge in unresolved]
 
 
@@ -207,9 +208,9 @@ def _receivers_in_sight(
     conn: DbConnection, asked: list[SymbolMatch], edges: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Of the calls that only share a method's name through some object (`x.stop()`), those
-    in files that name the method's class at all: code that calls a method of a class nearly
-    always names it (an import, a type, a constructor). Calls without a receiver, and every
-    call when a function (not a method) was asked for, are kept."""
+    in files that name the method's class at all: code that calls a method of one of several
+    classes with that name nearly always names it (an import, a type, a constructor). Calls
+    without a receiver, and every call when a function (not a method) was asked for, are kept."""
     owners = {_owner(d) for d in asked}
     if not edges or not owners or None in owners:
         return edges

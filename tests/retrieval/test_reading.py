@@ -105,6 +105,11 @@ class Inline
         return (string) $value;
     }
 
+    public function quote($value)
+    {
+        return "'" . $value . "'";
+    }
+
     private static function dumpArray(array $value)
     {
         return implode(', ', array_map(fn ($v) => self::dump($v), $value));
@@ -146,7 +151,7 @@ class Stopwatch
 {
     public function lap($event)
     {
-        return $event->dump();
+        return $event->dump() . $event->quote();
     }
 }
 """
@@ -174,10 +179,15 @@ def test_php_callers_know_this_and_leave_out_calls_of_another_same_named_method(
         # `->dump()` through an object is only a guess: kept in files that name Inline at all
         # (Console), left out where nothing points at it (Stopwatch)
         assert {(s.path, s.line, s.caller, s.certainty) for s in sites} == {
-            ("src/Inline.php", 14, "Inline.dumpArray", "certain"),
+            ("src/Inline.php", 19, "Inline.dumpArray", "certain"),
             ("src/Dumper.php", 9, "Dumper.dump", "certain"),
             ("src/Console.php", 6, "Console.show", "ambiguous"),
             ("src/Console.php", 11, "Console.inline", "ambiguous"),
+        }
+        # a name no other class defines: a call through any object may reach it, and is kept
+        _defs, sites = find_callers(conn, scope, "quote")
+        assert {(s.path, s.caller, s.certainty) for s in sites} == {
+            ("src/Stopwatch.php", "Stopwatch.lap", "ambiguous")
         }
         # `$this->dump()` inside Dumper reaches Dumper.dump, itself
         _defs, sites = find_callers(conn, scope, "dump", path="src/Dumper.php")
