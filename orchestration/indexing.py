@@ -12,7 +12,7 @@ from assets.partitions import partition_key, snapshot_partitions
 from assets.run_liveness import live_execution, process_tags, reap_dead_runs
 from codeatlas.config import load_settings
 from codeatlas.database import connect, index_database_url
-from codeatlas.errors import CodeatlasError, DatabaseUnavailableError
+from codeatlas.errors import CodeatlasError, DatabaseUnavailableError, first_line
 from orchestration.instance import prepare_dagster_home
 
 
@@ -45,8 +45,7 @@ def run_failure(key: str, exc: BaseException) -> CodeatlasError:
     cause = _root_cause(exc)
     if isinstance(cause, CodeatlasError):
         return cause
-    lines = str(cause).strip().splitlines()
-    first = lines[0] if lines else type(cause).__name__
+    first = first_line(cause)
     if _database_went_away(cause):
         return DatabaseUnavailableError(
             f"PostgreSQL went away during the index run of {key} ({first}). Nothing already"
@@ -82,7 +81,7 @@ def index_commit(
     instance.add_dynamic_partitions(snapshot_partitions.name, [key])
     job = definitions.resolve_job_def("index_snapshot")
     # runs killed earlier (SIGKILL, PostgreSQL stopped under them) release what they hold
-    reap_dead_runs(instance, settings.database_url is None, log=_say)
+    reap_dead_runs(instance, settings, log=_say)
     tags = process_tags()
     try:
         with live_execution(tags):
