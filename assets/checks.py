@@ -5,7 +5,7 @@ from dagster import AssetCheckExecutionContext, AssetCheckResult, asset_check
 from assets import git_source, repositories
 from assets.partitions import parse_partition_key
 from assets.resources import IndexDatabase
-from codeatlas.database import connect
+from codeatlas.core.database import connect
 
 
 @asset_check(asset="source_files", description="Snapshot file count equals `git ls-tree`.")

@@ -16,7 +16,7 @@ from assets.model_switch import adopt_configured_model
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.database import connect, transaction
+from codeatlas.core.database import connect, transaction
 
 
 @asset(

@@ -16,7 +16,7 @@ from assets.parsing.languages import detect_language
 from assets.parsing.parser import parse_file
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
-from codeatlas.database import analyze, connect, transaction
+from codeatlas.core.database import analyze, connect, transaction
 
 BATCH_FILES = 50
 ANALYZE_AFTER_FILES = 50

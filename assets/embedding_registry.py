@@ -15,8 +15,8 @@ import psycopg
 
 from assets import storage
 from assets.embedding.base import Embedder
-from codeatlas.config import Settings, load_settings
-from codeatlas.errors import ConfigurationError
+from codeatlas.core.config import Settings, load_settings
+from codeatlas.core.errors import ConfigurationError
 
 _cache: dict[tuple, Embedder] = {}
 _lock = threading.Lock()

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from assets import repositories, storage
 from assets.embedding.base import Embedder
-from codeatlas.database import analyze, connect, transaction
+from codeatlas.core.database import analyze, connect, transaction
 
 EMBED_BATCH = 64
 COMMIT_EVERY = 512

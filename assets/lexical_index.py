@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import psycopg
 
-from codeatlas.terms import K1, LEXICAL_VERSION, B, chunk_document
+from codeatlas.core.terms import K1, LEXICAL_VERSION, B, chunk_document
 
 # the average chunk length assumed by `impact`, which only orders a term's postings
 NOMINAL_AVG_LENGTH = 80.0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assets.parsing.parser import PARSER_VERSION
-from codeatlas.config import Settings
+from codeatlas.core.config import Settings
 
 
 def effective_parser_version(settings: Settings) -> str:

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from dagster import DagsterInstance
 
 from assets.run_liveness import describe, mark_run_process, reap_dead_runs
-from codeatlas.config import Settings
-from codeatlas.errors import CodeatlasError
+from codeatlas.core.config import Settings
+from codeatlas.core.errors import CodeatlasError
 
 EMBEDDING_POOL = "embedding_provider"  # one embedding step at a time (dagster.yaml's limit)
 POLL_SECONDS = 1.0

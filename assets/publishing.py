@@ -7,8 +7,8 @@ import json
 import psycopg
 
 from assets import git_source, lexical_index, repositories
-from codeatlas.config import Settings
-from codeatlas.terms import LEXICAL_VERSION
+from codeatlas.core.config import Settings
+from codeatlas.core.terms import LEXICAL_VERSION
 
 
 class SnapshotIncompleteError(RuntimeError):

@@ -10,8 +10,8 @@ from pathlib import Path
 import psycopg
 
 from assets import git_source
-from codeatlas.config import Settings
-from codeatlas.errors import ConfigurationError, RepositoryNotFoundError
+from codeatlas.core.config import Settings
+from codeatlas.core.errors import ConfigurationError, RepositoryNotFoundError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")
 

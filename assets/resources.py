@@ -9,8 +9,8 @@ from dagster import ConfigurableResource
 
 from assets.embedding.base import Embedder
 from assets.embedding_registry import ModelSpec, configured_spec, embedder_for_spec
-from codeatlas.config import Settings, load_settings
-from codeatlas.database import ensure_index_database
+from codeatlas.core.config import Settings, load_settings
+from codeatlas.core.database import ensure_index_database
 
 
 class IndexDatabase(ConfigurableResource):
@@ -27,8 +27,8 @@ class IndexDatabase(ConfigurableResource):
     def database_url(self) -> str:
         """The migrated database's URL (starts the embedded server when needed)."""
         if self.url:
-            from codeatlas.database import connect_plain
-            from codeatlas.migrations import migrate
+            from codeatlas.core.database import connect_plain
+            from codeatlas.core.migrations import migrate
 
             conn = connect_plain(self.url)
             try:

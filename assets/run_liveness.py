@@ -19,7 +19,7 @@ import psutil
 from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFilter
 from dagster._core.storage.dagster_run import DagsterRun, RunRecord
 
-from codeatlas.config import Settings
+from codeatlas.core.config import Settings
 
 PROCESS_TAG = "codeatlas/process"  # "<host> <pid> <process start time>"
 EXECUTION_TAG = "codeatlas/execution"  # one id per execution inside a process

@@ -6,7 +6,7 @@ from assets import publishing
 from assets.code_index import effective_parser_version
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.database import connect
+from codeatlas.core.database import connect
 
 
 @asset(

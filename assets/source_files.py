@@ -12,7 +12,7 @@ from assets.parsing.file_rules import skip_reason
 from assets.parsing.languages import detect_language
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
-from codeatlas.database import transaction
+from codeatlas.core.database import transaction
 
 _MODE_SKIPS = {"120000": "symlink", "160000": "submodule"}
 

@@ -16,7 +16,7 @@ class CodeatlasSearch:
     """Search one database as the operator principal, over the named repositories."""
 
     def __init__(self, database_url: str, repositories: Sequence[str], embedder=None) -> None:
-        from codeatlas.database import connect
+        from codeatlas.core.database import connect
         from retrieval.principals import ensure_operator
         from retrieval.scope import resolve_scope
 

@@ -69,7 +69,7 @@ def _build(name: str):
 
     from assets.embedding.factory import make_local_embedder
     from assets.embedding.local import PACKAGED_MODEL
-    from codeatlas.config import load_settings
+    from codeatlas.core.config import load_settings
 
     model = PACKAGED_MODEL if name == REFERENCE else f"{PACKAGED_MODEL}:{name}"
     return make_local_embedder(

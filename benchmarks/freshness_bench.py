@@ -79,7 +79,7 @@ def _setup(work: Path, provider: str, fresh: bool = True) -> tuple[str, Path, Pa
 
 def _register(url: str, origin: str) -> None:
     from assets import repositories
-    from codeatlas.database import transaction
+    from codeatlas.core.database import transaction
     from orchestration.webhooks import events
 
     with transaction(url) as conn:
@@ -92,7 +92,7 @@ def _register(url: str, origin: str) -> None:
 
 
 def _found(url: str, name: str) -> bool:
-    from codeatlas.database import connect
+    from codeatlas.core.database import connect
     from retrieval.principals import Principal
     from retrieval.scope import resolve_scope
     from retrieval.search import search_code
@@ -277,7 +277,7 @@ def _wait(predicate, timeout: float, what: str, every: float = 0.05):
 
 
 def _current_commit(url: str) -> str | None:
-    from codeatlas.database import connect
+    from codeatlas.core.database import connect
 
     with connect(url) as conn:
         row = conn.execute(
@@ -304,8 +304,8 @@ def run_daemon(
     import psycopg
     from dagster import DagsterInstance, RunsFilter
 
-    from codeatlas.config import load_settings
-    from codeatlas.database import server_url
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import server_url
     from orchestration.indexing import index_commit
     from orchestration.instance import prepare_dagster_home
     from orchestration.webhooks.app import build_app

@@ -262,7 +262,7 @@ def stats_update(url: str) -> dict:
     """The statistics update from the Python repository's previous snapshot to its current one
     (a one-file commit), re-run alone five times and rolled back."""
     from assets.lexical_index import refresh_corpus_stats
-    from codeatlas.database import connect
+    from codeatlas.core.database import connect
 
     conn = connect(url)
     try:
@@ -322,7 +322,7 @@ def keep_copy(url: str, name: str) -> None:
     """A copy of the benchmark database as `name` (replaced), to measure this level again."""
     import psycopg
 
-    from codeatlas.database import with_database
+    from codeatlas.core.database import with_database
 
     with psycopg.connect(with_database(url, "postgres"), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
@@ -350,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(json.loads(args.output.read_text())))
         return 0
     prepare_environment(STATE)
-    from codeatlas.database import connect
+    from codeatlas.core.database import connect
 
     questions = [q["query"] for key in SOURCES for q in EVAL_SETS[key].queries()]
     step = max(1, len(questions) // args.queries)

@@ -52,7 +52,7 @@ def describe(database_url: str | None = None) -> dict:
         "git_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
     }
     if database_url:
-        from codeatlas.database import connect
+        from codeatlas.core.database import connect
 
         conn = connect(database_url)
         try:

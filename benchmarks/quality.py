@@ -52,9 +52,9 @@ def index_status(
     same commit, parser and tokenizer version, no migration applied since, and (given a model) a
     vector of that model for every chunk."""
     from assets.parse_version import effective_parser_version
-    from codeatlas.config import load_settings
-    from codeatlas.database import connect
-    from codeatlas.terms import LEXICAL_VERSION
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import connect
+    from codeatlas.core.terms import LEXICAL_VERSION
 
     conn = connect(database_url)
     try:
@@ -141,7 +141,7 @@ def codeatlas_runs(
 
 def codeatlas_over_window(database_url: str, repository: str, embedder) -> float:
     """Share of the stored chunks of the current snapshot longer than the model's window."""
-    from codeatlas.database import connect
+    from codeatlas.core.database import connect
 
     conn = connect(database_url)
     try:

@@ -133,14 +133,14 @@ def database(name: str, *, fresh: bool) -> str:
     """URL of a migrated database `name` on the embedded server (dropped first when fresh)."""
     import psycopg
 
-    from codeatlas.config import load_settings
-    from codeatlas.database import (
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import (
         connect_plain,
         create_database_if_missing,
         server_url,
         with_database,
     )
-    from codeatlas.migrations import migrate
+    from codeatlas.core.migrations import migrate
 
     server = server_url(load_settings())
     if fresh:

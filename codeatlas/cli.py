@@ -10,7 +10,7 @@ import signal
 import sys
 import warnings
 
-from codeatlas.errors import CodeatlasError
+from codeatlas.core.errors import CodeatlasError
 
 # modules that define commands; each has `register(subparsers)`
 COMMAND_MODULES = ("index", "search", "status", "dev", "mcp", "webhooks", "maintenance")

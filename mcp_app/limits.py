@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from codeatlas.errors import ConfigurationError
+from codeatlas.core.errors import ConfigurationError
 
 
 @dataclass(frozen=True)

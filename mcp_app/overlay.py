@@ -14,7 +14,7 @@ import binascii
 import time
 from typing import Any
 
-from codeatlas.errors import CodeatlasError
+from codeatlas.core.errors import CodeatlasError
 from mcp_app.inputs import MAX_FILE_BYTES
 from mcp_app.overlay_retention import check_quota, expire
 from mcp_app.state import AppState

@@ -7,7 +7,7 @@ An overlay row is dropped `overlay_ttl_hours` after it was indexed, or when its 
 
 from __future__ import annotations
 
-from codeatlas.errors import CodeatlasError
+from codeatlas.core.errors import CodeatlasError
 from mcp_app.limits import ServerLimits
 from retrieval.principals import DbConnection
 

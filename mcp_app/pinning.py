@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from codeatlas.errors import CodeatlasError
+from codeatlas.core.errors import CodeatlasError
 
 LOCK_FILE = Path(__file__).with_name("tools.lock")
 

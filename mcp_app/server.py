@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from codeatlas.errors import CodeatlasError
+from codeatlas.core.errors import CodeatlasError
 from mcp_app import tools
 from mcp_app.state import AppState, make_lifespan
 from mcp_app.validation import argument_check, check_arguments

@@ -10,8 +10,8 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from codeatlas.config import Settings
-from codeatlas.errors import CodeatlasError, DatabaseUnavailableError
+from codeatlas.core.config import Settings
+from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError
 from mcp_app.limits import ServerLimits
 from retrieval.principals import (
     OPERATOR_PRINCIPAL,

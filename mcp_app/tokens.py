@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from codeatlas.errors import CodeatlasError
+from codeatlas.core.errors import CodeatlasError
 from retrieval.principals import DbConnection, Principal, get_principal
 
 TOKEN_PREFIX = "cat_"

@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 
-from codeatlas.config import Settings, parse_listen
+from codeatlas.core.config import Settings, parse_listen
 from mcp_app.admission import VERIFIED, Admission
 from mcp_app.limits import ServerLimits
 from mcp_app.pinning import LOCK_FILE, check_server

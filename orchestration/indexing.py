@@ -10,9 +10,9 @@ from dagster._core.errors import DagsterExecutionInterruptedError
 
 from assets.partitions import partition_key, snapshot_partitions
 from assets.run_liveness import live_execution, process_tags, reap_dead_runs
-from codeatlas.config import load_settings
-from codeatlas.database import connect, index_database_url
-from codeatlas.errors import CodeatlasError, DatabaseUnavailableError, first_line
+from codeatlas.core.config import load_settings
+from codeatlas.core.database import connect, index_database_url
+from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError, first_line
 from orchestration.instance import prepare_dagster_home
 
 

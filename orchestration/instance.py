@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from codeatlas.config import Settings
-from codeatlas.database import (
+from codeatlas.core.config import Settings
+from codeatlas.core.database import (
     DAGSTER_DATABASE,
     create_database_if_missing,
     dagster_storage_url,

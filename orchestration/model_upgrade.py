@@ -41,9 +41,9 @@ from assets.model_switch import try_switch
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
 from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import IndexDatabase
-from codeatlas.config import Settings
-from codeatlas.database import connect
-from codeatlas.errors import CodeatlasError
+from codeatlas.core.config import Settings
+from codeatlas.core.database import connect
+from codeatlas.core.errors import CodeatlasError
 
 BACKFILL_JOB = "embed_model_backfill"
 

@@ -29,8 +29,8 @@ from assets import git_source, repositories
 from assets.code_index import effective_parser_version
 from assets.partitions import partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
-from codeatlas.config import Settings
-from codeatlas.database import connect
+from codeatlas.core.config import Settings
+from codeatlas.core.database import connect
 from orchestration.jobs import index_snapshot_job
 
 MAX_ATTEMPTS = 5

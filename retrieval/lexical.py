@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import LiteralString
 
-from codeatlas.terms import K1, B, query_terms, term_id
+from codeatlas.core.terms import K1, B, query_terms, term_id
 from retrieval.hits import OUTLINE_END
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 

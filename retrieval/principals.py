@@ -8,9 +8,9 @@ from typing import Any
 
 import psycopg
 
-from codeatlas.errors import CodeatlasError, ConfigurationError, RepositoryNotFoundError
+from codeatlas.core.errors import CodeatlasError, ConfigurationError, RepositoryNotFoundError
 
-# rows are dicts (codeatlas.database.connect uses dict_row)
+# rows are dicts (codeatlas.core.database.connect uses dict_row)
 DbConnection = psycopg.Connection[Any]
 
 OPERATOR_PRINCIPAL = "local"

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, LiteralString
 
-from codeatlas.errors import CodeatlasError
+from codeatlas.core.errors import CodeatlasError
 from retrieval.principals import DbConnection, Principal, unreadable_repository
 
 _COMMIT = re.compile(r"^[0-9a-fA-F]{4,64}$")

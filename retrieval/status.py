@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from codeatlas.config import Settings
+from codeatlas.core.config import Settings
 from retrieval.principals import DbConnection
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from codeatlas.database import connect_plain, create_database_if_missing, with_database
-from codeatlas.migrations import migrate
+from codeatlas.core.database import connect_plain, create_database_if_missing, with_database
+from codeatlas.core.migrations import migrate
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

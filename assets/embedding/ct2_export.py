@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from codeatlas.errors import ConfigurationError
+from codeatlas.core.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 from assets.embedding.base import Embedder
-from codeatlas.config import Settings
-from codeatlas.errors import ConfigurationError
+from codeatlas.core.config import Settings
+from codeatlas.core.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assets.embedding.batching import plan_batches, shortest_first
-from codeatlas.errors import ConfigurationError
+from codeatlas.core.errors import ConfigurationError
 
 if TYPE_CHECKING:
     import numpy as np

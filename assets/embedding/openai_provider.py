@@ -8,7 +8,7 @@ from typing import Any
 import openai
 
 from assets.embedding.batching import plan_batches
-from codeatlas.errors import ConfigurationError, EmbeddingProviderError
+from codeatlas.core.errors import ConfigurationError, EmbeddingProviderError
 
 DEFAULT_MODEL = "text-embedding-3-small"
 _KNOWN_DIMENSIONS = {

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from codeatlas.errors import ConfigurationError
+from codeatlas.core.errors import ConfigurationError
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SHUTDOWN_SECONDS = 20  # for `dagster dev` to stop its services before the group is killed
@@ -95,8 +95,8 @@ def stop_group(proc: subprocess.Popen, grace: float = SHUTDOWN_SECONDS) -> None:
 def run(args: argparse.Namespace) -> int:
     """Start `dagster dev` with this project's workspace; the database stays up while it runs.
     Ctrl-C, SIGTERM or an error stop it and all of its processes."""
-    from codeatlas.config import load_settings
-    from codeatlas.database import ensure_index_database
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import ensure_index_database
     from orchestration.instance import prepare_dagster_home
 
     refuse_taken_port(args.host, args.port)

@@ -6,7 +6,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from codeatlas.errors import CodeatlasError, ConfigurationError
+from codeatlas.core.errors import CodeatlasError, ConfigurationError
 
 PROVIDERS = ("github", "gitlab", "bitbucket", "gitea")
 
@@ -69,8 +69,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _database():
-    from codeatlas.config import load_settings
-    from codeatlas.database import ensure_index_database
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import ensure_index_database
 
     settings = load_settings()
     return settings, ensure_index_database(settings)
@@ -79,7 +79,7 @@ def _database():
 def repo_add(args: argparse.Namespace) -> int:
     """Register NAME → ORIGIN (tracking a branch) so webhooks and sensors can index it."""
     from assets import git_source, repositories
-    from codeatlas.database import transaction
+    from codeatlas.core.database import transaction
 
     settings, url = _database()
     name = repositories.validate_name(args.name)
@@ -115,7 +115,7 @@ def _read_secret(args: argparse.Namespace) -> str:
 def repo_secret(args: argparse.Namespace) -> int:
     """Store a webhook secret for one provider (the receiver verifies pushes with it)."""
     from assets import repositories
-    from codeatlas.database import transaction
+    from codeatlas.core.database import transaction
     from orchestration.webhooks.events import set_secret
 
     value = _read_secret(args)
@@ -138,7 +138,7 @@ def repo_secret(args: argparse.Namespace) -> int:
 
 def models_list(args: argparse.Namespace) -> int:
     """One line per model: dimensions, provider, vectors, repositories using it."""
-    from codeatlas.database import connect
+    from codeatlas.core.database import connect
 
     _settings, url = _database()
     with connect(url) as conn:
@@ -165,7 +165,7 @@ def models_list(args: argparse.Namespace) -> int:
 def models_upgrade(args: argparse.Namespace) -> int:
     """Record the new model, mark repositories upgrading, optionally backfill now."""
     from assets import embedding_registry
-    from codeatlas.database import connect
+    from codeatlas.core.database import connect
     from orchestration import model_upgrade
 
     settings, url = _database()
@@ -220,7 +220,7 @@ def models_upgrade(args: argparse.Namespace) -> int:
 
 def models_drop(args: argparse.Namespace) -> int:
     """Delete a model's vectors and its index."""
-    from codeatlas.database import connect
+    from codeatlas.core.database import connect
     from orchestration.model_upgrade import drop_model
 
     _settings, url = _database()
@@ -263,7 +263,7 @@ def prune_snapshots(conn, keep: int, dry_run: bool = False) -> dict:
 
 def run_prune(args: argparse.Namespace) -> int:
     """Print what was (or would be) deleted."""
-    from codeatlas.database import connect
+    from codeatlas.core.database import connect
 
     _settings, url = _database()
     with connect(url) as conn:

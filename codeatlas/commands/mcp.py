@@ -65,15 +65,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _database_url() -> str:
-    from codeatlas.config import load_settings
-    from codeatlas.database import ensure_index_database
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import ensure_index_database
 
     return ensure_index_database(load_settings())
 
 
 def serve(args: argparse.Namespace) -> int:
     """Run the server until stdin closes or it is interrupted."""
-    from codeatlas.config import load_settings
+    from codeatlas.core.config import load_settings
     from mcp_app.transports import run_http, run_stdio
 
     settings = load_settings()
@@ -95,7 +95,7 @@ def lock(args: argparse.Namespace) -> int:
 
     import anyio
 
-    from codeatlas.config import load_settings
+    from codeatlas.core.config import load_settings
     from mcp_app.pinning import LOCK_FILE, diff, read_lock, server_fingerprints, write_lock
     from mcp_app.server import build_server
     from mcp_app.state import AppState
@@ -133,7 +133,7 @@ def verify(args: argparse.Namespace) -> int:
 
     import anyio
 
-    from codeatlas.errors import ConfigurationError
+    from codeatlas.core.errors import ConfigurationError
     from mcp_app.pinning import diff, failure_reason, read_lock, remote_fingerprints
 
     if args.http and not args.token:
@@ -163,7 +163,7 @@ def verify(args: argparse.Namespace) -> int:
 
 def token_create(args: argparse.Namespace) -> int:
     """Create a token (printed once on stdout) and optional grants."""
-    from codeatlas.database import transaction
+    from codeatlas.core.database import transaction
     from mcp_app.tokens import create_token
     from retrieval.principals import grant as grant_repository
 
@@ -180,7 +180,7 @@ def token_create(args: argparse.Namespace) -> int:
 
 def token_revoke(args: argparse.Namespace) -> int:
     """Revoke one token."""
-    from codeatlas.database import transaction
+    from codeatlas.core.database import transaction
     from mcp_app.tokens import revoke_token
 
     with transaction(_database_url()) as conn:
@@ -191,7 +191,7 @@ def token_revoke(args: argparse.Namespace) -> int:
 
 def token_list(args: argparse.Namespace) -> int:
     """One line per token."""
-    from codeatlas.database import transaction
+    from codeatlas.core.database import transaction
     from mcp_app.tokens import list_tokens
 
     with transaction(_database_url()) as conn:
@@ -206,7 +206,7 @@ def token_list(args: argparse.Namespace) -> int:
 
 def principal_create(args: argparse.Namespace) -> int:
     """Create (or update) a principal."""
-    from codeatlas.database import transaction
+    from codeatlas.core.database import transaction
     from retrieval.principals import create_principal
 
     with transaction(_database_url()) as conn:
@@ -218,7 +218,7 @@ def principal_create(args: argparse.Namespace) -> int:
 
 def principal_list(args: argparse.Namespace) -> int:
     """Principals and what they may read."""
-    from codeatlas.database import transaction
+    from codeatlas.core.database import transaction
     from retrieval.principals import list_principals
 
     with transaction(_database_url()) as conn:
@@ -230,7 +230,7 @@ def principal_list(args: argparse.Namespace) -> int:
 
 def grant(args: argparse.Namespace) -> int:
     """Grant (or revoke) read access to one repository."""
-    from codeatlas.database import transaction
+    from codeatlas.core.database import transaction
     from retrieval.principals import grant as grant_repository
     from retrieval.principals import revoke_grant
 

@@ -36,8 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _open(repo: str) -> tuple[Any, Any, Any]:
     """(settings, connection, scope) for the operator reading one repository."""
-    from codeatlas.config import load_settings
-    from codeatlas.database import connect, ensure_index_database
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import connect, ensure_index_database
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
 
@@ -57,7 +57,7 @@ def _query_embedder(settings: Any, conn: Any) -> Any:
 
     def embed_query(model: str, text: str) -> Sequence[float] | None:
         from assets.embedding_registry import embedder_for_model
-        from codeatlas.errors import ConfigurationError
+        from codeatlas.core.errors import ConfigurationError
 
         if model not in loaded:
             try:
@@ -76,7 +76,7 @@ def search(args: argparse.Namespace) -> int:
     from retrieval.search import search_code
 
     if not 1 <= args.limit <= 1000:
-        from codeatlas.errors import ConfigurationError
+        from codeatlas.core.errors import ConfigurationError
 
         raise ConfigurationError("--limit must be between 1 and 1000")
     settings, conn, scope = _open(args.repo)

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from codeatlas.config import Settings, redacted_url
+from codeatlas.core.config import Settings, redacted_url
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,8 +40,8 @@ def where(settings: Settings) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Print which state and database are in use, then one block per repository."""
-    from codeatlas.config import load_settings
-    from codeatlas.database import connect, ensure_index_database
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import connect, ensure_index_database
     from retrieval.status import repository_status
 
     settings = load_settings()
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         conn.close()
     if args.repo and not report:
-        from codeatlas.errors import RepositoryNotFoundError
+        from codeatlas.core.errors import RepositoryNotFoundError
 
         raise RepositoryNotFoundError(
             f"no repository named {args.repo!r}; `codeatlas status` lists them"

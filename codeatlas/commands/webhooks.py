@@ -6,7 +6,7 @@ import argparse
 import logging
 import sys
 
-from codeatlas.config import parse_listen
+from codeatlas.core.config import parse_listen
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,8 +32,8 @@ def run(args: argparse.Namespace) -> int:
     """Serve the receiver until interrupted."""
     import uvicorn
 
-    from codeatlas.config import load_settings
-    from codeatlas.database import ensure_index_database
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import ensure_index_database
     from orchestration.webhooks.app import build_app
 
     # one line per accepted or refused delivery (never headers, bodies or secrets)

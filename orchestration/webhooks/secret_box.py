@@ -12,7 +12,7 @@ import base64
 import hashlib
 import os
 
-from codeatlas.errors import ConfigurationError
+from codeatlas.core.errors import ConfigurationError
 
 KEY_VARIABLE = "CODEATLAS_SECRET_KEY"
 PREFIX = "enc:v1:"

@@ -6,7 +6,7 @@ from dagster import DagsterInstance
 
 from assets import repositories
 from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.database import connect, transaction
+from codeatlas.core.database import connect, transaction
 from orchestration.definitions import build_definitions
 from orchestration.indexing import index_commit
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 from assets import git_source, repositories
-from codeatlas.config import load_settings
+from codeatlas.core.config import load_settings
 from tests.assets.pipeline_helpers import register, run_index, snapshot_paths
 
 

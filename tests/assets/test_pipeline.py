@@ -9,7 +9,7 @@ from assets.embedding.fake import FakeEmbedder
 from assets.embedding_step import embed_snapshot
 from assets.resources import IndexDatabase
 from assets.source_files import record_source_files
-from codeatlas.database import connect
+from codeatlas.core.database import connect
 from tests.assets.pipeline_helpers import dump, register, run_index, snapshot_paths
 
 SHOP = '''"""Orders and refunds."""
@@ -194,7 +194,7 @@ def test_a_run_that_crashes_mid_parse_resumes_to_the_rows_of_an_uninterrupted_ru
 
     import psycopg
 
-    from codeatlas.database import with_database
+    from codeatlas.core.database import with_database
 
     with psycopg.connect(pg_server, autocommit=True) as admin:
         admin.execute('CREATE DATABASE "clean_run" TEMPLATE "codeatlas_template"')
@@ -214,7 +214,7 @@ def test_a_run_that_fails_inside_dagster_raises_the_users_error_and_keeps_what_w
 ):
     import shutil
 
-    from codeatlas.errors import NotAGitRepositoryError
+    from codeatlas.core.errors import NotAGitRepositoryError
 
     git_repo.write("shop/refunds.py", SHOP)
     first = git_repo.commit()

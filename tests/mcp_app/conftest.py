@@ -14,7 +14,7 @@ from tests.retrieval.conftest import IndexedRepo, conn, shop_repo  # noqa: F401
 
 def make_server(database_url: str, principal: str):
     """A server whose requests all come from `principal` (as over stdio)."""
-    from codeatlas.config import load_settings
+    from codeatlas.core.config import load_settings
     from mcp_app.server import build_server
     from mcp_app.state import AppState
 

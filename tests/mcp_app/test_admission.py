@@ -121,7 +121,7 @@ def test_an_address_guessing_tokens_is_refused_with_429_even_with_a_valid_one_la
 @pytest.fixture
 def served(shop_repo, request):
     """The real HTTP app (bound as given) under uvicorn; yields (url, state)."""
-    from codeatlas.config import load_settings
+    from codeatlas.core.config import load_settings
     from mcp_app.transports import http_app
     from orchestration.webhooks.background import serving
 

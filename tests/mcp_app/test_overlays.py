@@ -3,14 +3,14 @@ and cost bounded work however large the file."""
 
 from __future__ import annotations
 
-from codeatlas.database import connect
+from codeatlas.core.database import connect
 from tests.mcp_app.conftest import call_tools, payload
 
 MONEY = "shop/money.py"
 
 
 def _server(database_url: str, **limits):
-    from codeatlas.config import load_settings
+    from codeatlas.core.config import load_settings
     from mcp_app.limits import ServerLimits
     from mcp_app.server import build_server
     from mcp_app.state import AppState

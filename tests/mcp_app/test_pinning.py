@@ -12,7 +12,7 @@ import pytest
 
 
 def _server(database_url: str = ""):
-    from codeatlas.config import load_settings
+    from codeatlas.core.config import load_settings
     from mcp_app.server import build_server
     from mcp_app.state import AppState
 

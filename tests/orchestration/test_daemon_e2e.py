@@ -19,8 +19,8 @@ import pytest
 from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 from dagster._core.scheduler.instigation import TickStatus
 
-from codeatlas.config import load_settings
-from codeatlas.database import connect, dagster_storage_url, with_database
+from codeatlas.core.config import load_settings
+from codeatlas.core.database import connect, dagster_storage_url, with_database
 from orchestration.instance import prepare_dagster_home
 from orchestration.webhooks.app import build_app
 from orchestration.webhooks.background import serving

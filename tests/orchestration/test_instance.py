@@ -4,7 +4,7 @@ modal, no per-step log tail processes, one embedding step at a time."""
 from dagster import DagsterInstance
 from dagster._core.storage.noop_compute_log_manager import NoOpComputeLogManager
 
-from codeatlas.config import load_settings
+from codeatlas.core.config import load_settings
 from orchestration.instance import prepare_dagster_home
 
 

@@ -8,8 +8,8 @@ from assets import embedding_registry, storage
 from assets.embedding.fake import FakeEmbedder
 from assets.embedding_step import missing_content
 from assets.resources import IndexDatabase
-from codeatlas.config import load_settings
-from codeatlas.database import connect
+from codeatlas.core.config import load_settings
+from codeatlas.core.database import connect
 from orchestration import model_upgrade
 from orchestration.model_upgrade import (
     ModelInUseError,

@@ -4,7 +4,7 @@ import pytest
 
 from assets import embedding_registry
 from codeatlas.cli import main
-from codeatlas.database import connect
+from codeatlas.core.database import connect
 from tests.assets.pipeline_helpers import register, run_index
 
 

@@ -18,7 +18,7 @@ from dagster import (
 from assets import embedding_registry
 from assets.embedding.fake import FakeEmbedder
 from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.database import connect, transaction
+from codeatlas.core.database import connect, transaction
 from orchestration.definitions import build_definitions
 from orchestration.model_upgrade import start_upgrade
 from tests.assets.pipeline_helpers import register, run_index

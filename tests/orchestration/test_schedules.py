@@ -8,8 +8,8 @@ from dagster import build_schedule_context, instance_for_test
 from assets import repositories
 from assets.code_index import effective_parser_version
 from assets.resources import IndexDatabase
-from codeatlas.config import load_settings
-from codeatlas.database import transaction
+from codeatlas.core.config import load_settings
+from codeatlas.core.database import transaction
 from orchestration.schedules import nightly_freshness
 from tests.conftest import GitRepo
 

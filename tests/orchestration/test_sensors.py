@@ -7,7 +7,7 @@ from dagster import DagsterInstance, SensorResult, build_sensor_context
 
 from assets import repositories
 from assets.resources import IndexDatabase
-from codeatlas.database import connect, transaction
+from codeatlas.core.database import connect, transaction
 from orchestration import sensors
 from orchestration.sensors import local_commit_sensor, webhook_push_sensor
 from tests.conftest import GitRepo
@@ -117,7 +117,7 @@ def test_a_commit_that_cannot_be_fetched_is_retried_then_marked_failed(
 
 def test_a_push_of_the_commit_already_current_starts_no_run(two_repos, database_url, instance):
     from assets.code_index import effective_parser_version
-    from codeatlas.config import load_settings
+    from codeatlas.core.config import load_settings
 
     _, _, second = two_repos["shop"]
     with transaction(database_url) as conn:

@@ -9,7 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from assets import repositories
-from codeatlas.database import connect, transaction
+from codeatlas.core.database import connect, transaction
 from orchestration.webhooks import events
 from orchestration.webhooks.app import build_app
 from orchestration.webhooks.providers import sign

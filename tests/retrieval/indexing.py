@@ -24,8 +24,8 @@ def index_repository(
     from assets.publishing import publish
     from assets.resources import IndexDatabase
     from assets.source_files import record_source_files
-    from codeatlas.config import load_settings
-    from codeatlas.database import connect, transaction
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import connect, transaction
 
     settings = load_settings()
     sha = subprocess.run(

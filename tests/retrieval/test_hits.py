@@ -30,7 +30,7 @@ def _long_class() -> str:
 def test_search_answers_a_method_with_the_method_and_a_long_class_with_its_outline(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.database import connect
+    from codeatlas.core.database import connect
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
     from retrieval.search import search_code
@@ -77,7 +77,7 @@ def format_amount(cents):
 def test_overload_signatures_and_their_implementation_are_one_hit(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.database import connect
+    from codeatlas.core.database import connect
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
     from retrieval.search import search_code

@@ -160,7 +160,7 @@ class Stopwatch
 def test_php_callers_know_this_and_leave_out_calls_of_another_same_named_method(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.database import connect
+    from codeatlas.core.database import connect
     from retrieval.graph import find_callers
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope

@@ -12,8 +12,8 @@ import pytest
 
 from assets.embedding import local
 from assets.embedding.factory import make_local_embedder
-from codeatlas.config import Settings, load_settings
-from codeatlas.errors import ConfigurationError
+from codeatlas.core.config import Settings, load_settings
+from codeatlas.core.errors import ConfigurationError
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -15,8 +15,8 @@ from assets.embedding.local import (
     lean_text,
     packaged_model,
 )
-from codeatlas.config import Settings
-from codeatlas.errors import ConfigurationError
+from codeatlas.core.config import Settings
+from codeatlas.core.errors import ConfigurationError
 
 SNIPPETS = [
     "def is_eligible_for_refund(order):\n    return order.paid and not order.shipped",
@@ -118,7 +118,7 @@ def test_long_inputs_are_truncated_to_the_window_and_counted_in_full(fast: FastE
 def test_settings_pick_the_runtime_and_refuse_unknown_models(
     model_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from codeatlas.config import load_settings
+    from codeatlas.core.config import load_settings
 
     base: Settings = replace(load_settings(), state_dir=tmp_path, embedding_provider="local")
     default = make_local_embedder(replace(base, embedding_model=None))

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from assets.embedding.openai_provider import OpenAIEmbedder
-from codeatlas.errors import ConfigurationError, EmbeddingProviderError
+from codeatlas.core.errors import ConfigurationError, EmbeddingProviderError
 
 API_KEY = "sk-test-secret-123"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codeatlas.terms import CONTEXT_WEIGHT, NAME_WEIGHT, chunk_document, query_terms, term_id
+from codeatlas.core.terms import CONTEXT_WEIGHT, NAME_WEIGHT, chunk_document, query_terms, term_id
 
 
 def test_identifiers_give_stemmed_parts_and_the_whole_name():

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from codeatlas.errors import ConfigurationError
+from codeatlas.core.errors import ConfigurationError
 
 APP_NAME = "codeatlas"
 

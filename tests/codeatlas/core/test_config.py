@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from codeatlas.config import load_settings, parse_listen, redacted_url
-from codeatlas.errors import ConfigurationError
+from codeatlas.core.config import load_settings, parse_listen, redacted_url
+from codeatlas.core.errors import ConfigurationError
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG_DATA_HOME is Linux's")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from codeatlas.database import connect_plain, with_database
-from codeatlas.errors import DatabaseUnavailableError
-from codeatlas.migrations import available_migrations, check_extensions, migrate
+from codeatlas.core.database import connect_plain, with_database
+from codeatlas.core.errors import DatabaseUnavailableError
+from codeatlas.core.migrations import available_migrations, check_extensions, migrate
 
 
 def _blank(pg_server: str, name: str) -> str:

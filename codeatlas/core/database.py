@@ -15,8 +15,8 @@ from pgvector.psycopg import register_vector
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from codeatlas.config import Settings
-from codeatlas.errors import DatabaseUnavailableError, first_line
+from codeatlas.core.config import Settings
+from codeatlas.core.errors import DatabaseUnavailableError, first_line
 
 # connections made here return rows as dicts
 DictConnection: TypeAlias = "psycopg.Connection[Any]"
@@ -177,7 +177,7 @@ def transaction(url: str) -> Iterator[DictConnection]:
 
 def ensure_index_database(settings: Settings) -> str:
     """Create and migrate the codeatlas database if needed; return its URL."""
-    from codeatlas.migrations import migrate
+    from codeatlas.core.migrations import migrate
 
     url = index_database_url(settings)
     if not settings.database_url:

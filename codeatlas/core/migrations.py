@@ -1,4 +1,4 @@
-"""Numbered, append-only SQL migrations from `sql/`, tracked in `schema_migrations`."""
+"""Numbered, append-only SQL migrations from `sql/` beside this module, in `schema_migrations`."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from codeatlas.database import DictConnection
-from codeatlas.errors import DatabaseUnavailableError
+from codeatlas.core.database import DictConnection
+from codeatlas.core.errors import DatabaseUnavailableError
 
-SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
+SQL_DIR = Path(__file__).resolve().parent / "sql"
 REQUIRED_EXTENSIONS = ("vector", "pg_trgm")
 _MIGRATION_LOCK = 7_345_001  # advisory lock id: one migrator at a time
 
