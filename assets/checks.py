@@ -2,7 +2,7 @@
 
 from dagster import AssetCheckExecutionContext, AssetCheckResult, asset_check
 
-from assets import git_source, repositories
+from indexing import git_source, repositories
 from assets.partitions import parse_partition_key
 from assets.resources import IndexDatabase
 from codeatlas.core.database import connect

@@ -9,10 +9,10 @@ from dagster import (
     asset_check,
 )
 
-from assets import repositories
-from assets.embedding_registry import record_model
-from assets.embedding_step import coverage, embed_snapshot
-from assets.model_switch import adopt_configured_model
+from indexing import repositories
+from indexing.embedding_registry import record_model
+from indexing.embedding_step import coverage, embed_snapshot
+from indexing.model_switch import adopt_configured_model
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import EmbeddingProvider, IndexDatabase

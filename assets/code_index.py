@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterator
 
 from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, multi_asset
 
-from assets import git_source, lexical_index, repositories, storage
-from assets.parse_version import effective_parser_version
-from assets.parsing.file_rules import skip_reason
-from assets.parsing.languages import detect_language
-from assets.parsing.parser import parse_file
+from indexing import git_source, lexical_index, repositories, storage
+from indexing.parse_version import effective_parser_version
+from indexing.parsing.file_rules import skip_reason
+from indexing.parsing.languages import detect_language
+from indexing.parsing.parser import parse_file
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
 from codeatlas.core.database import analyze, connect, transaction

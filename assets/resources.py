@@ -7,8 +7,8 @@ from functools import cached_property
 
 from dagster import ConfigurableResource
 
-from assets.embedding.base import Embedder
-from assets.embedding_registry import ModelSpec, configured_spec, embedder_for_spec
+from indexing.embedding.base import Embedder
+from indexing.embedding_registry import ModelSpec, configured_spec, embedder_for_spec
 from codeatlas.core.config import Settings, load_settings
 from codeatlas.core.database import ensure_index_database
 

@@ -2,7 +2,7 @@
 
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
-from assets import publishing
+from indexing import publishing
 from assets.code_index import effective_parser_version
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.resources import EmbeddingProvider, IndexDatabase

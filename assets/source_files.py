@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
-from assets import git_source, repositories
+from indexing import git_source, repositories
 from assets.code_index import effective_parser_version
-from assets.parsing.file_rules import skip_reason
-from assets.parsing.languages import detect_language
+from indexing.parsing.file_rules import skip_reason
+from indexing.parsing.languages import detect_language
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
 from codeatlas.core.database import transaction

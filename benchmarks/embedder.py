@@ -17,7 +17,7 @@ PROBE = "def probe(value):\n    return value + 1  # codeatlas benchmark vector-c
 
 def make(provider: str):
     """codeatlas's embedder for `provider` (local | fake), built by its own factory."""
-    from assets.embedding.factory import make_embedder
+    from indexing.embedding.factory import make_embedder
     from codeatlas.core.config import load_settings
 
     return make_embedder(replace(load_settings(), embedding_provider=provider))

@@ -45,8 +45,8 @@ REFERENCE = "sentence-transformers"
 
 def pipeline_chunks(corpus: Path) -> list[dict]:
     """The chunks codeatlas's parser makes of every indexable file of `corpus`."""
-    from assets.parsing.file_rules import skip_reason
-    from assets.parsing.parser import parse_file
+    from indexing.parsing.file_rules import skip_reason
+    from indexing.parsing.parser import parse_file
 
     chunks: list[dict] = []
     for file in sorted(corpus.rglob("*")):
@@ -67,8 +67,8 @@ def _build(name: str):
     """The embedder `codeatlas` itself would build for model `all-MiniLM-L6-v2[:name]`."""
     from dataclasses import replace
 
-    from assets.embedding.factory import make_local_embedder
-    from assets.embedding.local import PACKAGED_MODEL
+    from indexing.embedding.factory import make_local_embedder
+    from indexing.embedding.local import PACKAGED_MODEL
     from codeatlas.core.config import load_settings
 
     model = PACKAGED_MODEL if name == REFERENCE else f"{PACKAGED_MODEL}:{name}"
@@ -123,7 +123,7 @@ def _rank(vectors: np.ndarray, query: np.ndarray, chunks: list[dict]) -> list[Re
 def run(limit: int | None = None, rounds: int = 2) -> dict:
     """Measure the local runtimes on the eval corpus' chunks; return every number as a dict."""
     prepare_environment()
-    from assets.embedding.local import _load_tokenizer, packaged_model
+    from indexing.embedding.local import _load_tokenizer, packaged_model
 
     chunks = pipeline_chunks(eval_corpus())
     random.Random(7).shuffle(chunks)

@@ -78,7 +78,7 @@ def _setup(work: Path, provider: str, fresh: bool = True) -> tuple[str, Path, Pa
 
 
 def _register(url: str, origin: str) -> None:
-    from assets import repositories
+    from indexing import repositories
     from codeatlas.core.database import transaction
     from orchestration.webhooks import events
 

@@ -25,7 +25,7 @@ DEPTH = 50
 
 def answers(url: str) -> dict:
     """{"lexical|scope|query": [[chunk_id, score], ...], "hybrid|scope|query": [hit, ...]}."""
-    from assets.embedding.fake import FakeEmbedder
+    from indexing.embedding.fake import FakeEmbedder
     from codeatlas.core.database import connect
     from retrieval.lexical import lexical_candidates
     from retrieval.principals import ensure_operator

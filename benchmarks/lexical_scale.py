@@ -193,7 +193,7 @@ def storage(conn) -> dict:
 
 def latency(url: str, queries: list[str]) -> dict:
     """p50/p95 of lexical (one repository, all repositories) and hybrid (one repository)."""
-    from assets.embedding.fake import FakeEmbedder
+    from indexing.embedding.fake import FakeEmbedder
     from benchmarks.codeatlas_search import CodeatlasSearch
     from retrieval.lexical import lexical_candidates
     from retrieval.search import search_code
@@ -261,7 +261,7 @@ def one_file_commit(url: str) -> dict:
 def stats_update(url: str) -> dict:
     """The statistics update from the Python repository's previous snapshot to its current one
     (a one-file commit), re-run alone five times and rolled back."""
-    from assets.lexical_index import refresh_corpus_stats
+    from indexing.lexical_index import refresh_corpus_stats
     from codeatlas.core.database import connect
 
     conn = connect(url)

@@ -51,7 +51,7 @@ def index_status(
     """Why `repository@sha` must be (re)indexed in that database, or None when it is current:
     same commit, parser and tokenizer version, no migration applied since, and (given a model) a
     vector of that model for every chunk."""
-    from assets.parse_version import effective_parser_version
+    from indexing.parse_version import effective_parser_version
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import connect
     from codeatlas.core.terms import LEXICAL_VERSION

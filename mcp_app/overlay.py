@@ -61,11 +61,11 @@ def index_file(
     data: bytes,
 ) -> dict[str, Any]:
     """Parse, store, embed (when the repository's model is available) and map into the overlay."""
-    from assets import lexical_index, storage
-    from assets.parse_version import effective_parser_version
-    from assets.parsing.file_rules import skip_reason
-    from assets.parsing.languages import detect_language
-    from assets.parsing.parser import parse_file
+    from indexing import lexical_index, storage
+    from indexing.parse_version import effective_parser_version
+    from indexing.parsing.file_rules import skip_reason
+    from indexing.parsing.languages import detect_language
+    from indexing.parsing.parser import parse_file
 
     deadline = time.monotonic() + state.limits.index_file_seconds
     scope = resolve_scope(conn, principal, [repository])
@@ -136,7 +136,7 @@ def _embed(
     file_version_id: int,
     deadline: float,
 ) -> tuple[int, str | None]:
-    from assets import storage
+    from indexing import storage
 
     if model is None:
         return 0, "the repository has no embedding model yet: lexical and symbol search only"

@@ -108,7 +108,7 @@ class AppState:
 
     def _load_embedder(self, model: str) -> Any | None:
         """The embedder that produced `model`'s vectors (rebuilt from its stored spec)."""
-        from assets.embedding_registry import embedder_for_model
+        from indexing.embedding_registry import embedder_for_model
 
         try:
             with self.connection() as conn:

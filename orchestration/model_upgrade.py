@@ -34,10 +34,10 @@ from dagster import (
 )
 from dagster import MetadataValue as MV
 
-from assets import embedding_registry, repositories
-from assets.embedding.base import Embedder
-from assets.embedding_step import coverage, embed_snapshot
-from assets.model_switch import try_switch
+from indexing import embedding_registry, repositories
+from indexing.embedding.base import Embedder
+from indexing.embedding_step import coverage, embed_snapshot
+from indexing.model_switch import try_switch
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
 from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import IndexDatabase

@@ -20,9 +20,9 @@ from dagster import (
     schedule,
 )
 
-from assets import git_source, repositories
+from indexing import git_source, repositories
 from assets.code_index import effective_parser_version
-from assets.embedding_step import coverage
+from indexing.embedding_step import coverage
 from assets.partitions import partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
 from codeatlas.core.config import Settings

@@ -25,7 +25,7 @@ from dagster import (
     sensor,
 )
 
-from assets import git_source, repositories
+from indexing import git_source, repositories
 from assets.code_index import effective_parser_version
 from assets.partitions import partition_key, snapshot_partitions
 from assets.resources import IndexDatabase

@@ -14,7 +14,7 @@ def _branch_head(
     settings: Settings, origin: str, branch: str | None
 ) -> tuple[str | None, int | None]:
     """(sha, commit time) of the tracked branch in the local clone or mirror, if reachable."""
-    from assets import git_source, repositories
+    from indexing import git_source, repositories
 
     if not branch:
         return None, None
@@ -27,7 +27,7 @@ def _branch_head(
 
 
 def _lag_commits(settings: Settings, origin: str, old: str, new: str) -> int | None:
-    from assets import git_source, repositories
+    from indexing import git_source, repositories
 
     try:
         out = git_source.git(
@@ -106,7 +106,7 @@ def repository_status(
 
 
 def _coverage(conn: DbConnection, snapshot_id: int | None, repo_id: int, model: str) -> str:
-    from assets.embedding_step import coverage
+    from indexing.embedding_step import coverage
 
     if snapshot_id is None:
         return "no snapshot"

@@ -107,7 +107,7 @@ def test_every_documented_setting_is_read_by_the_code():
     names = set(re.findall(r"`(CODEATLAS_[A-Z_]+)`", (ROOT / "README.md").read_text()))
     code = "\n".join(
         p.read_text()
-        for folder in ("codeatlas", "assets", "orchestration", "mcp_app", "retrieval")
+        for folder in ("codeatlas", "assets", "indexing", "orchestration", "mcp_app", "retrieval")
         for p in (ROOT / folder).rglob("*.py")
     )
     for name in names:

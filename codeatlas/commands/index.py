@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Register the repository, add the partition and execute the job in-process."""
-    from assets import git_source, repositories
+    from indexing import git_source, repositories
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import ensure_index_database, transaction
     from orchestration.indexing import index_commit

@@ -78,7 +78,7 @@ def _database():
 
 def repo_add(args: argparse.Namespace) -> int:
     """Register NAME → ORIGIN (tracking a branch) so webhooks and sensors can index it."""
-    from assets import git_source, repositories
+    from indexing import git_source, repositories
     from codeatlas.core.database import transaction
 
     settings, url = _database()
@@ -114,7 +114,7 @@ def _read_secret(args: argparse.Namespace) -> str:
 
 def repo_secret(args: argparse.Namespace) -> int:
     """Store a webhook secret for one provider (the receiver verifies pushes with it)."""
-    from assets import repositories
+    from indexing import repositories
     from codeatlas.core.database import transaction
     from orchestration.webhooks.events import set_secret
 
@@ -164,7 +164,7 @@ def models_list(args: argparse.Namespace) -> int:
 
 def models_upgrade(args: argparse.Namespace) -> int:
     """Record the new model, mark repositories upgrading, optionally backfill now."""
-    from assets import embedding_registry
+    from indexing import embedding_registry
     from codeatlas.core.database import connect
     from orchestration import model_upgrade
 

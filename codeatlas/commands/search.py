@@ -56,7 +56,7 @@ def _query_embedder(settings: Any, conn: Any) -> Any:
     loaded: dict[str, Any] = {}
 
     def embed_query(model: str, text: str) -> Sequence[float] | None:
-        from assets.embedding_registry import embedder_for_model
+        from indexing.embedding_registry import embedder_for_model
         from codeatlas.core.errors import ConfigurationError
 
         if model not in loaded:

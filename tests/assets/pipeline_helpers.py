@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dagster import DagsterInstance
 
-from assets import repositories
+from indexing import repositories
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.core.database import connect, transaction
 from orchestration.definitions import build_definitions

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from assets.code_index import parse_snapshot
-from assets.embedding.fake import FakeEmbedder
-from assets.embedding_step import embed_snapshot
+from indexing.embedding.fake import FakeEmbedder
+from indexing.embedding_step import embed_snapshot
 from assets.resources import IndexDatabase
 from assets.source_files import record_source_files
 from codeatlas.core.database import connect
@@ -110,7 +110,7 @@ def test_the_next_commit_parses_only_changed_blobs_and_embeds_only_new_content(
     assert parsed["files_parsed"] == 2  # the two changed blobs, not the four unchanged
 
     from assets.code_index import effective_parser_version
-    from assets.publishing import publish
+    from indexing.publishing import publish
 
     conn = connect(database_url)
     publish(conn, db.settings, "shop", second, effective_parser_version(db.settings), "fake")
@@ -232,7 +232,7 @@ def test_a_run_that_fails_inside_dagster_raises_the_users_error_and_keeps_what_w
 def test_embedding_reports_progress_per_group_until_every_chunk_is_embedded(
     settings_env, database_url, git_repo, monkeypatch
 ):
-    import assets.embedding_step as embedding_step
+    import indexing.embedding_step as embedding_step
 
     for i in range(6):
         body = "".join(f"    value_{k} = {k}\n" for k in range(i * 10))
@@ -244,7 +244,7 @@ def test_embedding_reports_progress_per_group_until_every_chunk_is_embedded(
     parse_snapshot(db, "shop", sha)
 
     from assets.code_index import effective_parser_version
-    from assets.publishing import publish
+    from indexing.publishing import publish
 
     conn = connect(database_url)
     publish(conn, db.settings, "shop", sha, effective_parser_version(db.settings), "fake")

@@ -7,7 +7,7 @@ import json
 
 import anyio
 
-from tests.assets.parsing.planted_secrets import PLANTED, planted_module
+from tests.indexing.parsing.planted_secrets import PLANTED, planted_module
 from tests.mcp_app.conftest import make_server
 from tests.retrieval.indexing import fake_embedder, index_repository
 

@@ -4,9 +4,9 @@ transaction switches; no query ever reads two models' vectors."""
 import pytest
 from dagster import DagsterInstance, build_sensor_context
 
-from assets import embedding_registry, storage
-from assets.embedding.fake import FakeEmbedder
-from assets.embedding_step import missing_content
+from indexing import embedding_registry, storage
+from indexing.embedding.fake import FakeEmbedder
+from indexing.embedding_step import missing_content
 from assets.resources import IndexDatabase
 from codeatlas.core.config import load_settings
 from codeatlas.core.database import connect

@@ -2,7 +2,7 @@
 
 import pytest
 
-from assets import embedding_registry
+from indexing import embedding_registry
 from codeatlas.cli import main
 from codeatlas.core.database import connect
 from tests.assets.pipeline_helpers import register, run_index

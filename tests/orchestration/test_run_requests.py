@@ -15,8 +15,8 @@ from dagster import (
     validate_run_config,
 )
 
-from assets import embedding_registry
-from assets.embedding.fake import FakeEmbedder
+from indexing import embedding_registry
+from indexing.embedding.fake import FakeEmbedder
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.core.database import connect, transaction
 from orchestration.definitions import build_definitions

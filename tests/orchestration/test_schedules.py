@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 from dagster import build_schedule_context, instance_for_test
 
-from assets import repositories
+from indexing import repositories
 from assets.code_index import effective_parser_version
 from assets.resources import IndexDatabase
 from codeatlas.core.config import load_settings

@@ -5,7 +5,7 @@ import json
 import pytest
 from dagster import DagsterInstance, SensorResult, build_sensor_context
 
-from assets import repositories
+from indexing import repositories
 from assets.resources import IndexDatabase
 from codeatlas.core.database import connect, transaction
 from orchestration import sensors

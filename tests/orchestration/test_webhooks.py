@@ -8,7 +8,7 @@ import logging
 import pytest
 from starlette.testclient import TestClient
 
-from assets import repositories
+from indexing import repositories
 from codeatlas.core.database import connect, transaction
 from orchestration.webhooks import events
 from orchestration.webhooks.app import build_app

@@ -18,10 +18,10 @@ def index_repository(
     branch: str = "main",
 ) -> str:
     """Register, list, parse, publish (and embed, given an embedder) HEAD; return its sha."""
-    from assets import repositories
+    from indexing import repositories
     from assets.code_index import effective_parser_version, parse_snapshot
-    from assets.embedding_step import embed_snapshot
-    from assets.publishing import publish
+    from indexing.embedding_step import embed_snapshot
+    from indexing.publishing import publish
     from assets.resources import IndexDatabase
     from assets.source_files import record_source_files
     from codeatlas.core.config import load_settings
@@ -52,7 +52,7 @@ def index_repository(
 
 def fake_embedder() -> Any:
     """The pipeline's deterministic fake embedder."""
-    from assets.embedding.fake import FakeEmbedder
+    from indexing.embedding.fake import FakeEmbedder
 
     return FakeEmbedder(dimensions=384)
 

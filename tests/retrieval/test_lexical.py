@@ -67,7 +67,7 @@ def test_bm25_scores_match_a_hand_computed_example(zoo, database_url):
 
 
 def test_document_frequencies_follow_the_current_snapshot_incrementally(zoo, database_url):
-    from assets.lexical_index import refresh_corpus_stats
+    from indexing.lexical_index import refresh_corpus_stats
 
     zoo.write("b.py", GAMMA.replace("gamma", "delta"))
     (zoo.path / "a.py").unlink()

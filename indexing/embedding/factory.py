@@ -1,0 +1,94 @@
+"""Build the embedder the settings ask for."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+from pathlib import Path
+
+from indexing.embedding.base import Embedder
+from codeatlas.core.config import Settings
+from codeatlas.core.errors import ConfigurationError
+
+log = logging.getLogger(__name__)
+
+RUNTIMES = ("ct2", "torch")
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """The embedder for `settings.embedding_provider` (local | openai | fake)."""
+    if settings.embedding_provider == "fake":
+        from indexing.embedding.fake import FakeEmbedder
+
+        return FakeEmbedder(settings.embedding_dimensions or 384)
+    if settings.embedding_provider == "openai":
+        from indexing.embedding.openai_provider import DEFAULT_MODEL, OpenAIEmbedder
+
+        return OpenAIEmbedder(
+            settings.embedding_model or DEFAULT_MODEL,
+            dimensions=settings.embedding_dimensions,
+            base_url=settings.openai_base_url,
+            api_key=settings.openai_api_key,
+        )
+    if settings.embedding_provider == "local":
+        return make_local_embedder(settings)
+    raise ConfigurationError(f"unknown embedding provider {settings.embedding_provider!r}")
+
+
+def make_local_embedder(settings: Settings) -> Embedder:
+    """The local model; the int8 CTranslate2 fast path unless the model name or env asks for torch.
+
+    CODEATLAS_EMBEDDING_MODEL picks the vector space by its stored name: unset (default),
+    `all-MiniLM-L6-v2:ct2-int8-lean256` (the fast path; `lean128` trades recall for speed,
+    `raw256` skips the lean text) or `all-MiniLM-L6-v2` (plain sentence-transformers), or a
+    folder holding another sentence-transformers model. CODEATLAS_LOCAL_RUNTIME=ct2|torch
+    chooses the runtime when the name does not; torch needs the [torch] extra.
+    """
+    from indexing.embedding import local
+
+    requested = settings.embedding_model
+    runtime = os.environ.get("CODEATLAS_LOCAL_RUNTIME") or "ct2"
+    if runtime not in RUNTIMES:
+        raise ConfigurationError(f"CODEATLAS_LOCAL_RUNTIME must be ct2 or torch, got {runtime!r}")
+    fast_options: dict = {}
+    if requested and (named := local.FAST_NAME.match(requested)):
+        requested, runtime = named["model"], "ct2"
+        fast_options = {"lean": named["text"] == "lean", "window": int(named["window"])}
+    elif requested in (local.PACKAGED_MODEL, f"sentence-transformers/{local.PACKAGED_MODEL}"):
+        runtime = "torch"
+    if requested in (None, local.PACKAGED_MODEL, f"sentence-transformers/{local.PACKAGED_MODEL}"):
+        model = local.packaged_model()
+    elif Path(requested).expanduser().is_dir():
+        path = Path(requested).expanduser().resolve()
+        model = local.read_model(path, path.name)
+    else:
+        raise ConfigurationError(
+            f"unknown local embedding model {requested!r}: leave CODEATLAS_EMBEDDING_MODEL unset"
+            f" for {local.PACKAGED_MODEL}, or point it at a sentence-transformers model folder"
+        )
+    if runtime == "torch":
+        return local.SentenceTransformerEmbedder(model)
+    if not 8 <= fast_options.get("window", model.max_tokens) <= model.max_tokens:
+        raise ConfigurationError(
+            f"{settings.embedding_model!r}: the window must be 8..{model.max_tokens} tokens"
+            f" ({model.name} reads at most {model.max_tokens})"
+        )
+    try:
+        return local.FastEmbedder(model, settings.state_dir / "models" / model.name, **fast_options)
+    except Exception as exc:  # conversion or runtime trouble must not stop indexing
+        if importlib.util.find_spec("sentence_transformers") is None:
+            raise ConfigurationError(
+                f"the int8 CTranslate2 runtime for {model.name} failed ({type(exc).__name__}:"
+                f" {exc}) and its sentence-transformers fallback is not installed:"
+                f" {local.TORCH_EXTRA}"
+            ) from exc
+        log.warning(
+            "int8 CTranslate2 runtime for %s unavailable (%s: %s); falling back to"
+            " sentence-transformers, whose vectors are stored as model %r",
+            model.name,
+            type(exc).__name__,
+            exc,
+            model.name,
+        )
+        return local.SentenceTransformerEmbedder(model)

@@ -1,0 +1,105 @@
+"""Which provider made each stored embedding model, so any process can rebuild its embedder.
+
+`embedding_models` keeps (provider, provider model, dimensions, base URL) per model name; API keys
+never: they come from the environment of the process that embeds. Dagster-free, so the query
+side (`retrieval`, `mcp_app`) embeds queries with the repository's *active* model even while the
+environment already configures the next one.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+
+import psycopg
+
+from indexing import storage
+from indexing.embedding.base import Embedder
+from codeatlas.core.config import Settings, load_settings
+from codeatlas.core.errors import ConfigurationError
+
+_cache: dict[tuple, Embedder] = {}
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Enough to rebuild an embedder: provider, its model name, dimensions, endpoint."""
+
+    provider: str
+    model: str | None = None
+    dimensions: int | None = None
+    base_url: str | None = None
+
+
+def configured_spec(settings: Settings) -> ModelSpec:
+    """The spec the environment configures for new indexing work."""
+    return ModelSpec(
+        settings.embedding_provider,
+        settings.embedding_model,
+        settings.embedding_dimensions,
+        settings.openai_base_url,
+    )
+
+
+def embedder_for_spec(spec: ModelSpec, settings: Settings | None = None) -> Embedder:
+    """The embedder a spec describes (built once per process)."""
+    from indexing.embedding.factory import make_embedder
+
+    base = settings or load_settings()
+    key = (spec, base.openai_api_key is not None)
+    with _lock:
+        if key not in _cache:
+            _cache[key] = make_embedder(
+                replace(
+                    base,
+                    embedding_provider=spec.provider,
+                    embedding_model=spec.model,
+                    embedding_dimensions=spec.dimensions,
+                    openai_base_url=spec.base_url,
+                )
+            )
+        return _cache[key]
+
+
+def record_model(conn: psycopg.Connection, embedder: Embedder, spec: ModelSpec) -> None:
+    """Register the embedder's model (with its HNSW index) and store how to rebuild it."""
+    storage.ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
+    conn.execute(
+        "UPDATE embedding_models SET provider = %s, provider_model = %s,"
+        " provider_dimensions = %s, base_url = %s WHERE name = %s",
+        (spec.provider, spec.model, spec.dimensions, spec.base_url, embedder.model_name),
+    )
+
+
+def stored_spec(conn: psycopg.Connection, name: str) -> ModelSpec | None:
+    """How the stored model `name` was made, if recorded."""
+    row = conn.execute(
+        "SELECT provider, provider_model, provider_dimensions, base_url FROM embedding_models"
+        " WHERE name = %s",
+        (name,),
+    ).fetchone()
+    if row is None or row["provider"] is None:
+        return None
+    return ModelSpec(
+        row["provider"], row["provider_model"], row["provider_dimensions"], row["base_url"]
+    )
+
+
+def embedder_for_model(
+    name: str, conn: psycopg.Connection, settings: Settings | None = None
+) -> Embedder:
+    """An embedder whose vectors live in the same space as the stored model `name`."""
+    settings = settings or load_settings()
+    spec = stored_spec(conn, name)
+    candidates = [spec] if spec else []
+    candidates.append(configured_spec(settings))
+    for candidate in candidates:
+        embedder = embedder_for_spec(candidate, settings)
+        if embedder.model_name == name:
+            return embedder
+    raise ConfigurationError(
+        f"cannot rebuild the embedder of model {name!r}: no provider is stored for it and the"
+        " environment configures another model; run `codeatlas models upgrade` with its"
+        " --provider and --model once, or set CODEATLAS_EMBEDDING_PROVIDER/MODEL"
+    )

@@ -1,0 +1,103 @@
+"""Embedding the chunks of a snapshot: only content hashes with no vector for the model yet."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from indexing import repositories, storage
+from indexing.embedding.base import Embedder
+from codeatlas.core.database import analyze, connect, transaction
+
+EMBED_BATCH = 64
+COMMIT_EVERY = 512
+ANALYZE_AFTER_VECTORS = 500
+
+
+def missing_content(conn, repository_id: int, snapshot_id: int, model: str) -> list[dict]:
+    """(content_hash, length) of the snapshot's chunk contents with no vector for `model`."""
+    return conn.execute(
+        "SELECT DISTINCT ON (c.content_hash) c.content_hash, length(c.content) AS length"
+        " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
+        " WHERE sf.snapshot_id = %s AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
+        "  WHERE e.repository_id = %s AND e.embedding_model = %s"
+        "  AND e.content_hash = c.content_hash)",
+        (snapshot_id, repository_id, model),
+    ).fetchall()
+
+
+def embed_snapshot(
+    url: str,
+    repository_name: str,
+    commit_sha: str,
+    embedder: Embedder,
+    progress: Callable[[str], None] = lambda _msg: None,
+) -> dict:
+    """Embed what the snapshot lacks for `embedder`'s model; commits every ~500 vectors."""
+    started = time.monotonic()
+    conn = connect(url)
+    try:
+        repo = repositories.get(conn, repository_name)
+        snap_id = repositories.snapshot_id(conn, repo, commit_sha)
+        if snap_id is None:
+            raise RuntimeError(f"{repository_name}@{commit_sha}: no snapshot to embed")
+        storage.ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
+        conn.commit()
+        todo = missing_content(conn, repo.id, snap_id, embedder.model_name)
+    finally:
+        conn.close()
+    # similar lengths together: less padding per batch; contents are read one group at a time
+    # so memory stays bounded however large the repository
+    todo.sort(key=lambda r: r["length"])
+    done = done_chars = 0
+    total_chars = sum(r["length"] for r in todo) or 1
+    for start in range(0, len(todo), COMMIT_EVERY):
+        group = todo[start : start + COMMIT_EVERY]
+        hashes = [r["content_hash"] for r in group]
+        with transaction(url) as tx:
+            texts = _contents(tx, repo.id, hashes)
+        vectors: list[list[float]] = []
+        for b in range(0, len(hashes), EMBED_BATCH):
+            vectors.extend(embedder.embed_documents(texts[b : b + EMBED_BATCH]))
+        with transaction(url) as tx:
+            storage.store_embeddings(tx, repo.id, embedder.model_name, hashes, vectors)
+        done += len(hashes)
+        done_chars += sum(r["length"] for r in group)
+        elapsed = time.monotonic() - started
+        rate = done / elapsed if elapsed else 0.0
+        # shortest chunks go first, so the ETA follows the text still to embed, not the count
+        eta = elapsed * (total_chars - done_chars) / done_chars if done_chars else 0.0
+        progress(f"embedded {done}/{len(todo)} chunks ({rate:.1f}/s, ETA {eta:.0f}s)")
+    if len(todo) >= ANALYZE_AFTER_VECTORS:
+        analyze(url, ("chunk_embeddings",))
+    return {
+        "model": embedder.model_name,
+        "embedded": len(todo),
+        "seconds": round(time.monotonic() - started, 3),
+    }
+
+
+def _contents(conn, repository_id: int, hashes: list[str]) -> list[str]:
+    """The content of each hash, in the order given."""
+    rows = conn.execute(
+        "SELECT DISTINCT ON (c.content_hash) c.content_hash, c.content FROM code_chunks c"
+        " JOIN file_versions fv ON fv.id = c.file_version_id"
+        " WHERE fv.repository_id = %s AND c.content_hash = ANY(%s)",
+        (repository_id, hashes),
+    ).fetchall()
+    by_hash = {r["content_hash"]: r["content"] for r in rows}
+    return [by_hash[h] for h in hashes]
+
+
+def coverage(conn, snapshot_id: int, repository_id: int, model: str) -> tuple[int, int]:
+    """(distinct chunk contents with a vector for `model`, distinct chunk contents)."""
+    row = conn.execute(
+        "SELECT count(DISTINCT c.content_hash) AS total,"
+        " count(DISTINCT e.content_hash) AS embedded"
+        " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
+        " LEFT JOIN chunk_embeddings e ON e.repository_id = %s AND e.embedding_model = %s"
+        "  AND e.content_hash = c.content_hash WHERE sf.snapshot_id = %s",
+        (repository_id, model, snapshot_id),
+    ).fetchone()
+    assert row is not None
+    return row["embedded"], row["total"]

@@ -1,0 +1,48 @@
+"""Switching a repository's active embedding model, in one transaction (Dagster-free)."""
+
+import psycopg
+
+from indexing.embedding_step import coverage
+
+
+def try_switch(conn: psycopg.Connection, repository: str) -> bool:
+    """Make the upgrading model active if it covers the current snapshot (one transaction)."""
+    with conn.transaction():
+        row = conn.execute(
+            "SELECT id, current_snapshot_id, upgrading_embedding_model AS upgrading"
+            " FROM repositories WHERE name = %s FOR UPDATE",
+            (repository,),
+        ).fetchone()
+        if row is None or row["upgrading"] is None or row["current_snapshot_id"] is None:
+            return False
+        embedded, total = coverage(conn, row["current_snapshot_id"], row["id"], row["upgrading"])
+        if embedded < total:
+            return False
+        conn.execute(
+            "UPDATE repositories SET active_embedding_model = upgrading_embedding_model,"
+            " upgrading_embedding_model = NULL WHERE id = %s",
+            (row["id"],),
+        )
+    return True
+
+
+def adopt_configured_model(conn: psycopg.Connection, repository: str, model: str) -> bool:
+    """After an index run embedded with the configured `model`: make it the upgrade target of
+    `repository` (unless an upgrade to another model is under way) and switch if it is complete.
+
+    The same rule `model_upgrade_sensor` applies, so `codeatlas index` without a daemon does
+    not leave search on a model the environment no longer configures.
+    """
+    with conn.transaction():
+        row = conn.execute(
+            "SELECT active_embedding_model AS active, upgrading_embedding_model AS upgrading"
+            " FROM repositories WHERE name = %s FOR UPDATE",
+            (repository,),
+        ).fetchone()
+        if row is None or row["active"] in (None, model) or row["upgrading"] not in (None, model):
+            return False
+        conn.execute(
+            "UPDATE repositories SET upgrading_embedding_model = %s WHERE name = %s",
+            (model, repository),
+        )
+    return try_switch(conn, repository)

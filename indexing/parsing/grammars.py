@@ -1,0 +1,141 @@
+"""Tree-sitter grammars and tag queries per language, plus the node types chunking relies on."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+
+from tree_sitter import Language, Parser, Query
+from tree_sitter_language_pack import get_language, get_parser
+
+# TSX is TypeScript plus JSX: it shares the TypeScript tag query.
+_QUERY_FILE = {"tsx": "typescript"}
+
+FUNCTION_KINDS = frozenset({"function", "method", "constructor", "macro"})
+CONTAINER_KINDS = frozenset(
+    {"class", "interface", "trait", "enum", "struct", "module", "impl", "object"}
+)
+
+# Nodes that hold a list of statements or members: a chunk may be cut between their children.
+BLOCK_TYPES = frozenset(
+    {
+        "block",
+        "statement_block",
+        "compound_statement",
+        "declaration_list",
+        "field_declaration_list",
+        "class_body",
+        "interface_body",
+        "enum_body",
+        "enum_class_body",
+        "enum_member_declaration_list",
+        "enum_declaration_list",
+        "body_statement",
+        "then",
+        "else",
+        "do",
+        "begin",
+        "ensure",
+        "rescue",
+        "when",
+        "in_clause",
+        "statements",
+        "statement_list",
+        "control_structure_body",
+        "function_body",
+        "switch_body",
+        "switch_block",
+        "switch_block_statement_group",
+        "switch_section",
+        "switch_case",
+        "switch_default",
+        "case_statement",
+        "case_clause",
+        "expression_case",
+        "type_case",
+        "default_case",
+        "communication_case",
+        "select_statement",
+        "match_block",
+        "match_arm",
+        "match_statement",
+        "when_entry",
+        "constructor_body",
+        "accessor_list",
+        "module",
+        "program",
+        "source_file",
+        "translation_unit",
+        "compilation_unit",
+        "object_type",
+        "lambda_literal",
+        "preproc_if",
+        "preproc_ifdef",
+        "preproc_else",
+        "preproc_elif",
+    }
+)
+
+# Wrappers whose range belongs to the definition they wrap (decorators, `export`, `template<>`).
+WRAPPER_TYPES = frozenset(
+    {
+        "decorated_definition",
+        "export_statement",
+        "template_declaration",
+        "type_declaration",
+        "ambient_declaration",
+        "type_definition",
+        "declaration",
+    }
+)
+
+# Comments and attributes directly above a definition belong to its chunk.
+LEADING_TYPES = frozenset(
+    {
+        "comment",
+        "line_comment",
+        "block_comment",
+        "multiline_comment",
+        "attribute_item",
+        "inner_attribute_item",
+        "decorator",
+        "attribute_list",
+        "annotation",
+        "marker_annotation",
+    }
+)
+
+# Source holding nothing but blanks and closing punctuation is never a chunk or piece of its own.
+TRIVIAL = re.compile(rb"^(?:\s|[})\];,]|\bend\b|<\?php|\?>)*$")
+
+# Nodes whose text names the file's namespace or package.
+NAMESPACE_TYPES = {
+    "php": ("namespace_definition",),
+    "csharp": ("namespace_declaration", "file_scoped_namespace_declaration"),
+    "cpp": ("namespace_definition",),
+    "java": ("package_declaration",),
+    "kotlin": ("package_header",),
+    "go": ("package_clause",),
+}
+NAMESPACE_SEPARATOR = {"php": "\\", "cpp": "::"}
+
+
+@cache
+def language_of(name: str) -> Language:
+    """The tree-sitter Language for a codeatlas language name."""
+    return get_language(name)  # type: ignore[arg-type]
+
+
+@cache
+def parser_for(name: str) -> Parser:
+    """A tree-sitter Parser for a codeatlas language name (cached per process)."""
+    return get_parser(name)  # type: ignore[arg-type]
+
+
+@cache
+def tags_query(name: str) -> Query:
+    """The compiled tag query (`queries/<language>.scm`) for a language."""
+    file = _QUERY_FILE.get(name, name) + ".scm"
+    text = resources.files("indexing.parsing").joinpath("queries", file).read_text("utf-8")
+    return Query(language_of(name), text)

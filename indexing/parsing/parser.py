@@ -1,0 +1,83 @@
+"""Parse one file version into symbols, chunks and edges (pure: no database, no Dagster).
+
+Byte offsets and lines always refer to the original bytes: a UTF-8 BOM is parsed as blanks and
+left out of content, invalid UTF-8 is decoded with U+FFFD in content only, CRLF line ends are
+kept in content as they are in the file. Syntax errors never raise: what tree-sitter recovered is
+kept and `has_syntax_errors` is set. Bump PARSER_VERSION whenever output for the same bytes may
+change; it is part of every content hash, so stored parses and vectors are invalidated.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+
+from tree_sitter import QueryCursor
+
+from indexing.parsing.chunking import build_chunks
+from indexing.parsing.edges import find_edges
+from indexing.parsing.grammars import parser_for, tags_query
+from indexing.parsing.languages import LANGUAGES, detect_language
+from indexing.parsing.model import ParsedFile, Symbol
+from indexing.parsing.redaction import redact
+from indexing.parsing.source import Source, estimate_tokens
+from indexing.parsing.symbols import find_symbols
+
+PARSER_VERSION = "2025.2-ts0.26-lp0.13"  # .2: more secret kinds, redacted edge qualifiers
+
+log = logging.getLogger(__name__)
+
+
+def parse_file(
+    path: str,
+    source: bytes,
+    *,
+    max_tokens: int = 256,
+    count_tokens: Callable[[str], int] | None = None,
+    language: str | None = None,
+) -> ParsedFile:
+    """Symbols, chunks (at most ~max_tokens each, secrets redacted) and edges of one file."""
+    language = language or detect_language(path, source)
+    if language not in LANGUAGES:
+        return ParsedFile(language=language or "unknown")
+    text = Source(source, count_tokens or estimate_tokens)
+    tree = parser_for(language).parse(text.for_parser)
+    root = tree.root_node
+    matches = QueryCursor(tags_query(language)).matches(root)
+    found = find_symbols(language, root, matches, text)
+    chunks, redactions = build_chunks(root, text, found, max(max_tokens, 8), PARSER_VERSION, redact)
+    edges = []
+    for edge in find_edges(matches, text, found):
+        # a receiver can be a literal (`"AKIA...".lower()`): qualifiers are shown by find_callees
+        if edge.qualifier:
+            qualifier, count = redact(edge.qualifier)
+            if count:
+                redactions += count
+                edge = replace(edge, qualifier=qualifier)
+        edges.append(edge)
+    symbols = []
+    for s in found:
+        signature, count = redact(s.signature)
+        redactions += count
+        symbols.append(
+            Symbol(
+                name=s.name,
+                qualified_name=s.qualified_name,
+                kind=s.kind,
+                signature=signature,
+                start_line=text.line_of(s.start),
+                end_line=text.end_line_of(s.start, s.end),
+                start_byte=s.start,
+                end_byte=s.end,
+                parent=s.parent,
+            )
+        )
+    return ParsedFile(
+        language=language,
+        symbols=symbols,
+        chunks=chunks,
+        edges=edges,
+        has_syntax_errors=root.has_error,
+        redactions=redactions,
+    )

@@ -1,0 +1,297 @@
+"""The symbol table of one file: definitions from the tag query, nested and qualified.
+
+Rules:
+- A definition nested in a function (closures, local classes) is part of that function, not a
+  symbol. Definitions nested in containers (class, interface, trait, enum, struct, module, impl,
+  object) are symbols whose parent is that container.
+- A symbol's range starts at the comments and attributes directly above it (no blank line between)
+  and at decorators, `export`, `template<...>`; it is widened to whole lines where only blanks
+  lie outside it.
+- Qualified names: namespace/package, then the container path, then the name. Separators:
+  PHP `Illuminate\\Support\\Str.camel`, C++ and Rust `ns::Class::method`, Ruby
+  `Rack::Utils.escape`, every other language `.` (`com.foo.Bar.baz`, `Flask.make_response`).
+  Go methods are qualified by their receiver type (`errors.withStack.Cause`) and their parent is
+  that type when it is declared in the same file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from indexing.parsing.grammars import (
+    BLOCK_TYPES,
+    CONTAINER_KINDS,
+    FUNCTION_KINDS,
+    LEADING_TYPES,
+    NAMESPACE_SEPARATOR,
+    NAMESPACE_TYPES,
+    WRAPPER_TYPES,
+)
+from indexing.parsing.source import Source
+
+_CONSTRUCTOR_NAMES = {
+    "python": "__init__",
+    "javascript": "constructor",
+    "typescript": "constructor",
+    "tsx": "constructor",
+    "php": "__construct",
+    "ruby": "initialize",
+}
+_SIGNATURE_LIMIT = 400
+
+
+@dataclass
+class FoundSymbol:
+    """A definition while the file is being parsed: its node, range and place in the tree."""
+
+    node: Node
+    name: str
+    scope: list[str]  # scope written into the name itself (`Foo::bar` in C++, `A::B` in Ruby)
+    kind: str
+    start: int
+    end: int
+    parent: int | None = None  # logical parent (method -> class)
+    enclosing: int | None = None  # innermost symbol whose range contains this one
+    children: list[int] = field(default_factory=list)
+    qualified_name: str = ""
+    signature: str = ""
+
+
+def find_symbols(language: str, root: Node, matches: list, source: Source) -> list[FoundSymbol]:
+    """Symbols of a parsed file, in source order, with parents and qualified names."""
+    found: dict[tuple[int, int], FoundSymbol] = {}
+    for _, captures in matches:
+        for capture, nodes in captures.items():
+            if not capture.startswith("definition."):
+                continue
+            names = captures.get("name." + capture, [])
+            kind = capture.split(".", 1)[1]
+            symbol = _make_symbol(language, nodes[0], names[0] if names else None, kind, source)
+            key = (symbol.start, symbol.end)
+            if key not in found or found[key].kind == "type":
+                found[key] = symbol
+    ordered = sorted(found.values(), key=lambda s: (s.start, -s.end))
+    kept = _nest(language, ordered)
+    namespaces = _file_namespaces(language, root, source)
+    for symbol in kept:
+        file_ns = next((n for start, n in reversed(namespaces) if start <= symbol.start), "")
+        _qualify(language, symbol, kept, file_ns, source)
+    _attach_go_methods(language, kept)
+    return kept
+
+
+def _make_symbol(language: str, node: Node, name_node: Node | None, kind: str, source: Source):
+    core = node
+    while node.parent is not None and node.parent.type in WRAPPER_TYPES and _wraps(node):
+        node = node.parent
+    start = _leading_start(node, source)
+    start, end = source.widen_to_lines(start, node.end_byte)
+    raw = source.text(name_node.start_byte, name_node.end_byte) if name_node else ""
+    name, scope = _split_name(raw, core, kind)
+    if name_node is not None and name_node.parent is not None:
+        owner = name_node.parent.child_by_field_name("object")
+        if name_node.parent.type == "member_expression" and owner is not None:
+            text = source.text(owner.start_byte, owner.end_byte).replace(".prototype", "")
+            scope = [text] if text != "prototype" else []
+    symbol = FoundSymbol(core, name, scope, kind, start, end)
+    head = core if node.type == "decorated_definition" else node
+    symbol.signature = _signature(head, core, source)
+    if kind == "class" and language == "kotlin":
+        symbol.kind = _kotlin_class_kind(core)
+    return symbol
+
+
+def _wraps(node: Node) -> bool:
+    parent = node.parent
+    return parent is not None and not any(
+        c.type == node.type and c.id != node.id for c in parent.named_children
+    )
+
+
+def _leading_start(node: Node, source: Source) -> int:
+    start = node.start_byte
+    current = node
+    while True:
+        prev = current.prev_named_sibling
+        if prev is None:
+            parent = current.parent
+            if parent is not None and parent.start_byte == current.start_byte and parent.parent:
+                current = parent
+                continue
+            return start
+        if prev.type not in LEADING_TYPES or _blank_lines_between(prev, start, source) > 0:
+            return start
+        if source.line_of(prev.end_byte - 1) == source.line_of(start) and prev.type.endswith(
+            "comment"
+        ):
+            return start  # a trailing comment of the previous line's code
+        start = prev.start_byte
+        current = prev
+
+
+def _blank_lines_between(prev: Node, start: int, source: Source) -> int:
+    """Blank lines between a leading node and what follows; one is forgiven after a `/**` doc."""
+    gap = source.data[prev.end_byte : start].count(b"\n")
+    gap -= 0 if source.data[prev.end_byte - 1 : prev.end_byte] == b"\n" else 1
+    is_doc = source.data[prev.start_byte : prev.start_byte + 3] == b"/**" and prev.start_byte > 0
+    return max(gap - 1, 0) if is_doc else max(gap, 0)
+
+
+def _split_name(raw: str, core: Node, kind: str) -> tuple[str, list[str]]:
+    if not raw:
+        if core.type == "companion_object":
+            return "Companion", []
+        if core.type == "secondary_constructor":
+            return "constructor", []
+        if core.type == "operator_declaration":
+            return "operator", []
+        return kind, []
+    raw = re.sub(r"<.*>$", "", raw.strip()) or raw
+    parts = [p for p in re.split(r"::|\.(?=\w)", raw) if p]
+    return (parts[-1] if parts else raw), parts[:-1]
+
+
+def _kotlin_class_kind(node: Node) -> str:
+    types = {c.type for c in node.children}
+    if "interface" in types:
+        return "interface"
+    if "enum_class_body" in types:
+        return "enum"
+    return "class"
+
+
+def _nest(language: str, ordered: list[FoundSymbol]) -> list[FoundSymbol]:
+    kept: list[FoundSymbol] = []
+    stack: list[int] = []  # indexes into kept of open ranges
+    for symbol in ordered:
+        while stack and kept[stack[-1]].end <= symbol.start:
+            stack.pop()
+        if stack:
+            outer = kept[stack[-1]]
+            if symbol.end > outer.end or outer.kind not in CONTAINER_KINDS:
+                continue  # inside a function (a closure) or a leaf: part of that symbol
+            symbol.enclosing = symbol.parent = stack[-1]
+            if symbol.kind == "function":
+                symbol.kind = "method"
+        if (
+            symbol.kind in FUNCTION_KINDS
+            and symbol.parent is not None
+            and symbol.name in (_CONSTRUCTOR_NAMES.get(language), kept[symbol.parent].name)
+        ):
+            symbol.kind = "constructor"
+        index = len(kept)
+        kept.append(symbol)
+        if symbol.enclosing is not None:
+            kept[symbol.enclosing].children.append(index)
+        stack.append(index)
+    return kept
+
+
+def _file_namespaces(language: str, root: Node, source: Source) -> list[tuple[int, str]]:
+    """Statement-style namespaces (`namespace X;`, `package x`) with where they start."""
+    return [
+        (child.start_byte, _namespace_name(child, source))
+        for child in root.named_children
+        if child.type in NAMESPACE_TYPES.get(language, ())
+        and child.child_by_field_name("body") is None
+    ]
+
+
+def _namespace_name(node: Node, source: Source) -> str:
+    name = node.child_by_field_name("name")
+    if name is None:
+        names = [c for c in node.named_children if "comment" not in c.type]
+        name = next((c for c in names if c.type not in BLOCK_TYPES), None)
+    if name is None:
+        return ""
+    return re.sub(r"\s+", "", source.text(name.start_byte, name.end_byte))
+
+
+def _qualify(
+    language: str, symbol: FoundSymbol, kept: list[FoundSymbol], file_ns: str, source: Source
+) -> None:
+    block_ns = []
+    node = symbol.node.parent
+    while node is not None:
+        if node.type in NAMESPACE_TYPES.get(language, ()) and node.child_by_field_name("body"):
+            block_ns.append(_namespace_name(node, source))
+        node = node.parent
+    ns_sep = NAMESPACE_SEPARATOR.get(language, ".")
+    namespace = ns_sep.join([p for p in [file_ns, *reversed(block_ns)] if p])
+    path = []
+    parent = symbol.parent
+    while parent is not None:
+        path.append(kept[parent])
+        parent = kept[parent].parent
+    if language == "go" and symbol.kind == "method":
+        receiver = _go_receiver(symbol.node, source)
+        names = [receiver] if receiver else []
+    else:
+        names = [n for p in reversed(path) for n in [*p.scope, p.name]]
+    names.extend(symbol.scope)
+    symbol.qualified_name = _join(language, namespace, names, symbol)
+
+
+def _join(language: str, namespace: str, names: list[str], symbol: FoundSymbol) -> str:
+    if language in ("cpp", "rust"):
+        return "::".join([p for p in [namespace, *names, symbol.name] if p])
+    if language == "ruby":
+        head = "::".join([p for p in names if p])
+        if symbol.kind in CONTAINER_KINDS:
+            return "::".join([p for p in [head, symbol.name] if p])
+        return f"{head}.{symbol.name}" if head else symbol.name
+    ns_sep = NAMESPACE_SEPARATOR.get(language, ".")
+    body = ".".join([*names, symbol.name])
+    return f"{namespace}{ns_sep}{body}" if namespace else body
+
+
+def _go_receiver(node: Node, source: Source) -> str:
+    receiver = node.child_by_field_name("receiver")
+    if receiver is None:
+        return ""
+    text = source.text(receiver.start_byte, receiver.end_byte)
+    match = re.search(r"(\w+)\s*(?:\[[^\]]*\])?\s*\)\s*$", text)
+    return match.group(1) if match else ""
+
+
+def _attach_go_methods(language: str, kept: list[FoundSymbol]) -> None:
+    if language != "go":
+        return
+    types = {s.name: i for i, s in enumerate(kept) if s.kind in ("struct", "interface", "type")}
+    for symbol in kept:
+        if symbol.kind == "method" and symbol.parent is None:
+            parts = symbol.qualified_name.rsplit(".", 2)
+            symbol.parent = types.get(parts[-2]) if len(parts) > 1 else None
+
+
+def _signature(head: Node, core: Node, source: Source) -> str:
+    body = find_body(core)
+    end = body.start_byte if body is not None else core.end_byte
+    for child in core.children:
+        if "comment" in child.type and core.start_byte < child.start_byte < end:
+            end = child.start_byte
+            break
+    text = source.text(head.start_byte, end)
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\s*(\{|:|=>|=|;|\bdo)\s*$", "", text)
+    return text[:_SIGNATURE_LIMIT]
+
+
+def find_body(node: Node) -> Node | None:
+    """The block holding a definition's statements or members, if it has one (shallowest first)."""
+    level = [node]
+    for _ in range(5):
+        following = []
+        for current in level:
+            body = current.child_by_field_name("body")
+            if body is not None and body.end_byte > body.start_byte:
+                return body
+            for child in current.named_children:
+                if child.type in BLOCK_TYPES or child.type in ("class_body", "function_body"):
+                    return child
+                following.append(child)
+        level = following
+    return None

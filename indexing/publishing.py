@@ -1,0 +1,94 @@
+"""Publishing a snapshot: mark it ready and, if newest on its branch, make it current."""
+
+from __future__ import annotations
+
+import json
+
+import psycopg
+
+from indexing import git_source, lexical_index, repositories
+from codeatlas.core.config import Settings
+from codeatlas.core.terms import LEXICAL_VERSION
+
+
+class SnapshotIncompleteError(RuntimeError):
+    """Some indexable file of the snapshot has no parsed file version yet."""
+
+
+def publish(
+    conn: psycopg.Connection,
+    settings: Settings,
+    repository_name: str,
+    commit_sha: str,
+    parser_version: str,
+    embedding_model: str,
+) -> dict:
+    """In one transaction: check completeness, mark ready, switch current if newest."""
+    with conn.transaction():
+        repo_row = conn.execute(
+            "SELECT * FROM repositories WHERE name = %s FOR UPDATE", (repository_name,)
+        ).fetchone()
+        if repo_row is None:
+            repositories.get(conn, repository_name)  # raises the friendly error
+        assert repo_row is not None
+        snap = conn.execute(
+            "SELECT id FROM snapshots WHERE repository_id = %s AND commit_sha = %s",
+            (repo_row["id"], commit_sha),
+        ).fetchone()
+        if snap is None:
+            raise SnapshotIncompleteError(f"{repository_name}@{commit_sha} has no file list yet")
+        missing = conn.execute(
+            "SELECT count(*) AS n FROM snapshot_files sf"
+            " LEFT JOIN file_versions fv ON fv.id = sf.file_version_id"
+            " WHERE sf.snapshot_id = %s AND sf.skip_reason IS NULL"
+            " AND (fv.parsed_at IS NULL OR fv.parser_version <> %s"
+            "      OR fv.lexical_version IS DISTINCT FROM %s)",
+            (snap["id"], parser_version, LEXICAL_VERSION),
+        ).fetchone()
+        if missing and missing["n"]:
+            raise SnapshotIncompleteError(
+                f"{repository_name}@{commit_sha[:12]}: {missing['n']} files are not parsed yet"
+            )
+        stats = conn.execute(
+            "SELECT count(*) AS files, count(sf.file_version_id) AS indexed_files,"
+            " (SELECT count(*) FROM code_chunks c JOIN snapshot_files s2"
+            "   ON s2.file_version_id = c.file_version_id WHERE s2.snapshot_id = %s) AS chunks,"
+            " (SELECT count(*) FROM code_symbols c JOIN snapshot_files s2"
+            "   ON s2.file_version_id = c.file_version_id WHERE s2.snapshot_id = %s) AS symbols"
+            " FROM snapshot_files sf WHERE sf.snapshot_id = %s",
+            (snap["id"], snap["id"], snap["id"]),
+        ).fetchone()
+        conn.execute(
+            "UPDATE snapshots SET status = 'ready', ready_at = coalesce(ready_at, now()),"
+            " parser_version = %s, stats = %s WHERE id = %s",
+            (parser_version, json.dumps(stats), snap["id"]),
+        )
+        becomes_current = _is_newest(conn, settings, repo_row, commit_sha)
+        if becomes_current:
+            conn.execute(
+                "UPDATE repositories SET current_snapshot_id = %s,"
+                " active_embedding_model = coalesce(active_embedding_model, %s) WHERE id = %s",
+                (snap["id"], embedding_model, repo_row["id"]),
+            )
+            lexical_index.refresh_corpus_stats(conn, repo_row["id"], snap["id"])
+    return {"snapshot_id": snap["id"], "current": becomes_current, **(stats or {})}
+
+
+def _is_newest(conn: psycopg.Connection, settings: Settings, repo_row: dict, sha: str) -> bool:
+    """Current when nothing is current yet, when it is the branch head, or descends from current."""
+    if repo_row["current_snapshot_id"] is None:
+        return True
+    current = conn.execute(
+        "SELECT commit_sha FROM snapshots WHERE id = %s", (repo_row["current_snapshot_id"],)
+    ).fetchone()
+    if current is None or current["commit_sha"] == sha:
+        return True
+    checkout = repositories.git_dir(settings, repo_row["origin"])
+    branch = repo_row["default_branch"]
+    if branch:
+        try:
+            if git_source.resolve_commit(checkout, branch) == sha:
+                return True
+        except git_source.GitError:
+            pass
+    return git_source.is_ancestor(checkout, current["commit_sha"], sha)

@@ -1,0 +1,173 @@
+"""Writes of parsed files and vectors. Idempotent: every write is an upsert on a unique key.
+
+Dagster-free, so the MCP app's `index_file` stores overlay files through the same code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+import psycopg
+from pgvector import HalfVector
+
+from indexing.parsing.model import ParsedFile
+
+
+def git_blob_sha(content: bytes) -> str:
+    """The sha git gives `content` as a blob, so overlay files share content addressing."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+def claim_file_version(
+    conn: psycopg.Connection,
+    repository_id: int,
+    blob_sha: str,
+    language: str,
+    parser_version: str,
+    size: int,
+) -> tuple[int, bool]:
+    """Return (file_version id, already parsed), locking the row until the transaction ends."""
+    conn.execute(
+        "INSERT INTO file_versions (repository_id, blob_sha, language, parser_version, size_bytes)"
+        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+        (repository_id, blob_sha, language, parser_version, size),
+    )
+    row = conn.execute(
+        "SELECT id, parsed_at FROM file_versions WHERE repository_id = %s AND blob_sha = %s"
+        " AND language = %s AND parser_version = %s FOR UPDATE",
+        (repository_id, blob_sha, language, parser_version),
+    ).fetchone()
+    assert row is not None
+    return row["id"], row["parsed_at"] is not None
+
+
+def store_parsed_file(conn: psycopg.Connection, file_version_id: int, parsed: ParsedFile) -> None:
+    """Replace the symbols, chunks and edges of one file version and mark it parsed."""
+    conn.execute("DELETE FROM code_edges WHERE file_version_id = %s", (file_version_id,))
+    conn.execute("DELETE FROM code_chunks WHERE file_version_id = %s", (file_version_id,))
+    conn.execute("DELETE FROM code_symbols WHERE file_version_id = %s", (file_version_id,))
+    symbol_ids: list[int] = []
+    with conn.cursor() as cur:
+        for ordinal, symbol in enumerate(parsed.symbols):
+            parent_id = symbol_ids[symbol.parent] if symbol.parent is not None else None
+            cur.execute(
+                "INSERT INTO code_symbols (file_version_id, ordinal, name, qualified_name, kind,"
+                " signature, start_line, end_line, start_byte, end_byte, parent_id)"
+                " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+                (
+                    file_version_id,
+                    ordinal,
+                    symbol.name,
+                    symbol.qualified_name,
+                    symbol.kind,
+                    symbol.signature[:2000],
+                    symbol.start_line,
+                    symbol.end_line,
+                    symbol.start_byte,
+                    symbol.end_byte,
+                    parent_id,
+                ),
+            )
+            row = cur.fetchone()
+            assert row is not None
+            symbol_ids.append(row["id"])
+        cur.executemany(
+            "INSERT INTO code_chunks (file_version_id, ordinal, symbol_id, symbol_name,"
+            " qualified_name, symbol_kind, start_line, end_line, start_byte, end_byte, piece,"
+            " piece_count, content, content_hash)"
+            " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+            [
+                (
+                    file_version_id,
+                    ordinal,
+                    symbol_ids[c.symbol] if c.symbol is not None else None,
+                    c.symbol_name,
+                    c.qualified_name,
+                    c.kind,
+                    c.start_line,
+                    c.end_line,
+                    c.start_byte,
+                    c.end_byte,
+                    c.piece,
+                    c.piece_count,
+                    c.content.replace("\x00", ""),
+                    c.content_hash,
+                )
+                for ordinal, c in enumerate(parsed.chunks)
+            ],
+        )
+        cur.executemany(
+            "INSERT INTO code_edges (file_version_id, ordinal, caller_symbol_id, callee_name,"
+            " qualifier, line, kind) VALUES (%s,%s,%s,%s,%s,%s,%s)",
+            [
+                (
+                    file_version_id,
+                    ordinal,
+                    symbol_ids[e.caller] if e.caller is not None else None,
+                    e.callee_name[:500],
+                    e.qualifier[:500] if e.qualifier else None,
+                    e.line,
+                    e.kind,
+                )
+                for ordinal, e in enumerate(parsed.edges)
+            ],
+        )
+    conn.execute(
+        "UPDATE file_versions SET parsed_at = now(), has_syntax_errors = %s, redactions = %s"
+        " WHERE id = %s",
+        (parsed.has_syntax_errors, parsed.redactions, file_version_id),
+    )
+
+
+def model_index_name(model: str) -> str:
+    """A stable, valid index name for a model's partial HNSW index."""
+    return "chunk_embeddings_hnsw_" + hashlib.sha1(model.encode()).hexdigest()[:16]
+
+
+def ensure_embedding_model(conn: psycopg.Connection, model: str, dimensions: int) -> None:
+    """Register a model and create its partial HNSW index (once; safe to call every run)."""
+    row = conn.execute(
+        "SELECT dimensions FROM embedding_models WHERE name = %s", (model,)
+    ).fetchone()
+    if row is not None:
+        if row["dimensions"] != dimensions:
+            raise ValueError(
+                f"embedding model {model!r} is registered with {row['dimensions']} dimensions,"
+                f" but the provider returns {dimensions}: give the new setup another model name"
+            )
+        return
+    index = model_index_name(model)
+    literal = conn.execute("SELECT quote_literal(%s::text) AS q", (model,)).fetchone()
+    assert literal is not None
+    with conn.transaction():
+        conn.execute(
+            "INSERT INTO embedding_models (name, dimensions, index_name) VALUES (%s, %s, %s)"
+            " ON CONFLICT DO NOTHING",
+            (model, dimensions, index),
+        )
+        conn.execute(
+            f"CREATE INDEX IF NOT EXISTS {index} ON chunk_embeddings USING hnsw"
+            f" ((embedding::halfvec({int(dimensions)})) halfvec_cosine_ops)"
+            f" WHERE embedding_model = {literal['q']}"
+        )
+
+
+def store_embeddings(
+    conn: psycopg.Connection,
+    repository_id: int,
+    model: str,
+    content_hashes: Sequence[str],
+    vectors: Sequence[Sequence[float]],
+) -> None:
+    """Upsert vectors for content hashes (one row per repository, model and content)."""
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO chunk_embeddings (repository_id, embedding_model, content_hash, embedding)"
+            " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            [
+                (repository_id, model, h, HalfVector(np.asarray(v, dtype=np.float32)))
+                for h, v in zip(content_hashes, vectors, strict=True)
+            ],
+        )

@@ -1,0 +1,136 @@
+"""The real local model: the int8 CTranslate2 fast path against plain sentence-transformers."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from indexing.embedding.factory import make_local_embedder
+from indexing.embedding.local import (
+    FastEmbedder,
+    SentenceTransformerEmbedder,
+    lean_text,
+    packaged_model,
+)
+from codeatlas.core.config import Settings
+from codeatlas.core.errors import ConfigurationError
+
+SNIPPETS = [
+    "def is_eligible_for_refund(order):\n    return order.paid and not order.shipped",
+    "class LRUCache:\n    def get(self, key):\n        self._order.move_to_end(key)\n"
+    "        return self._items[key]",
+    "async def fetch_json(session, url):\n    async with session.get(url) as response:\n"
+    "        response.raise_for_status()\n        return await response.json()",
+    "func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {\n"
+    "    s.mux.ServeHTTP(w, r)\n}",
+    "",
+]
+
+
+@pytest.fixture(scope="module")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One conversion per test run (about 5 s), shared by the tests below."""
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="module")
+def fast(model_cache: Path) -> FastEmbedder:
+    return FastEmbedder(packaged_model(), model_cache, window=128)
+
+
+def test_lean_text_drops_brackets_quotes_commas_and_semicolons_only() -> None:
+    source = 'if (user.is_admin(x, y)) { items["a"] = f`b`; }  // note: a.b -> c'
+    assert lean_text(source).split() == [
+        "if", "user.is_admin", "x", "y", "items", "a", "=", "f", "b",
+        "//", "note:", "a.b", "->", "c",
+    ]  # fmt: skip
+    assert lean_text("") == ""
+    assert lean_text("naïve_café = 1") == "naïve_café = 1"
+
+
+@pytest.mark.slow
+def test_int8_runtime_matches_sentence_transformers_on_the_same_input(model_cache: Path) -> None:
+    model = packaged_model()
+    # Same text, same 256-token window: what is left is the int8 runtime's own error.
+    same_input = FastEmbedder(model, model_cache, window=256, lean=False)
+    plain = SentenceTransformerEmbedder(model)
+    assert (same_input.model_name, plain.model_name) == (
+        "all-MiniLM-L6-v2:ct2-int8-raw256",
+        "all-MiniLM-L6-v2",
+    )
+    assert same_input.dimensions == plain.dimensions == 384
+    ours = np.array(same_input.embed_documents(SNIPPETS))
+    reference = np.array(plain.embed_documents(SNIPPETS))
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-4)
+    cosines = (ours * reference).sum(axis=1)
+    # On the eval corpus' chunks: mean 0.996 (benchmarks/results/embedding.md). An empty text
+    # (only [CLS] and [SEP]) moves most under int8, to about 0.97.
+    assert cosines[:-1].min() > 0.99, cosines
+    assert cosines[-1] > 0.95, cosines
+    # The conversion is cached: a second embedder reuses the same folder.
+    assert FastEmbedder(model, model_cache).model_path == same_input.model_path
+
+
+@pytest.mark.slow
+def test_fast_path_reads_lean_text(model_cache: Path) -> None:
+    default = FastEmbedder(packaged_model(), model_cache)
+    assert (default.model_name, default.max_tokens) == ("all-MiniLM-L6-v2:ct2-int8-lean256", 256)
+    plain = SentenceTransformerEmbedder(packaged_model())
+    ours = np.array(default.embed_documents(SNIPPETS[:4]))
+    reference = np.array(plain.embed_documents(SNIPPETS[:4]))
+    # Another input makes another vector, but one that still means the same code.
+    assert ((ours * reference).sum(axis=1) > 0.9).all()
+    assert np.allclose(ours[0], default.embed_documents([lean_text(SNIPPETS[0])])[0], atol=1e-6)
+
+
+@pytest.mark.slow
+def test_related_text_ranks_above_unrelated_text(fast: FastEmbedder) -> None:
+    chunks = np.array(fast.embed_documents(SNIPPETS[:4]))
+    for query, expected in [
+        ("can this order still be refunded", 0),
+        ("least recently used cache lookup", 1),
+        ("download JSON over HTTP asynchronously", 2),
+        ("http request handler of the server", 3),
+    ]:
+        scores = chunks @ np.array(fast.embed_query(query))
+        assert int(scores.argmax()) == expected, (query, scores)
+
+
+@pytest.mark.slow
+def test_long_inputs_are_truncated_to_the_window_and_counted_in_full(fast: FastEmbedder) -> None:
+    assert (fast.model_name, fast.max_tokens) == ("all-MiniLM-L6-v2:ct2-int8-lean128", 128)
+    long_text = "def f():\n" + "    total = total + value\n" * 200
+    assert fast.count_tokens(long_text) > 1000
+    head = long_text[: len(long_text) // 2]
+    one, two = fast.embed_documents([long_text, head])
+    assert float(np.dot(one, two)) > 0.999  # both saw the same first 128 tokens
+    # Batches of every size come back in input order.
+    texts = [f"def handler_{i}(request):\n    return {i}" + " + x" * i for i in range(40)]
+    together = np.array(fast.embed_documents(texts))
+    alone = np.array([fast.embed_documents([t])[0] for t in texts[::7]])
+    assert np.allclose(together[::7], alone, atol=1e-3)
+
+
+@pytest.mark.slow
+def test_settings_pick_the_runtime_and_refuse_unknown_models(
+    model_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codeatlas.core.config import load_settings
+
+    base: Settings = replace(load_settings(), state_dir=tmp_path, embedding_provider="local")
+    default = make_local_embedder(replace(base, embedding_model=None))
+    assert default.model_name == "all-MiniLM-L6-v2:ct2-int8-lean256"
+    for name in ("all-MiniLM-L6-v2:ct2-int8-lean256", "all-MiniLM-L6-v2:ct2-int8-raw128"):
+        assert make_local_embedder(replace(base, embedding_model=name)).model_name == name
+    with pytest.raises(ConfigurationError, match="window must be 8..256"):
+        make_local_embedder(replace(base, embedding_model="all-MiniLM-L6-v2:ct2-int8-lean512"))
+    plain = make_local_embedder(replace(base, embedding_model="all-MiniLM-L6-v2"))
+    assert isinstance(plain, SentenceTransformerEmbedder)
+    with pytest.raises(ConfigurationError, match="unknown local embedding model"):
+        make_local_embedder(replace(base, embedding_model="all-MiniLM-L6-v2:onnx-int8"))
+    monkeypatch.setenv("CODEATLAS_LOCAL_RUNTIME", "gpu")
+    with pytest.raises(ConfigurationError, match="ct2 or torch"):
+        make_local_embedder(base)

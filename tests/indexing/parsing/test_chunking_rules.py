@@ -1,0 +1,158 @@
+"""Chunking rules on small, hand-written sources: what is a symbol, what each chunk holds."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+
+from indexing.parsing.parser import PARSER_VERSION, parse_file
+
+from .invariants import problems
+
+PYTHON = b'''"""Module doc."""
+import os
+
+
+class Outer(Base):
+    """Outer doc."""
+
+    LIMIT = 3
+
+    @property
+    def size(self) -> int:
+        def helper():
+            return os.path.getsize(self.path)
+        return helper()
+
+    class Inner:
+        value = 1
+
+        def get(self):
+            return self.value
+
+    trailing_field = 2
+
+
+@typing.overload
+def parse(x: int) -> int: ...
+@typing.overload
+def parse(x: str) -> str: ...
+def parse(x):
+    return x
+'''
+
+
+def _by_name(parsed, qualified_name):
+    return next(i for i, s in enumerate(parsed.symbols) if s.qualified_name == qualified_name)
+
+
+def test_methods_and_nested_classes_are_symbols_but_closures_are_part_of_their_function():
+    parsed = parse_file("m.py", PYTHON)
+    names = [(s.qualified_name, s.kind) for s in parsed.symbols]
+    assert ("Outer", "class") in names
+    assert ("Outer.size", "method") in names
+    assert ("Outer.Inner", "class") in names
+    assert ("Outer.Inner.get", "method") in names
+    assert not any("helper" in n for n, _ in names)
+    inner = parsed.symbols[_by_name(parsed, "Outer.Inner.get")]
+    assert parsed.symbols[inner.parent].qualified_name == "Outer.Inner"
+
+
+def test_a_class_chunk_holds_header_and_fields_but_not_its_methods():
+    parsed = parse_file("m.py", PYTHON)
+    outer = _by_name(parsed, "Outer")
+    own = [c for c in parsed.chunks if c.symbol == outer]
+    assert own[0].content.split("\n", 1)[1].startswith('class Outer(Base):\n    """Outer doc."""')
+    joined = "\n".join(c.content for c in own)
+    assert "LIMIT = 3" in joined and "trailing_field = 2" in joined
+    assert "def size" not in joined and "class Inner" not in joined.split("\n", 1)[1]
+
+
+def test_a_decorated_method_chunk_starts_at_its_decorator_and_holds_its_closure():
+    parsed = parse_file("m.py", PYTHON)
+    chunk = next(c for c in parsed.chunks if c.qualified_name == "Outer.size")
+    assert chunk.content.startswith("    @property\n    def size(self) -> int:")
+    assert "def helper" in chunk.content
+    assert (chunk.start_line, chunk.end_line) == (10, 14)
+    call = next(e for e in parsed.edges if e.callee_name == "getsize")
+    assert call.qualifier == "os.path" and call.line == 13
+    assert parsed.symbols[call.caller].qualified_name == "Outer.size"
+
+
+def test_overload_stubs_and_the_implementation_are_all_symbols():
+    parsed = parse_file("m.py", PYTHON)
+    overloads = [s for s in parsed.symbols if s.name == "parse"]
+    assert len(overloads) == 3
+    assert overloads[-1].signature == "def parse(x)"
+    assert [s.start_line for s in overloads] == [25, 27, 29]
+
+
+def test_the_file_chunk_holds_the_module_docstring_and_imports():
+    parsed = parse_file("m.py", PYTHON)
+    file_chunks = [c for c in parsed.chunks if c.kind == "file"]
+    assert file_chunks[0].content == '"""Module doc."""\nimport os'
+    assert (file_chunks[0].start_line, file_chunks[0].end_line) == (1, 2)
+    assert not problems(PYTHON, parsed)
+
+
+def test_a_large_function_is_split_into_pieces_under_its_signature():
+    body = "".join(f"    if x == {i}:\n        total += compute({i}, x)\n" for i in range(60))
+    source = f"def big(x):\n    total = 0\n{body}    return total\n".encode()
+    parsed = parse_file("big.py", source, max_tokens=64)
+    pieces = [c for c in parsed.chunks if c.symbol_name == "big"]
+    assert len(pieces) > 3
+    for n, piece in enumerate(pieces):
+        header, rest = piece.content.split("\n", 1)
+        assert header == "def big(x)"
+        assert (piece.piece, piece.piece_count) == (n, len(pieces))
+        assert rest.lstrip().startswith(("def big", "if x ==", "return total"))
+    assert pieces[0].start_line == 1 and pieces[-1].end_line == 123
+    assert not problems(source, parsed)
+
+
+def test_an_oversized_statement_that_cannot_be_split_stays_whole():
+    items = ", ".join(str(i) for i in range(400))
+    source = f"def table():\n    return [\n        {items}\n    ]\n".encode()
+    parsed = parse_file("t.py", source, max_tokens=32)
+    chunks = [c for c in parsed.chunks if c.symbol_name == "table"]
+    assert len(chunks) == 1 and chunks[0].end_line == 4
+
+
+def test_the_token_counter_given_decides_where_to_split():
+    source = b"def f():\n" + b"".join(b"    a%d = %d\n" % (i, i) for i in range(40))
+    whole = parse_file("f.py", source, max_tokens=1000, count_tokens=len)
+    split = parse_file("f.py", source, max_tokens=100, count_tokens=len)
+    assert len(whole.chunks) == 1
+    assert len(split.chunks) > 3
+
+
+def test_the_content_hash_covers_the_parser_version_and_content():
+    parsed = parse_file("a.go", b"package a\n\nfunc A() int { return 1 }\n")
+    chunk = next(c for c in parsed.chunks if c.symbol_name == "A")
+    expected = hashlib.sha256(f"{PARSER_VERSION}\0{chunk.content}".encode()).hexdigest()
+    assert chunk.content_hash == expected
+
+
+def test_a_javascript_docblock_separated_by_one_blank_line_is_still_attached():
+    source = b"'use strict';\n\n/**\n * Adds.\n */\n\nfunction add(a, b) {\n  return a + b;\n}\n"
+    parsed = parse_file("a.js", source)
+    chunk = next(c for c in parsed.chunks if c.symbol_name == "add")
+    assert chunk.content.startswith("/**") and chunk.start_line == 3
+
+
+def test_a_license_header_is_not_glued_to_the_first_function():
+    source = b"/* Copyright 2024 */\n\nint main(void) { return 0; }\n"
+    parsed = parse_file("a.c", source)
+    chunk = next(c for c in parsed.chunks if c.symbol_name == "main")
+    assert chunk.start_line == 3
+
+
+def test_the_invariant_checker_notices_a_chunk_that_lies_about_its_source():
+    parsed = parse_file("m.py", PYTHON)
+    broken = parsed.chunks[1]
+    parsed.chunks[1] = dataclasses.replace(broken, start_line=broken.start_line + 1)
+    parsed.chunks.append(dataclasses.replace(broken, content="x", symbol=None))
+    found = problems(PYTHON, parsed)
+    assert any("lines do not match" in p for p in found)
+    assert any("content differs" in p for p in found)
+    assert any("overlap" in p for p in found)
