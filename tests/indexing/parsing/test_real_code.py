@@ -11,7 +11,7 @@ from tree_sitter_language_pack import get_parser
 from indexing.parsing.model import ParsedFile
 from indexing.parsing.parser import parse_file
 
-from .corpora import CORPORA, corpus_files, find_file
+from corpora.languages import CORPORA, corpus_files, find_file
 from .invariants import problems
 
 

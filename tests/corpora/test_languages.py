@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from XX.corpora import extract_tar
+from corpora.languages import extract_tar
 
 
 def archive(path: Path) -> Path:
