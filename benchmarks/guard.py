@@ -1,6 +1,6 @@
 """The quick quality check CI runs, one per eval set (Python, PHP, TypeScript): a slice of the
-set's corpus (`EvalSet.guard_prefixes`) indexed by the Dagster index job (as
-tests/assets/pipeline_helpers does) with the deterministic fake embedder; hybrid search;
+set's corpus (`EvalSet.guard_prefixes`) indexed by the Dagster index job (in process, as the
+CLI runs it) with the deterministic fake embedder; hybrid search;
 Recall@5 and tight@5 against the set's floor in `benchmarks/quality_floor.json`.
 
 Record new floors for every set (after a deliberate change) with
@@ -50,14 +50,28 @@ def guard_queries(eval_set: EvalSet) -> list[dict]:
 
 def measure(database_url: str, workdir: Path, eval_set: EvalSet = EVAL_SETS["py"]) -> dict:
     """Index the set's slice into `database_url` (fake embedder) and score hybrid search."""
+    from assets.resources import EmbeddingProvider, IndexDatabase
+    from codeatlas.core.database import transaction
+    from dagster import DagsterInstance
+    from indexing import repositories
+    from orchestration.definitions import build_definitions
+    from orchestration.indexing import index_commit
+
     from benchmarks.codeatlas_search import CodeatlasSearch
-    from tests.assets.pipeline_helpers import register, run_index
 
     repo = subset_corpus(eval_set, workdir / f"guard-{eval_set.name}")
     embedder = make_embedder("fake")  # the same factory call the index job makes
     name = f"guard-{eval_set.name}"
-    register(database_url, name, str(repo))
-    run_index(database_url, name, as_git_repo(repo))
+    with transaction(database_url) as conn:
+        repositories.register(conn, name, str(repo), "main")
+    index_commit(
+        name,
+        as_git_repo(repo),
+        instance=DagsterInstance.ephemeral(),
+        definitions=build_definitions(
+            IndexDatabase(url=database_url), EmbeddingProvider(provider="fake")
+        ),
+    )
     queries = guard_queries(eval_set)
     search = CodeatlasSearch(database_url, [name], embedder)
     try:
