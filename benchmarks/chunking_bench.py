@@ -26,11 +26,11 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks import machine  # noqa: E402
+from corpora.languages import CORPORA, corpus_files  # noqa: E402
 from indexing.parsing.model import Symbol  # noqa: E402
 from indexing.parsing.parser import PARSER_VERSION, parse_file  # noqa: E402
 from indexing.parsing.source import estimate_tokens  # noqa: E402
-from benchmarks import machine  # noqa: E402
-from corpora.languages import CORPORA, corpus_files  # noqa: E402
 
 WINDOW_TOKENS = 512
 RESULTS = Path(__file__).resolve().parent / "results" / "chunking.md"

@@ -67,9 +67,9 @@ def _build(name: str):
     """The embedder `codeatlas` itself would build for model `all-MiniLM-L6-v2[:name]`."""
     from dataclasses import replace
 
+    from codeatlas.core.config import load_settings
     from indexing.embedding.factory import make_local_embedder
     from indexing.embedding.local import PACKAGED_MODEL
-    from codeatlas.core.config import load_settings
 
     model = PACKAGED_MODEL if name == REFERENCE else f"{PACKAGED_MODEL}:{name}"
     return make_local_embedder(

@@ -50,14 +50,14 @@ def guard_queries(eval_set: EvalSet) -> list[dict]:
 
 def measure(database_url: str, workdir: Path, eval_set: EvalSet = EVAL_SETS["py"]) -> dict:
     """Index the set's slice into `database_url` (fake embedder) and score hybrid search."""
-    from assets.resources import EmbeddingProvider, IndexDatabase
-    from codeatlas.core.database import transaction
     from dagster import DagsterInstance
+
+    from assets.resources import EmbeddingProvider, IndexDatabase
+    from benchmarks.codeatlas_search import CodeatlasSearch
+    from codeatlas.core.database import transaction
     from indexing import repositories
     from orchestration.definitions import build_definitions
     from orchestration.indexing import index_commit
-
-    from benchmarks.codeatlas_search import CodeatlasSearch
 
     repo = subset_corpus(eval_set, workdir / f"guard-{eval_set.name}")
     embedder = make_embedder("fake")  # the same factory call the index job makes

@@ -25,8 +25,8 @@ DEPTH = 50
 
 def answers(url: str) -> dict:
     """{"lexical|scope|query": [[chunk_id, score], ...], "hybrid|scope|query": [hit, ...]}."""
-    from indexing.embedding.fake import FakeEmbedder
     from codeatlas.core.database import connect
+    from indexing.embedding.fake import FakeEmbedder
     from retrieval.lexical import lexical_candidates
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope

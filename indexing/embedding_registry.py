@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 
 import psycopg
 
-from indexing import storage
-from indexing.embedding.base import Embedder
 from codeatlas.core.config import Settings, load_settings
 from codeatlas.core.errors import ConfigurationError
+from indexing import storage
+from indexing.embedding.base import Embedder
 
 _cache: dict[tuple, Embedder] = {}
 _lock = threading.Lock()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from indexing.parsing.parser import PARSER_VERSION
 from codeatlas.core.config import Settings
+from indexing.parsing.parser import PARSER_VERSION
 
 
 def effective_parser_version(settings: Settings) -> str:

@@ -6,9 +6,9 @@ import json
 
 import psycopg
 
-from indexing import git_source, lexical_index, repositories
 from codeatlas.core.config import Settings
 from codeatlas.core.terms import LEXICAL_VERSION
+from indexing import git_source, lexical_index, repositories
 
 
 class SnapshotIncompleteError(RuntimeError):

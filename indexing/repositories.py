@@ -9,9 +9,9 @@ from pathlib import Path
 
 import psycopg
 
-from indexing import git_source
 from codeatlas.core.config import Settings
 from codeatlas.core.errors import ConfigurationError, RepositoryNotFoundError
+from indexing import git_source
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")
 

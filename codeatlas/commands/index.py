@@ -18,9 +18,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Register the repository, add the partition and execute the job in-process."""
-    from indexing import git_source, repositories
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import ensure_index_database, transaction
+    from indexing import git_source, repositories
     from orchestration.indexing import index_commit
 
     settings = load_settings()

@@ -78,8 +78,8 @@ def _database():
 
 def repo_add(args: argparse.Namespace) -> int:
     """Register NAME → ORIGIN (tracking a branch) so webhooks and sensors can index it."""
-    from indexing import git_source, repositories
     from codeatlas.core.database import transaction
+    from indexing import git_source, repositories
 
     settings, url = _database()
     name = repositories.validate_name(args.name)
@@ -114,8 +114,8 @@ def _read_secret(args: argparse.Namespace) -> str:
 
 def repo_secret(args: argparse.Namespace) -> int:
     """Store a webhook secret for one provider (the receiver verifies pushes with it)."""
-    from indexing import repositories
     from codeatlas.core.database import transaction
+    from indexing import repositories
     from orchestration.webhooks.events import set_secret
 
     value = _read_secret(args)
@@ -164,8 +164,8 @@ def models_list(args: argparse.Namespace) -> int:
 
 def models_upgrade(args: argparse.Namespace) -> int:
     """Record the new model, mark repositories upgrading, optionally backfill now."""
-    from indexing import embedding_registry
     from codeatlas.core.database import connect
+    from indexing import embedding_registry
     from orchestration import model_upgrade
 
     settings, url = _database()

@@ -7,9 +7,9 @@ import logging
 import os
 from pathlib import Path
 
-from indexing.embedding.base import Embedder
 from codeatlas.core.config import Settings
 from codeatlas.core.errors import ConfigurationError
+from indexing.embedding.base import Embedder
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from indexing.embedding.batching import plan_batches, shortest_first
 from codeatlas.core.errors import ConfigurationError
+from indexing.embedding.batching import plan_batches, shortest_first
 
 if TYPE_CHECKING:
     import numpy as np

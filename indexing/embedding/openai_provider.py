@@ -7,8 +7,8 @@ from typing import Any
 
 import openai
 
-from indexing.embedding.batching import plan_batches
 from codeatlas.core.errors import ConfigurationError, EmbeddingProviderError
+from indexing.embedding.batching import plan_batches
 
 DEFAULT_MODEL = "text-embedding-3-small"
 _KNOWN_DIMENSIONS = {

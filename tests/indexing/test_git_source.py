@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
-from indexing import git_source, repositories
 from codeatlas.core.config import load_settings
+from indexing import git_source, repositories
 from tests.assets.pipeline_helpers import register, run_index, snapshot_paths
 
 

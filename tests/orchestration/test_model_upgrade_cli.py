@@ -2,9 +2,9 @@
 
 import pytest
 
-from indexing import embedding_registry
 from codeatlas.cli import main
 from codeatlas.core.database import connect
+from indexing import embedding_registry
 from tests.assets.pipeline_helpers import register, run_index
 
 

@@ -15,10 +15,10 @@ from dagster import (
     validate_run_config,
 )
 
-from indexing import embedding_registry
-from indexing.embedding.fake import FakeEmbedder
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.core.database import connect, transaction
+from indexing import embedding_registry
+from indexing.embedding.fake import FakeEmbedder
 from orchestration.definitions import build_definitions
 from orchestration.model_upgrade import start_upgrade
 from tests.assets.pipeline_helpers import register, run_index

@@ -8,8 +8,8 @@ import logging
 import pytest
 from starlette.testclient import TestClient
 
-from indexing import repositories
 from codeatlas.core.database import connect, transaction
+from indexing import repositories
 from orchestration.webhooks import events
 from orchestration.webhooks.app import build_app
 from orchestration.webhooks.providers import sign

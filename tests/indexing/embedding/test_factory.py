@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from indexing.embedding import local
-from indexing.embedding.factory import make_local_embedder
 from codeatlas.core.config import Settings, load_settings
 from codeatlas.core.errors import ConfigurationError
+from indexing.embedding import local
+from indexing.embedding.factory import make_local_embedder
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from codeatlas.core.config import Settings
+from codeatlas.core.errors import ConfigurationError
 from indexing.embedding.factory import make_local_embedder
 from indexing.embedding.local import (
     FastEmbedder,
@@ -15,8 +17,6 @@ from indexing.embedding.local import (
     lean_text,
     packaged_model,
 )
-from codeatlas.core.config import Settings
-from codeatlas.core.errors import ConfigurationError
 
 SNIPPETS = [
     "def is_eligible_for_refund(order):\n    return order.paid and not order.shipped",

@@ -12,8 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from indexing.embedding.openai_provider import OpenAIEmbedder
 from codeatlas.core.errors import ConfigurationError, EmbeddingProviderError
+from indexing.embedding.openai_provider import OpenAIEmbedder
 
 API_KEY = "sk-test-secret-123"
 

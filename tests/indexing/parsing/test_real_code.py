@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import pytest
 from tree_sitter_language_pack import get_parser
 
+from corpora.languages import CORPORA, corpus_files, find_file
 from indexing.parsing.model import ParsedFile
 from indexing.parsing.parser import parse_file
 
-from corpora.languages import CORPORA, corpus_files, find_file
 from .invariants import problems
 
 
