@@ -1,51 +1,57 @@
-"""Asset checks: the stored snapshot matches git, and nothing is orphaned."""
+"""Asset check: the stored file list of a snapshot is the commit's, as git itself lists it."""
 
-from dagster import AssetCheckExecutionContext, AssetCheckResult, asset_check
+import subprocess
+from typing import Any
 
-from indexing import git_source, repositories
+from dagster import AssetCheckExecutionContext, AssetCheckResult, MetadataValue, asset_check
+
 from assets.partitions import parse_partition_key
 from assets.resources import IndexDatabase
-from codeatlas.core.database import connect
+from codeatlas.core.config import Settings
+from codeatlas.core.database import connection
+from indexing import repositories
+
+SHOWN_PATHS = 20  # differing paths named in the check's metadata
 
 
-@asset_check(asset="source_files", description="Snapshot file count equals `git ls-tree`.")
+def paths_in_git(checkout: str, sha: str) -> set[str]:
+    """Every path of the commit's tree, from `git ls-tree` itself (not the indexer's reader)."""
+    out = subprocess.run(
+        ["git", "-C", checkout, "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha],
+        check=True,
+        capture_output=True,
+    ).stdout
+    return {p.decode("utf-8", errors="surrogateescape") for p in out.split(b"\0") if p}
+
+
+def compare_with_git(url: str, settings: Settings, repository: str, sha: str) -> dict[str, Any]:
+    """Counts of the commit's paths in git and in `snapshot_files`, and the paths that differ."""
+    with connection(url) as conn:
+        repo = repositories.get(conn, repository)
+        rows = conn.execute(
+            "SELECT sf.path FROM snapshot_files sf JOIN snapshots s ON s.id = sf.snapshot_id"
+            " WHERE s.repository_id = %s AND s.commit_sha = %s",
+            (repo.id, sha),
+        ).fetchall()
+    stored = {r["path"] for r in rows}
+    in_git = paths_in_git(str(repositories.git_dir(settings, repo.origin)), sha)
+    return {
+        "git": len(in_git),
+        "stored": len(stored),
+        "missing": sorted(in_git - stored)[:SHOWN_PATHS],
+        "unexpected": sorted(stored - in_git)[:SHOWN_PATHS],
+    }
+
+
+@asset_check(asset="source_files", description="Snapshot files are the paths of `git ls-tree`.")
 def file_count_matches_git(
     context: AssetCheckExecutionContext, index_db: IndexDatabase
 ) -> AssetCheckResult:
-    """Every path of the commit is in `snapshot_files`, indexed or skipped with a reason."""
+    """Every path of the commit is in `snapshot_files` (indexed or skipped with a reason), and
+    no other path is."""
     repository, sha = parse_partition_key(context.run.tags["dagster/partition"])
-    conn = connect(index_db.database_url)
-    try:
-        repo = repositories.get(conn, repository)
-        row = conn.execute(
-            "SELECT count(*) AS n FROM snapshot_files sf JOIN snapshots s ON s.id = sf.snapshot_id"
-            " WHERE s.repository_id = %s AND s.commit_sha = %s",
-            (repo.id, sha),
-        ).fetchone()
-    finally:
-        conn.close()
-    in_git = len(git_source.list_tree(repositories.git_dir(index_db.settings, repo.origin), sha))
-    stored = row["n"] if row else 0
-    return AssetCheckResult(passed=stored == in_git, metadata={"git": in_git, "stored": stored})
-
-
-ORPHAN_QUERIES = {
-    "chunks_without_file_version": "SELECT count(*) AS n FROM code_chunks c"
-    " LEFT JOIN file_versions fv ON fv.id = c.file_version_id WHERE fv.id IS NULL",
-    "unparsed_file_versions_in_ready_snapshots": "SELECT count(*) AS n FROM snapshot_files sf"
-    " JOIN snapshots s ON s.id = sf.snapshot_id JOIN file_versions fv"
-    " ON fv.id = sf.file_version_id WHERE s.status = 'ready' AND fv.parsed_at IS NULL",
-    "chunks_with_symbol_of_other_file": "SELECT count(*) AS n FROM code_chunks c"
-    " JOIN code_symbols s ON s.id = c.symbol_id WHERE s.file_version_id <> c.file_version_id",
-}
-
-
-@asset_check(asset="snapshot", description="No orphan or half-written rows anywhere.")
-def no_orphan_rows(index_db: IndexDatabase) -> AssetCheckResult:
-    """Chunks, symbols and file versions all hang together."""
-    conn = connect(index_db.database_url)
-    try:
-        counts = {name: conn.execute(sql).fetchone()["n"] for name, sql in ORPHAN_QUERIES.items()}
-    finally:
-        conn.close()
-    return AssetCheckResult(passed=not any(counts.values()), metadata=counts)
+    found = compare_with_git(index_db.database_url, index_db.settings, repository, sha)
+    return AssetCheckResult(
+        passed=not found["missing"] and not found["unexpected"],
+        metadata={k: MetadataValue.json(v) if isinstance(v, list) else v for k, v in found.items()},
+    )

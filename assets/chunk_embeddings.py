@@ -9,14 +9,14 @@ from dagster import (
     asset_check,
 )
 
+from assets.partitions import parse_partition_key, snapshot_partitions
+from assets.pool_slots import EMBEDDING_POOL, pool_slot
+from assets.resources import EmbeddingProvider, IndexDatabase
+from codeatlas.core.database import connection, transaction
 from indexing import repositories
 from indexing.embedding_registry import record_model
 from indexing.embedding_step import coverage, embed_snapshot
 from indexing.model_switch import adopt_configured_model
-from assets.partitions import parse_partition_key, snapshot_partitions
-from assets.pool_slots import EMBEDDING_POOL, pool_slot
-from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.core.database import connect, transaction
 
 
 @asset(
@@ -38,11 +38,8 @@ def chunk_embeddings(
         stats = embed_snapshot(
             index_db.database_url, repository, sha, embeddings.embedder, progress=context.log.info
         )
-    conn = connect(index_db.database_url)
-    try:
+    with connection(index_db.database_url) as conn:
         stats["activated"] = adopt_configured_model(conn, repository, model)
-    finally:
-        conn.close()
     if stats["activated"]:
         context.log.info(f"{repository}: {model} is now the active model (it covers the snapshot)")
     return MaterializeResult(metadata=stats)
@@ -55,13 +52,10 @@ def every_chunk_has_a_vector(
     """Coverage of the snapshot's chunk contents for the configured model is 100%."""
     repository, sha = parse_partition_key(context.run.tags["dagster/partition"])
     model = embeddings.embedder.model_name
-    conn = connect(index_db.database_url)
-    try:
+    with connection(index_db.database_url) as conn:
         repo = repositories.get(conn, repository)
         snap_id = repositories.snapshot_id(conn, repo, sha)
         embedded, total = coverage(conn, snap_id, repo.id, model) if snap_id else (0, 0)
-    finally:
-        conn.close()
     return AssetCheckResult(
         passed=embedded == total,
         severity=AssetCheckSeverity.WARN,

@@ -4,39 +4,54 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cached_property
+from pathlib import Path
 
-from dagster import ConfigurableResource
+from dagster import ConfigurableResource, InitResourceContext
+from pydantic import PrivateAttr
 
+from codeatlas.core.config import Settings, load_settings
+from codeatlas.core.database import ensure_index_database, migrate_database
 from indexing.embedding.base import Embedder
 from indexing.embedding_registry import ModelSpec, configured_spec, embedder_for_spec
-from codeatlas.core.config import Settings, load_settings
-from codeatlas.core.database import ensure_index_database
 
 
 class IndexDatabase(ConfigurableResource):
-    """The codeatlas PostgreSQL database; `url` empty means the embedded server / settings."""
+    """The codeatlas PostgreSQL database, resolved and migrated once when a run (or a sensor's
+    tick) starts; fields left empty come from the `CODEATLAS_*` settings of the process."""
 
-    url: str = ""
+    url: str = ""  # empty: CODEATLAS_DATABASE_URL, else the embedded server in the state dir
+    state_dir: str = ""  # empty: CODEATLAS_STATE_DIR, else the per-user data dir
+    _settings: Settings | None = PrivateAttr(default=None)
+    _database_url: str | None = PrivateAttr(default=None)
 
-    @cached_property
+    def setup_for_execution(self, context: InitResourceContext) -> None:
+        """Read the settings and create/migrate the database before the first step uses it."""
+        self._open()
+
+    def teardown_after_execution(self, context: InitResourceContext) -> None:
+        """Forget the settings: the next run reads them afresh."""
+        self._settings = self._database_url = None
+
+    def _open(self) -> tuple[Settings, str]:
+        if self._settings is None or self._database_url is None:
+            settings = load_settings()
+            if self.state_dir:
+                settings = replace(settings, state_dir=Path(self.state_dir).resolve())
+            if self.url:
+                migrate_database(self.url)
+            self._database_url = self.url or ensure_index_database(settings)
+            self._settings = settings
+        return self._settings, self._database_url
+
+    @property
     def settings(self) -> Settings:
-        """Settings from the environment of the process running the step."""
-        return load_settings()
+        """The settings of the process running the step, with this resource's fields."""
+        return self._open()[0]
 
-    @cached_property
+    @property
     def database_url(self) -> str:
         """The migrated database's URL (starts the embedded server when needed)."""
-        if self.url:
-            from codeatlas.core.database import connect_plain
-            from codeatlas.core.migrations import migrate
-
-            conn = connect_plain(self.url)
-            try:
-                migrate(conn)
-            finally:
-                conn.close()
-            return self.url
-        return ensure_index_database(self.settings)
+        return self._open()[1]
 
 
 class EmbeddingProvider(ConfigurableResource):

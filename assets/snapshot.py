@@ -2,11 +2,11 @@
 
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
-from indexing import publishing
-from assets.code_index import effective_parser_version
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.core.database import connect
+from codeatlas.core.database import connection
+from indexing import publishing
+from indexing.parse_version import effective_parser_version
 
 
 @asset(
@@ -20,8 +20,7 @@ def snapshot(
 ) -> MaterializeResult:
     """Mark the snapshot ready and switch the repository's current snapshot atomically."""
     repository, sha = parse_partition_key(context.partition_key)
-    conn = connect(index_db.database_url)
-    try:
+    with connection(index_db.database_url) as conn:
         result = publishing.publish(
             conn,
             index_db.settings,
@@ -30,8 +29,6 @@ def snapshot(
             effective_parser_version(index_db.settings),
             embeddings.embedder.model_name,
         )
-    finally:
-        conn.close()
     context.log.info(
         f"published {repository}@{sha[:12]}: {result['chunks']} chunks,"
         f" {result['symbols']} symbols; current: {result['current']}"

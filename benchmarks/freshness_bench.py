@@ -78,8 +78,8 @@ def _setup(work: Path, provider: str, fresh: bool = True) -> tuple[str, Path, Pa
 
 
 def _register(url: str, origin: str) -> None:
-    from indexing import repositories
     from codeatlas.core.database import transaction
+    from indexing import repositories
     from orchestration.webhooks import events
 
     with transaction(url) as conn:
@@ -155,10 +155,10 @@ def run(
                 after, t_push, t_pushed, t_received = _push_and_notify(
                     client, clone, origin, i, time.perf_counter
                 )
-                context = build_sensor_context(
+                with build_sensor_context(
                     instance=instance, cursor=cursor, resources={"index_db": IndexDatabase(url=url)}
-                )
-                tick = webhook_push_sensor(context)
+                ) as context:
+                    tick = webhook_push_sensor(context)
                 cursor = tick.cursor
                 [request] = tick.run_requests
                 for req in tick.dynamic_partitions_requests:

@@ -193,8 +193,8 @@ def storage(conn) -> dict:
 
 def latency(url: str, queries: list[str]) -> dict:
     """p50/p95 of lexical (one repository, all repositories) and hybrid (one repository)."""
-    from indexing.embedding.fake import FakeEmbedder
     from benchmarks.codeatlas_search import CodeatlasSearch
+    from indexing.embedding.fake import FakeEmbedder
     from retrieval.lexical import lexical_candidates
     from retrieval.search import search_code
 
@@ -261,11 +261,10 @@ def one_file_commit(url: str) -> dict:
 def stats_update(url: str) -> dict:
     """The statistics update from the Python repository's previous snapshot to its current one
     (a one-file commit), re-run alone five times and rolled back."""
+    from codeatlas.core.database import connection
     from indexing.lexical_index import refresh_corpus_stats
-    from codeatlas.core.database import connect
 
-    conn = connect(url)
-    try:
+    with connection(url) as conn:
         repo = conn.execute(
             "SELECT id, current_snapshot_id FROM repositories WHERE name = 'py'"
         ).fetchone()
@@ -283,8 +282,6 @@ def stats_update(url: str) -> dict:
             refresh_corpus_stats(conn, repo["id"], repo["current_snapshot_id"])
             samples.append(time.perf_counter() - started)
             conn.rollback()
-    finally:
-        conn.close()
     return {
         "stats_update_ms_median": round(statistics.median(samples) * 1000, 1),
         "stats_update_ms_max": round(max(samples) * 1000, 1),

@@ -52,17 +52,14 @@ def describe(database_url: str | None = None) -> dict:
         "git_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
     }
     if database_url:
-        from codeatlas.core.database import connect
+        from codeatlas.core.database import connection
 
-        conn = connect(database_url)
-        try:
+        with connection(database_url) as conn:
             info["postgresql"] = conn.execute("SHOW server_version").fetchone()["server_version"]
             row = conn.execute(
                 "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
             ).fetchone()
             info["pgvector"] = row["extversion"] if row else None
-        finally:
-            conn.close()
     return info
 
 

@@ -51,13 +51,12 @@ def index_status(
     """Why `repository@sha` must be (re)indexed in that database, or None when it is current:
     same commit, parser and tokenizer version, no migration applied since, and (given a model) a
     vector of that model for every chunk."""
-    from indexing.parse_version import effective_parser_version
     from codeatlas.core.config import load_settings
-    from codeatlas.core.database import connect
+    from codeatlas.core.database import connection
     from codeatlas.core.terms import LEXICAL_VERSION
+    from indexing.parse_version import effective_parser_version
 
-    conn = connect(database_url)
-    try:
+    with connection(database_url) as conn:
         row = conn.execute(
             "SELECT s.id, s.parser_version, s.ready_at, r.id AS repository_id FROM repositories r"
             " JOIN snapshots s ON s.id = r.current_snapshot_id"
@@ -93,8 +92,6 @@ def index_status(
             (row["id"], row["repository_id"], model),
         ).fetchone()
         return f"{missing['n']} chunks without a {model} vector" if missing["n"] else None
-    finally:
-        conn.close()
 
 
 def snapshot_ready(database_url: str, repository: str, sha: str, model: str | None = None) -> bool:
@@ -141,18 +138,15 @@ def codeatlas_runs(
 
 def codeatlas_over_window(database_url: str, repository: str, embedder) -> float:
     """Share of the stored chunks of the current snapshot longer than the model's window."""
-    from codeatlas.core.database import connect
+    from codeatlas.core.database import connection
 
-    conn = connect(database_url)
-    try:
+    with connection(database_url) as conn:
         rows = conn.execute(
             "SELECT DISTINCT c.content_hash, c.content FROM repositories r"
             " JOIN snapshot_files sf ON sf.snapshot_id = r.current_snapshot_id"
             " JOIN code_chunks c ON c.file_version_id = sf.file_version_id WHERE r.name = %s",
             (repository,),
         ).fetchall()
-    finally:
-        conn.close()
     return over_window(embedder, [r["content"] for r in rows])
 
 

@@ -56,10 +56,9 @@ def incremental(corpus: Path, name: str, url: str, provider: str) -> dict:
 
 def storage(url: str) -> dict:
     """Bytes of each index table (heap + indexes + TOAST) and per chunk."""
-    from codeatlas.core.database import connect
+    from codeatlas.core.database import connection
 
-    conn = connect(url)
-    try:
+    with connection(url) as conn:
         sizes = {
             t: conn.execute("SELECT pg_total_relation_size(%s) AS b", (t,)).fetchone()["b"]
             for t in STORAGE_TABLES
@@ -69,8 +68,6 @@ def storage(url: str) -> dict:
         source = conn.execute(
             "SELECT coalesce(sum(size_bytes), 0) AS b FROM file_versions"
         ).fetchone()["b"]
-    finally:
-        conn.close()
     total = sum(sizes.values())
     return {
         "chunks": chunks,

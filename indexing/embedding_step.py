@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from codeatlas.core.database import analyze, connection, transaction
+from codeatlas.core.sql_files import statement
 from indexing import repositories, storage
 from indexing.embedding.base import Embedder
-from codeatlas.core.database import analyze, connect, transaction
 
 EMBED_BATCH = 64
 COMMIT_EVERY = 512
@@ -17,12 +18,8 @@ ANALYZE_AFTER_VECTORS = 500
 def missing_content(conn, repository_id: int, snapshot_id: int, model: str) -> list[dict]:
     """(content_hash, length) of the snapshot's chunk contents with no vector for `model`."""
     return conn.execute(
-        "SELECT DISTINCT ON (c.content_hash) c.content_hash, length(c.content) AS length"
-        " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
-        " WHERE sf.snapshot_id = %s AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
-        "  WHERE e.repository_id = %s AND e.embedding_model = %s"
-        "  AND e.content_hash = c.content_hash)",
-        (snapshot_id, repository_id, model),
+        statement("indexing", "missing_embeddings"),
+        {"snapshot_id": snapshot_id, "repository_id": repository_id, "model": model},
     ).fetchall()
 
 
@@ -35,8 +32,7 @@ def embed_snapshot(
 ) -> dict:
     """Embed what the snapshot lacks for `embedder`'s model; commits every ~500 vectors."""
     started = time.monotonic()
-    conn = connect(url)
-    try:
+    with connection(url) as conn:
         repo = repositories.get(conn, repository_name)
         snap_id = repositories.snapshot_id(conn, repo, commit_sha)
         if snap_id is None:
@@ -44,8 +40,6 @@ def embed_snapshot(
         storage.ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
         conn.commit()
         todo = missing_content(conn, repo.id, snap_id, embedder.model_name)
-    finally:
-        conn.close()
     # similar lengths together: less padding per batch; contents are read one group at a time
     # so memory stays bounded however large the repository
     todo.sort(key=lambda r: r["length"])
@@ -92,12 +86,8 @@ def _contents(conn, repository_id: int, hashes: list[str]) -> list[str]:
 def coverage(conn, snapshot_id: int, repository_id: int, model: str) -> tuple[int, int]:
     """(distinct chunk contents with a vector for `model`, distinct chunk contents)."""
     row = conn.execute(
-        "SELECT count(DISTINCT c.content_hash) AS total,"
-        " count(DISTINCT e.content_hash) AS embedded"
-        " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
-        " LEFT JOIN chunk_embeddings e ON e.repository_id = %s AND e.embedding_model = %s"
-        "  AND e.content_hash = c.content_hash WHERE sf.snapshot_id = %s",
-        (repository_id, model, snapshot_id),
+        statement("indexing", "embedding_coverage"),
+        {"snapshot_id": snapshot_id, "repository_id": repository_id, "model": model},
     ).fetchone()
     assert row is not None
     return row["embedded"], row["total"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codeatlas.core.errors import CodeatlasError
 from mcp_app.inputs import MAX_FILE_BYTES
@@ -21,6 +21,9 @@ from mcp_app.state import AppState
 from retrieval.principals import DbConnection, Principal
 from retrieval.reading import clean_path
 from retrieval.scope import resolve_scope
+
+if TYPE_CHECKING:
+    from indexing.parsing.model import ParsedFile
 
 EMBED_BATCH = 32
 
@@ -62,10 +65,10 @@ def index_file(
 ) -> dict[str, Any]:
     """Parse, store, embed (when the repository's model is available) and map into the overlay."""
     from indexing import lexical_index, storage
+    from indexing.file_index import store_file_version
     from indexing.parse_version import effective_parser_version
     from indexing.parsing.file_rules import skip_reason
     from indexing.parsing.languages import detect_language
-    from indexing.parsing.parser import parse_file
 
     deadline = time.monotonic() + state.limits.index_file_seconds
     scope = resolve_scope(conn, principal, [repository])
@@ -80,17 +83,17 @@ def index_file(
     blob_sha = storage.git_blob_sha(data)
     with conn.transaction():
         check_quota(conn, principal.id, view.repository_id, path, state.limits)
-        file_version_id, parsed_before = storage.claim_file_version(
-            conn, view.repository_id, blob_sha, language, version, len(data)
+        file_version_id, _parsed = store_file_version(
+            conn,
+            view.repository_id,
+            path,
+            blob_sha,
+            language,
+            data,
+            version,
+            state.settings,
+            accept=lambda parsed: _within_chunk_limit(state, path, parsed),
         )
-        if not parsed_before:
-            parsed = parse_file(path, data, max_tokens=state.settings.chunk_max_tokens)
-            if len(parsed.chunks) > state.limits.overlay_max_chunks:
-                raise UnindexableFileError(
-                    f"{path} parses into {len(parsed.chunks):,} chunks; index_file takes at most "
-                    f"{state.limits.overlay_max_chunks:,} (commit it and let the indexer take it)"
-                )
-            storage.store_parsed_file(conn, file_version_id, parsed)
         lexical_index.ensure_file_terms(conn, file_version_id, path)
         conn.execute(
             "INSERT INTO overlay_files (repository_id, principal_id, path, file_version_id)"
@@ -126,6 +129,14 @@ def index_file(
     if note:
         result["note"] = note
     return result
+
+
+def _within_chunk_limit(state: AppState, path: str, parsed: ParsedFile) -> None:
+    if len(parsed.chunks) > state.limits.overlay_max_chunks:
+        raise UnindexableFileError(
+            f"{path} parses into {len(parsed.chunks):,} chunks; index_file takes at most "
+            f"{state.limits.overlay_max_chunks:,} (commit it and let the indexer take it)"
+        )
 
 
 def _embed(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dagster import Definitions
 
-from assets.checks import file_count_matches_git, no_orphan_rows
+from assets.checks import file_count_matches_git
 from assets.chunk_embeddings import chunk_embeddings, every_chunk_has_a_vector
 from assets.code_index import code_index
 from assets.resources import EmbeddingProvider, IndexDatabase
@@ -21,7 +21,7 @@ def build_definitions(index_db: IndexDatabase, embeddings: EmbeddingProvider) ->
     """Definitions with the given resources (tests pass a fake embedder)."""
     return Definitions(
         assets=[source_files, code_index, snapshot, chunk_embeddings],
-        asset_checks=[file_count_matches_git, no_orphan_rows, every_chunk_has_a_vector],
+        asset_checks=[file_count_matches_git, every_chunk_has_a_vector],
         jobs=[index_snapshot_job, embed_model_backfill_job],
         sensors=[webhook_push_sensor, local_commit_sensor, model_upgrade_sensor],
         schedules=[nightly_freshness],

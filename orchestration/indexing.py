@@ -11,7 +11,7 @@ from dagster._core.errors import DagsterExecutionInterruptedError
 from assets.partitions import partition_key, snapshot_partitions
 from assets.run_liveness import live_execution, process_tags, reap_dead_runs
 from codeatlas.core.config import load_settings
-from codeatlas.core.database import connect, index_database_url
+from codeatlas.core.database import connection, index_database_url
 from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError, first_line
 from orchestration.instance import prepare_dagster_home
 
@@ -96,15 +96,12 @@ def index_commit(
         raise KeyboardInterrupt from exc
     except Exception as exc:  # noqa: BLE001 - every failure becomes one line for the user
         raise run_failure(key, exc) from exc
-    conn = connect(index_database_url(settings))
-    try:
+    with connection(index_database_url(settings)) as conn:
         row = conn.execute(
             "SELECT s.stats FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
             " WHERE r.name = %s AND s.commit_sha = %s",
             (repository, commit_sha),
         ).fetchone()
-    finally:
-        conn.close()
     stats = (row or {}).get("stats") or {}
     return {
         "run_id": result.run_id,

@@ -34,16 +34,16 @@ from dagster import (
 )
 from dagster import MetadataValue as MV
 
-from indexing import embedding_registry, repositories
-from indexing.embedding.base import Embedder
-from indexing.embedding_step import coverage, embed_snapshot
-from indexing.model_switch import try_switch
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
 from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import IndexDatabase
 from codeatlas.core.config import Settings
-from codeatlas.core.database import connect
+from codeatlas.core.database import connection
 from codeatlas.core.errors import CodeatlasError
+from indexing import embedding_registry, repositories
+from indexing.embedding.base import Embedder
+from indexing.embedding_step import coverage, embed_snapshot
+from indexing.model_switch import try_switch
 
 BACKFILL_JOB = "embed_model_backfill"
 
@@ -117,11 +117,8 @@ def backfill(
 ) -> dict:
     """Embed one snapshot into `embedder`'s model, then switch the repository if it is complete."""
     stats = embed_snapshot(url, repository, commit_sha, embedder, progress=progress)
-    conn = connect(url)
-    try:
+    with connection(url) as conn:
         stats["switched"] = try_switch(conn, repository)
-    finally:
-        conn.close()
     return stats
 
 
@@ -168,11 +165,8 @@ def embed_snapshot_for_model(
     """One partition of a model backfill (resumable: only missing vectors are embedded)."""
     repository, sha = parse_partition_key(context.partition_key)
     url = index_db.database_url
-    conn = connect(url)
-    try:
+    with connection(url) as conn:
         embedder = embedding_registry.embedder_for_model(config.model, conn, index_db.settings)
-    finally:
-        conn.close()
     with pool_slot(context, EMBEDDING_POOL, index_db.settings):
         stats = backfill(url, repository, sha, embedder, progress=context.log.info)
     context.log.info(f"{repository}@{sha[:12]} into {config.model}: {stats}")
@@ -258,11 +252,8 @@ def model_upgrade_sensor(context: SensorEvaluationContext, index_db: IndexDataba
     except Exception as exc:  # noqa: BLE001 - a broken provider must not stop switching
         context.log.warning(f"configured embedding model unavailable: {exc}")
         configured = None
-    conn = connect(index_db.database_url)
-    try:
+    with connection(index_db.database_url) as conn:
         runs, events = plan_upgrades(conn, settings, configured, context.log.info)
-    finally:
-        conn.close()
     cursor = json.dumps({"checked_at": time.time(), "events": events[-5:]})
     if not runs:
         return SensorResult(
@@ -278,16 +269,13 @@ def run_backfill_now(
     url: str, model: str, names: list[str] | None, settings: Settings, progress=print
 ) -> list[dict]:
     """Embed every upgrading repository's current snapshot in-process (CLI `--wait`)."""
-    conn = connect(url)
-    try:
+    with connection(url) as conn:
         embedder = embedding_registry.embedder_for_model(model, conn, settings)
         items = [
             i
             for i in upgrade_progress(conn)
             if i["upgrading"] == model and (names is None or i["name"] in names)
         ]
-    finally:
-        conn.close()
     results = []
     for item in items:
         if item["partition"] is None:

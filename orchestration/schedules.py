@@ -20,13 +20,13 @@ from dagster import (
     schedule,
 )
 
-from indexing import git_source, repositories
-from assets.code_index import effective_parser_version
-from indexing.embedding_step import coverage
 from assets.partitions import partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
 from codeatlas.core.config import Settings
-from codeatlas.core.database import connect
+from codeatlas.core.database import connection
+from indexing import git_source, repositories
+from indexing.embedding_step import coverage
+from indexing.parse_version import effective_parser_version
 from orchestration.jobs import index_snapshot_job
 
 
@@ -104,11 +104,8 @@ def _reasons(conn: psycopg.Connection, row: dict, head: str, parser: str) -> lis
 )
 def nightly_freshness(context: ScheduleEvaluationContext, index_db: IndexDatabase):
     """Request one run per outdated repository (run key: day + partition)."""
-    conn = connect(index_db.database_url)
-    try:
+    with connection(index_db.database_url) as conn:
         outdated = outdated_repositories(conn, index_db.settings, warn=context.log.warning)
-    finally:
-        conn.close()
     if not outdated:
         return SkipReason("every repository is current")
     when = context.scheduled_execution_time or datetime.now(UTC)

@@ -25,12 +25,12 @@ from dagster import (
     sensor,
 )
 
-from indexing import git_source, repositories
-from assets.code_index import effective_parser_version
 from assets.partitions import partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
 from codeatlas.core.config import Settings
-from codeatlas.core.database import connect
+from codeatlas.core.database import connection
+from indexing import git_source, repositories
+from indexing.parse_version import effective_parser_version
 from orchestration.jobs import index_snapshot_job
 
 MAX_ATTEMPTS = 5
@@ -162,11 +162,8 @@ def _cursor(context: SensorEvaluationContext) -> dict:
 def webhook_push_sensor(context: SensorEvaluationContext, index_db: IndexDatabase):
     """One tick: pending push events → partitions + run requests; events marked."""
     cursor = _cursor(context)
-    conn = connect(index_db.database_url)
-    try:
+    with connection(index_db.database_url) as conn:
         plan = plan_pushes(conn, index_db.settings, int(cursor.get("last_event_id", 0)))
-    finally:
-        conn.close()
     for problem in plan.retrying + plan.failed:
         context.log.warning(problem)
     new_cursor = json.dumps({"last_event_id": plan.last_event_id})
@@ -221,11 +218,8 @@ def new_local_commits(
 def local_commit_sensor(context: SensorEvaluationContext, index_db: IndexDatabase):
     """One tick: compare each local repository's branch head with its current snapshot."""
     seen: dict[str, str] = _cursor(context)
-    conn = connect(index_db.database_url)
-    try:
+    with connection(index_db.database_url) as conn:
         moved = new_local_commits(conn, index_db.settings, seen)
-    finally:
-        conn.close()
     if not moved:
         return SensorResult(skip_reason="no local repository moved", cursor=json.dumps(seen))
     keys = [partition_key(name, sha) for name, sha in moved]

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from codeatlas.core.config import Settings
+from codeatlas.core.sql_files import statement
 from retrieval.principals import DbConnection
 
 
@@ -46,20 +47,7 @@ def repository_status(
 ) -> list[dict[str, Any]]:
     """One dict per repository (optionally one name, or only the given ids)."""
     rows = conn.execute(
-        "SELECT r.*, s.commit_sha AS current_commit, s.committed_at, s.ready_at,"
-        " (SELECT count(*) FROM snapshots x WHERE x.repository_id = r.id) AS snapshots,"
-        " (SELECT max(received_at) FROM webhook_events w WHERE w.repository = r.name)"
-        "   AS last_push,"
-        " (SELECT w.status || coalesce(': ' || w.detail, '') FROM webhook_events w"
-        "   WHERE w.repository = r.name ORDER BY w.received_at DESC, w.id DESC LIMIT 1)"
-        "   AS last_push_status,"
-        " (SELECT count(*) FROM webhook_events w WHERE w.repository = r.name"
-        "   AND w.status = 'pending') AS pending_pushes"
-        " FROM repositories r LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
-        " WHERE (%s::text IS NULL OR r.name = %s)"
-        " AND (%s::bigint[] IS NULL OR r.id = ANY(%s))"
-        " ORDER BY r.name",
-        (only, only, repository_ids, repository_ids),
+        statement("retrieval", "repository_status"), {"name": only, "ids": repository_ids}
     ).fetchall()
     report = []
     for row in rows:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -34,21 +35,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=callers)
 
 
-def _open(repo: str) -> tuple[Any, Any, Any]:
+@contextmanager
+def _opened(repo: str) -> Iterator[tuple[Any, Any, Any]]:
     """(settings, connection, scope) for the operator reading one repository."""
     from codeatlas.core.config import load_settings
-    from codeatlas.core.database import connect, ensure_index_database
+    from codeatlas.core.database import connection, ensure_index_database
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
 
     settings = load_settings()
-    conn = connect(ensure_index_database(settings), autocommit=True)
-    try:
-        scope = resolve_scope(conn, ensure_operator(conn), [repo])
-    except BaseException:
-        conn.close()
-        raise
-    return settings, conn, scope
+    with connection(ensure_index_database(settings), autocommit=True) as conn:
+        yield settings, conn, resolve_scope(conn, ensure_operator(conn), [repo])
 
 
 def _query_embedder(settings: Any, conn: Any) -> Any:
@@ -56,8 +53,8 @@ def _query_embedder(settings: Any, conn: Any) -> Any:
     loaded: dict[str, Any] = {}
 
     def embed_query(model: str, text: str) -> Sequence[float] | None:
-        from indexing.embedding_registry import embedder_for_model
         from codeatlas.core.errors import ConfigurationError
+        from indexing.embedding_registry import embedder_for_model
 
         if model not in loaded:
             try:
@@ -79,8 +76,7 @@ def search(args: argparse.Namespace) -> int:
         from codeatlas.core.errors import ConfigurationError
 
         raise ConfigurationError("--limit must be between 1 and 1000")
-    settings, conn, scope = _open(args.repo)
-    try:
+    with _opened(args.repo) as (settings, conn, scope):
         report = search_code(
             conn,
             scope,
@@ -89,8 +85,6 @@ def search(args: argparse.Namespace) -> int:
             mode=args.mode,
             embed_query=_query_embedder(settings, conn),
         )
-    finally:
-        conn.close()
     if args.json:
         print(json.dumps({"results": [h.contract() for h in report.hits]}))
         return 0
@@ -109,11 +103,8 @@ def symbols(args: argparse.Namespace) -> int:
     """Print matching definitions."""
     from retrieval.symbols import search_symbols
 
-    _settings, conn, scope = _open(args.repo)
-    try:
+    with _opened(args.repo) as (_settings, conn, scope):
         found = search_symbols(conn, scope, args.name, limit=args.limit)
-    finally:
-        conn.close()
     if args.json:
         print(json.dumps({"symbols": [m.as_dict() for m in found]}))
         return 0
@@ -128,11 +119,8 @@ def callers(args: argparse.Namespace) -> int:
     """Print call sites, certain ones first."""
     from retrieval.graph import find_callers
 
-    _settings, conn, scope = _open(args.repo)
-    try:
+    with _opened(args.repo) as (_settings, conn, scope):
         definitions, sites = find_callers(conn, scope, args.name, path=args.path)
-    finally:
-        conn.close()
     if args.json:
         print(json.dumps({"callers": [s.as_dict() for s in sites]}))
         return 0

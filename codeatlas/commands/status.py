@@ -41,15 +41,12 @@ def where(settings: Settings) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     """Print which state and database are in use, then one block per repository."""
     from codeatlas.core.config import load_settings
-    from codeatlas.core.database import connect, ensure_index_database
+    from codeatlas.core.database import connection, ensure_index_database
     from retrieval.status import repository_status
 
     settings = load_settings()
-    conn = connect(ensure_index_database(settings))
-    try:
+    with connection(ensure_index_database(settings)) as conn:
         report = repository_status(conn, settings, only=args.repo)
-    finally:
-        conn.close()
     if args.repo and not report:
         from codeatlas.core.errors import RepositoryNotFoundError
 

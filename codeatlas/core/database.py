@@ -7,7 +7,7 @@ import logging
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 import psycopg
@@ -17,6 +17,9 @@ from psycopg.rows import dict_row
 
 from codeatlas.core.config import Settings
 from codeatlas.core.errors import DatabaseUnavailableError, first_line
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
 
 # connections made here return rows as dicts
 DictConnection: TypeAlias = "psycopg.Connection[Any]"
@@ -155,11 +158,12 @@ def connect(url: str, *, autocommit: bool = False) -> DictConnection:
     return conn
 
 
-def analyze(url: str, tables: tuple[str, ...]) -> None:
-    """Refresh planner statistics after a bulk load (else the first queries plan as if empty)."""
-    conn = connect(url, autocommit=True)
+@contextlib.contextmanager
+def connection(url: str, *, autocommit: bool = False) -> Iterator[DictConnection]:
+    """A connection (`connect`'s) closed on exit; work not committed inside is rolled back."""
+    conn = connect(url, autocommit=autocommit)
     try:
-        conn.execute("ANALYZE " + ", ".join(tables))  # type: ignore[arg-type]  # constant names
+        yield conn
     finally:
         conn.close()
 
@@ -167,27 +171,49 @@ def analyze(url: str, tables: tuple[str, ...]) -> None:
 @contextlib.contextmanager
 def transaction(url: str) -> Iterator[DictConnection]:
     """A connection whose work commits on success and rolls back on error."""
-    conn = connect(url)
-    try:
-        with conn.transaction():
-            yield conn
-    finally:
-        conn.close()
+    with connection(url) as conn, conn.transaction():
+        yield conn
+
+
+def analyze(url: str, tables: tuple[str, ...]) -> None:
+    """Refresh planner statistics after a bulk load (else the first queries plan as if empty)."""
+    with connection(url, autocommit=True) as conn:
+        conn.execute("ANALYZE " + ", ".join(tables))  # type: ignore[arg-type]  # constant names
+
+
+def open_pool(url: str, *, max_size: int, name: str) -> ConnectionPool:
+    """A pool (opening in the background) whose connections are `connect`'s: dict rows and
+    pgvector's types."""
+    from psycopg_pool import ConnectionPool
+
+    pool = ConnectionPool(
+        url,
+        min_size=1,
+        max_size=max_size,
+        kwargs={"row_factory": dict_row, "autocommit": False},
+        configure=register_vector,
+        open=False,
+        name=name,
+    )
+    pool.open(wait=False)
+    return pool
 
 
 def ensure_index_database(settings: Settings) -> str:
     """Create and migrate the codeatlas database if needed; return its URL."""
-    from codeatlas.core.migrations import migrate
-
     url = index_database_url(settings)
     if not settings.database_url:
         create_database_if_missing(url, INDEX_DATABASE)
-    conn = connect_plain(url)
-    try:
-        migrate(conn)
-    finally:
-        conn.close()
+    migrate_database(url)
     return url
+
+
+def migrate_database(url: str) -> None:
+    """Apply the migrations not yet applied to the database at `url`."""
+    from codeatlas.core.migrations import migrate
+
+    with contextlib.closing(connect_plain(url)) as conn:
+        migrate(conn)
 
 
 def connect_plain(url: str) -> DictConnection:

@@ -15,7 +15,6 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -23,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from codeatlas.core.database import open_pool
 from orchestration.webhooks import events
 from orchestration.webhooks.payload import decode, loggable
 from orchestration.webhooks.providers import (
@@ -70,13 +70,7 @@ class Receiver:
         """The pool, opened on first use."""
         with self._lock:
             if self._pool is None:
-                self._pool = ConnectionPool(
-                    self.database_url,
-                    min_size=1,
-                    max_size=4,
-                    open=True,
-                    kwargs={"row_factory": dict_row, "autocommit": False},
-                )
+                self._pool = open_pool(self.database_url, max_size=4, name="codeatlas-webhooks")
             return self._pool
 
     def seal_secrets(self) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dagster import DagsterInstance
 
-from indexing import repositories
 from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.core.database import connect, transaction
+from codeatlas.core.database import connection, transaction
+from indexing import repositories
 from orchestration.definitions import build_definitions
 from orchestration.indexing import index_commit
 
@@ -43,17 +43,13 @@ def run_index(url: str, name: str, sha: str, instance: DagsterInstance | None = 
 
 def dump(url: str) -> dict[str, list[dict]]:
     """Every index table's rows (timestamps left out), to compare two states exactly."""
-    conn = connect(url)
-    try:
+    with connection(url) as conn:
         return {name: conn.execute(sql).fetchall() for name, sql in TABLES.items()}
-    finally:
-        conn.close()
 
 
 def snapshot_paths(url: str, name: str, sha: str) -> set[str]:
     """Paths of a snapshot that have chunks."""
-    conn = connect(url)
-    try:
+    with connection(url) as conn:
         rows = conn.execute(
             "SELECT DISTINCT sf.path FROM snapshot_files sf"
             " JOIN snapshots s ON s.id = sf.snapshot_id"
@@ -63,5 +59,3 @@ def snapshot_paths(url: str, name: str, sha: str) -> set[str]:
             (name, sha),
         ).fetchall()
         return {r["path"] for r in rows}
-    finally:
-        conn.close()

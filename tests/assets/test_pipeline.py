@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from assets.code_index import parse_snapshot
+from codeatlas.core.config import load_settings
+from codeatlas.core.database import connect, connection
 from indexing.embedding.fake import FakeEmbedder
 from indexing.embedding_step import embed_snapshot
-from assets.resources import IndexDatabase
-from assets.source_files import record_source_files
-from codeatlas.core.database import connect
+from indexing.parse_step import parse_snapshot
+from indexing.snapshot_files import record_source_files
 from tests.assets.pipeline_helpers import dump, register, run_index, snapshot_paths
 
 SHOP = '''"""Orders and refunds."""
@@ -39,15 +39,12 @@ UTIL = """def slugify(text):
 
 
 def _events(url: str, name: str) -> dict:
-    conn = connect(url)
-    try:
+    with connection(url) as conn:
         return conn.execute(
             "SELECT r.current_snapshot_id, s.commit_sha FROM repositories r"
             " LEFT JOIN snapshots s ON s.id = r.current_snapshot_id WHERE r.name = %s",
             (name,),
         ).fetchone()
-    finally:
-        conn.close()
 
 
 def test_indexing_a_commit_stores_symbols_chunks_edges_vectors_and_publishes_it(
@@ -104,16 +101,16 @@ def test_the_next_commit_parses_only_changed_blobs_and_embeds_only_new_content(
         "pkg/mod0.py", UTIL.replace("slugify", "slugify_0") + "\n\ndef new_fn():\n    return 1\n"
     )
     second = git_repo.commit()
-    db = IndexDatabase(url=database_url)
-    record_source_files(db, "shop", second)
-    parsed = parse_snapshot(db, "shop", second)
+    settings = load_settings()
+    record_source_files(database_url, settings, "shop", second)
+    parsed = parse_snapshot(database_url, settings, "shop", second)
     assert parsed["files_parsed"] == 2  # the two changed blobs, not the four unchanged
 
-    from assets.code_index import effective_parser_version
+    from indexing.parse_version import effective_parser_version
     from indexing.publishing import publish
 
     conn = connect(database_url)
-    publish(conn, db.settings, "shop", second, effective_parser_version(db.settings), "fake")
+    publish(conn, settings, "shop", second, effective_parser_version(settings), "fake")
     conn.close()
     embedded = embed_snapshot(database_url, "shop", second, FakeEmbedder())
     # only the new function and the changed file-level chunk are new content
@@ -146,10 +143,10 @@ def test_readers_see_the_previous_snapshot_until_the_new_one_is_published(
     run_index(database_url, "shop", first)
     git_repo.write("shop/util.py", UTIL)
     second = git_repo.commit()
-    db = IndexDatabase(url=database_url)
+    settings = load_settings()
 
-    record_source_files(db, "shop", second)
-    parse_snapshot(db, "shop", second)
+    record_source_files(database_url, settings, "shop", second)
+    parse_snapshot(database_url, settings, "shop", second)
 
     assert _events(database_url, "shop")["commit_sha"] == first
     run_index(database_url, "shop", second)
@@ -176,14 +173,14 @@ def test_a_run_that_crashes_mid_parse_resumes_to_the_rows_of_an_uninterrupted_ru
         git_repo.write(f"pkg/m{i:03}.py", UTIL.replace("slugify", f"fn_{i}"))
     sha = git_repo.commit()
     register(database_url, "shop", str(git_repo.path))
-    db = IndexDatabase(url=database_url)
-    record_source_files(db, "shop", sha)
+    settings = load_settings()
+    record_source_files(database_url, settings, "shop", sha)
 
     def crash_after_first_batch(message: str) -> None:
         raise RuntimeError("simulated crash: " + message)
 
     with pytest.raises(RuntimeError, match="simulated crash"):
-        parse_snapshot(db, "shop", sha, progress=crash_after_first_batch)
+        parse_snapshot(database_url, settings, "shop", sha, progress=crash_after_first_batch)
     conn = connect(database_url)
     half = conn.execute("SELECT count(*) AS n FROM file_versions WHERE parsed_at IS NOT NULL")
     assert 0 < half.fetchone()["n"] < 120
@@ -239,15 +236,15 @@ def test_embedding_reports_progress_per_group_until_every_chunk_is_embedded(
         git_repo.write(f"pkg/mod{i}.py", f"def fn_{i}():\n{body}    return {i}\n")
     sha = git_repo.commit()
     register(database_url, "shop", str(git_repo.path))
-    db = IndexDatabase(url=database_url)
-    record_source_files(db, "shop", sha)
-    parse_snapshot(db, "shop", sha)
+    settings = load_settings()
+    record_source_files(database_url, settings, "shop", sha)
+    parse_snapshot(database_url, settings, "shop", sha)
 
-    from assets.code_index import effective_parser_version
+    from indexing.parse_version import effective_parser_version
     from indexing.publishing import publish
 
     conn = connect(database_url)
-    publish(conn, db.settings, "shop", sha, effective_parser_version(db.settings), "fake")
+    publish(conn, settings, "shop", sha, effective_parser_version(settings), "fake")
     conn.close()
     monkeypatch.setattr(embedding_step, "COMMIT_EVERY", 2)
     messages: list[str] = []

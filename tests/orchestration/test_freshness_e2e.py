@@ -47,10 +47,10 @@ def test_a_signed_push_webhook_gets_the_new_function_indexed_and_searchable(push
         accepted = client.post("/webhooks", content=body, headers=headers(body, "delivery-1"))
         assert accepted.status_code == 202, accepted.text
 
-        context = build_sensor_context(
+        with build_sensor_context(
             instance=instance, resources={"index_db": IndexDatabase(url=database_url)}
-        )
-        result = webhook_push_sensor(context)
+        ) as context:
+            result = webhook_push_sensor(context)
         [request] = result.run_requests
         assert request.partition_key == f"acme/shop@{pushed['second']}"
         assert request.run_key == "webhook:github:delivery-1"
@@ -75,12 +75,12 @@ def test_a_signed_push_webhook_gets_the_new_function_indexed_and_searchable(push
         again = client.post("/webhooks", content=body, headers=headers(body, "delivery-1"))
         assert again.status_code == 200
         assert again.json()["status"] == "duplicate"
-        context = build_sensor_context(
+        with build_sensor_context(
             instance=instance,
             cursor=result.cursor,
             resources={"index_db": IndexDatabase(url=database_url)},
-        )
-        assert webhook_push_sensor(context).run_requests == []
+        ) as context:
+            assert webhook_push_sensor(context).run_requests == []
 
     assert count_events(database_url) == 1
     with connect(database_url) as conn:

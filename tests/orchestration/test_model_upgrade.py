@@ -4,12 +4,12 @@ transaction switches; no query ever reads two models' vectors."""
 import pytest
 from dagster import DagsterInstance, build_sensor_context
 
-from indexing import embedding_registry, storage
-from indexing.embedding.fake import FakeEmbedder
-from indexing.embedding_step import missing_content
 from assets.resources import IndexDatabase
 from codeatlas.core.config import load_settings
 from codeatlas.core.database import connect
+from indexing import embedding_registry, storage
+from indexing.embedding.fake import FakeEmbedder
+from indexing.embedding_step import missing_content
 from orchestration import model_upgrade
 from orchestration.model_upgrade import (
     ModelInUseError,
@@ -179,10 +179,12 @@ def test_an_environment_change_starts_an_upgrade_that_the_sensor_backfills_and_s
 
 
 def test_the_upgrade_sensor_reports_progress_through_its_tick(indexed, database_url):
-    with DagsterInstance.ephemeral() as instance:
-        context = build_sensor_context(
+    with (
+        DagsterInstance.ephemeral() as instance,
+        build_sensor_context(
             instance=instance, resources={"index_db": IndexDatabase(url=database_url)}
-        )
+        ) as context,
+    ):
         result = model_upgrade.model_upgrade_sensor(context)
     # the environment configures the model already active: nothing to do
     assert result.run_requests == []

@@ -5,11 +5,11 @@ from datetime import UTC, datetime
 import pytest
 from dagster import build_schedule_context, instance_for_test
 
-from indexing import repositories
-from assets.code_index import effective_parser_version
 from assets.resources import IndexDatabase
 from codeatlas.core.config import load_settings
 from codeatlas.core.database import transaction
+from indexing import repositories
+from indexing.parse_version import effective_parser_version
 from orchestration.schedules import nightly_freshness
 from tests.conftest import GitRepo
 
@@ -23,12 +23,12 @@ def instance():
 
 
 def evaluate(url: str, instance):
-    context = build_schedule_context(
+    with build_schedule_context(
         instance=instance,
         scheduled_execution_time=NIGHT,
         resources={"index_db": IndexDatabase(url=url)},
-    )
-    return nightly_freshness(context)
+    ) as context:
+        return nightly_freshness(context)
 
 
 def make_current(url: str, name: str, sha: str, parser: str) -> None:

@@ -5,9 +5,9 @@ import json
 import pytest
 from dagster import DagsterInstance, SensorResult, build_sensor_context
 
-from indexing import repositories
 from assets.resources import IndexDatabase
 from codeatlas.core.database import connect, transaction
+from indexing import repositories
 from orchestration import sensors
 from orchestration.sensors import local_commit_sensor, webhook_push_sensor
 from tests.conftest import GitRepo
@@ -37,10 +37,9 @@ def events(url: str) -> dict[str, dict]:
 
 
 def tick(sensor_def, url: str, instance, cursor: str | None = None) -> SensorResult:
-    context = build_sensor_context(
-        instance=instance, cursor=cursor, resources={"index_db": IndexDatabase(url=url)}
-    )
-    result = sensor_def(context)
+    resources = {"index_db": IndexDatabase(url=url)}
+    with build_sensor_context(instance=instance, cursor=cursor, resources=resources) as context:
+        result = sensor_def(context)
     assert isinstance(result, SensorResult)
     return result
 
@@ -116,8 +115,8 @@ def test_a_commit_that_cannot_be_fetched_is_retried_then_marked_failed(
 
 
 def test_a_push_of_the_commit_already_current_starts_no_run(two_repos, database_url, instance):
-    from assets.code_index import effective_parser_version
     from codeatlas.core.config import load_settings
+    from indexing.parse_version import effective_parser_version
 
     _, _, second = two_repos["shop"]
     with transaction(database_url) as conn:

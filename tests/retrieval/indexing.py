@@ -18,14 +18,14 @@ def index_repository(
     branch: str = "main",
 ) -> str:
     """Register, list, parse, publish (and embed, given an embedder) HEAD; return its sha."""
-    from indexing import repositories
-    from assets.code_index import effective_parser_version, parse_snapshot
-    from indexing.embedding_step import embed_snapshot
-    from indexing.publishing import publish
-    from assets.resources import IndexDatabase
-    from assets.source_files import record_source_files
     from codeatlas.core.config import load_settings
-    from codeatlas.core.database import connect, transaction
+    from codeatlas.core.database import connection, transaction
+    from indexing import repositories
+    from indexing.embedding_step import embed_snapshot
+    from indexing.parse_step import parse_snapshot
+    from indexing.parse_version import effective_parser_version
+    from indexing.publishing import publish
+    from indexing.snapshot_files import record_source_files
 
     settings = load_settings()
     sha = subprocess.run(
@@ -36,15 +36,11 @@ def index_repository(
     ).stdout.strip()
     with transaction(database_url) as conn:
         repositories.register(conn, name, str(repo_path), branch)
-    db = IndexDatabase(url=database_url)
-    record_source_files(db, name, sha)
-    parse_snapshot(db, name, sha)
+    record_source_files(database_url, settings, name, sha)
+    parse_snapshot(database_url, settings, name, sha)
     model = embedder.model_name if embedder is not None else "none"
-    conn = connect(database_url)
-    try:
+    with connection(database_url) as conn:
         publish(conn, settings, name, sha, effective_parser_version(settings), model)
-    finally:
-        conn.close()
     if embedder is not None:
         embed_snapshot(database_url, name, sha, embedder)
     return sha

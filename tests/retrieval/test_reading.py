@@ -160,7 +160,7 @@ class Stopwatch
 def test_php_callers_know_this_and_leave_out_calls_of_another_same_named_method(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.core.database import connect
+    from codeatlas.core.database import connection
     from retrieval.graph import find_callers
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
@@ -172,8 +172,7 @@ def test_php_callers_know_this_and_leave_out_calls_of_another_same_named_method(
     git_repo.write("src/Stopwatch.php", STOPWATCH_PHP)
     git_repo.commit("yaml")
     index_repository(database_url, git_repo.path, "yaml", embedder=fake_embedder())
-    conn = connect(database_url, autocommit=True)
-    try:
+    with connection(database_url, autocommit=True) as conn:
         scope = resolve_scope(conn, ensure_operator(conn), ["yaml"])
         _defs, sites = find_callers(conn, scope, "dump", path="src/Inline.php")
         # `->dump()` through an object is only a guess: kept in files that name Inline at all
@@ -192,5 +191,3 @@ def test_php_callers_know_this_and_leave_out_calls_of_another_same_named_method(
         # `$this->dump()` inside Dumper reaches Dumper.dump, itself
         _defs, sites = find_callers(conn, scope, "dump", path="src/Dumper.php")
         assert {(s.path, s.line, s.certainty) for s in sites} == {("src/Dumper.php", 7, "certain")}
-    finally:
-        conn.close()

@@ -1,0 +1,40 @@
+"""One file's parse, stored once per blob: the write path of commits and of working-tree files.
+
+A blob is parsed at most once per parser version; commits (`indexing.parse_step`) and files an
+agent sends from its working tree (`mcp_app.overlay`) both go through `store_file_version`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import psycopg
+
+from codeatlas.core.config import Settings
+from indexing import storage
+from indexing.parsing.model import ParsedFile
+from indexing.parsing.parser import parse_file
+
+
+def store_file_version(
+    conn: psycopg.Connection,
+    repository_id: int,
+    path: str,
+    blob_sha: str,
+    language: str,
+    content: bytes,
+    parser_version: str,
+    settings: Settings,
+    accept: Callable[[ParsedFile], None] = lambda _parsed: None,
+) -> tuple[int, ParsedFile | None]:
+    """(file version id, its new parse) of the blob; the parse is None when it was parsed before
+    at `parser_version`. `accept` may refuse a new parse by raising before anything is stored."""
+    file_version_id, parsed_before = storage.claim_file_version(
+        conn, repository_id, blob_sha, language, parser_version, len(content)
+    )
+    if parsed_before:
+        return file_version_id, None
+    parsed = parse_file(path, content, max_tokens=settings.chunk_max_tokens)
+    accept(parsed)
+    storage.store_parsed_file(conn, file_version_id, parsed)
+    return file_version_id, parsed

@@ -1,0 +1,119 @@
+"""Parsing a snapshot: one parse per blob not parsed before at this parser version.
+
+A file's symbols, chunks and edges are written in the same transaction (edges point at symbol
+ids and chunks at symbols), so none exists without the others.
+"""
+
+import time
+from collections.abc import Callable, Iterator
+
+from codeatlas.core.config import Settings
+from codeatlas.core.database import analyze, connection, transaction
+from codeatlas.core.sql_files import statement
+from indexing import git_source, lexical_index, repositories
+from indexing.file_index import store_file_version
+from indexing.parse_version import effective_parser_version
+from indexing.parsing.file_rules import skip_reason
+from indexing.parsing.languages import detect_language
+
+BATCH_FILES = 50
+ANALYZE_AFTER_FILES = 50
+
+
+def _pending_blobs(conn, snapshot_id: int, version: str) -> list[dict]:
+    return conn.execute(
+        statement("indexing", "pending_blobs"),
+        {"snapshot_id": snapshot_id, "parser_version": version},
+    ).fetchall()
+
+
+def _batches(items: list[dict], size: int) -> Iterator[list[dict]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def parse_snapshot(
+    url: str,
+    settings: Settings,
+    repository_name: str,
+    commit_sha: str,
+    progress: Callable[[str], None] = lambda _msg: None,
+) -> dict:
+    """Parse every blob of the snapshot not parsed before at this parser version."""
+    started = time.monotonic()
+    version = effective_parser_version(settings)
+    with connection(url) as conn:
+        repo = repositories.get(conn, repository_name)
+        snap_id = repositories.snapshot_id(conn, repo, commit_sha)
+        if snap_id is None:
+            raise RuntimeError(f"{repository_name}@{commit_sha}: materialize source_files first")
+        pending = _pending_blobs(conn, snap_id, version)
+    checkout = repositories.git_dir(settings, repo.origin)
+    totals = {
+        "files_parsed": 0,
+        "chunks": 0,
+        "symbols": 0,
+        "edges": 0,
+        "syntax_errors": 0,
+        "redactions": 0,
+        "skipped_by_content": 0,
+        "bytes": 0,
+    }
+    done = 0
+    for batch in _batches(pending, BATCH_FILES):
+        by_sha = {(b["blob_sha"], b["language"]): b for b in batch}
+        contents = dict(git_source.read_blobs(checkout, sorted({b["blob_sha"] for b in batch})))
+        with transaction(url) as tx:
+            for (blob_sha, language), item in by_sha.items():
+                content = contents[blob_sha]
+                reason = skip_reason(
+                    item["path"], len(content), content, max_bytes=settings.max_file_bytes
+                )
+                language = detect_language(item["path"], content) or language
+                if reason:
+                    tx.execute(
+                        "UPDATE snapshot_files SET skip_reason = %s, file_version_id = NULL"
+                        " WHERE snapshot_id = %s AND blob_sha = %s",
+                        (reason, snap_id, blob_sha),
+                    )
+                    totals["skipped_by_content"] += 1
+                    continue
+                fv_id, parsed = store_file_version(
+                    tx, repo.id, item["path"], blob_sha, language, content, version, settings
+                )
+                if parsed is not None:
+                    totals["files_parsed"] += 1
+                    totals["chunks"] += len(parsed.chunks)
+                    totals["symbols"] += len(parsed.symbols)
+                    totals["edges"] += len(parsed.edges)
+                    totals["syntax_errors"] += int(parsed.has_syntax_errors)
+                    totals["redactions"] += parsed.redactions
+                    totals["bytes"] += len(content)
+                tx.execute(
+                    "UPDATE snapshot_files SET file_version_id = %s WHERE snapshot_id = %s"
+                    " AND blob_sha = %s AND skip_reason IS NULL",
+                    (fv_id, snap_id, blob_sha),
+                )
+        done += len(batch)
+        elapsed = time.monotonic() - started
+        rate = done / elapsed if elapsed else 0.0
+        eta = (len(pending) - done) / rate if rate else 0.0
+        progress(f"parsed {done}/{len(pending)} files ({rate:.0f} files/s, ETA {eta:.0f}s)")
+    with connection(url, autocommit=True) as conn:
+        totals["files_tokenized"] = lexical_index.index_snapshot_terms(conn, snap_id, progress)
+    if totals["files_parsed"] >= ANALYZE_AFTER_FILES:
+        # fresh statistics, or the first queries plan as if the tables were empty
+        analyze(
+            url,
+            (
+                "file_versions",
+                "snapshot_files",
+                "code_symbols",
+                "code_chunks",
+                "code_edges",
+                "lexical_postings",
+            ),
+        )
+    totals["seconds"] = round(time.monotonic() - started, 3)
+    totals["files_pending"] = len(pending)
+    return totals

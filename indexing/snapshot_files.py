@@ -1,0 +1,85 @@
+"""The file list of one commit in `snapshot_files`, with what is skipped and why."""
+
+import time
+from collections import Counter
+from datetime import UTC, datetime
+
+from codeatlas.core.config import Settings
+from codeatlas.core.database import transaction
+from codeatlas.core.sql_files import statement
+from indexing import git_source, repositories
+from indexing.parse_version import effective_parser_version
+from indexing.parsing.file_rules import skip_reason
+from indexing.parsing.languages import detect_language
+
+_MODE_SKIPS = {"120000": "symlink", "160000": "submodule"}
+
+
+def classify(entry: git_source.TreeEntry, max_bytes: int) -> tuple[str | None, str | None]:
+    """(language, skip reason) of a tree entry, from its mode, path and size alone."""
+    if entry.mode in _MODE_SKIPS:
+        return None, _MODE_SKIPS[entry.mode]
+    language = detect_language(entry.path, None)
+    reason = skip_reason(entry.path, entry.size, None, max_bytes=max_bytes)
+    if reason is None and language is None:
+        reason = "unsupported language"
+    return language, reason
+
+
+def record_source_files(
+    url: str, settings: Settings, repository_name: str, commit_sha: str
+) -> dict:
+    """Create the snapshot row (if new) and replace its file list; return counts."""
+    started = time.monotonic()
+    with transaction(url) as conn:
+        repo = repositories.get(conn, repository_name)
+    checkout = repositories.git_dir(settings, repo.origin)
+    commit_sha = git_source.resolve_commit(checkout, commit_sha)
+    entries = git_source.list_tree(checkout, commit_sha)
+    committed_at = datetime.fromtimestamp(git_source.commit_time(checkout, commit_sha), UTC)
+    version = effective_parser_version(settings)
+    rows = []
+    reasons: Counter[str] = Counter()
+    for entry in entries:
+        language, reason = classify(entry, settings.max_file_bytes)
+        if reason:
+            reasons[reason] += 1
+        rows.append((entry.path, entry.blob_sha, language, entry.size, reason))
+    with transaction(url) as conn:
+        snapshot = conn.execute(
+            statement("indexing", "upsert_snapshot"),
+            {
+                "repository_id": repo.id,
+                "commit_sha": commit_sha,
+                "ref": repo.default_branch,
+                "parser_version": version,
+                "committed_at": committed_at,
+            },
+        ).fetchone()
+        assert snapshot is not None
+        ids = {"snapshot_id": snapshot["id"], "repository_id": repo.id, "parser_version": version}
+        # A commit's tree never changes, so re-running keeps each path's file version until a
+        # newer parse replaces it: readers of a published snapshot never lose a file.
+        conn.execute(
+            "CREATE TEMP TABLE staged_files (path text, blob_sha text, language text,"
+            " size_bytes bigint, skip_reason text) ON COMMIT DROP"
+        )
+        with conn.cursor().copy(
+            "COPY staged_files (path, blob_sha, language, size_bytes, skip_reason) FROM STDIN"
+        ) as copy:
+            for row in rows:
+                copy.write_row(row)
+        conn.execute(statement("indexing", "delete_gone_snapshot_files"), ids)
+        conn.execute(statement("indexing", "upsert_snapshot_files"), ids)
+        conn.execute(statement("indexing", "reuse_parsed_file_versions"), ids)
+        reused = conn.execute(statement("indexing", "count_parsed_snapshot_files"), ids).fetchone()
+    return {
+        "snapshot_id": snapshot["id"],
+        "commit": commit_sha,
+        "files": len(rows),
+        "indexable": len(rows) - sum(reasons.values()),
+        "already_parsed": reused["n"] if reused else 0,
+        "skipped": dict(reasons),
+        "bytes": sum(r[3] for r in rows if r[4] is None),
+        "seconds": round(time.monotonic() - started, 3),
+    }

@@ -1,0 +1,11 @@
+-- Files whose blob was parsed before at this parser version need no new parse.
+UPDATE snapshot_files sf SET file_version_id = fv.id
+FROM file_versions fv
+WHERE sf.snapshot_id = %(snapshot_id)s
+  AND sf.skip_reason IS NULL
+  AND sf.file_version_id IS DISTINCT FROM fv.id
+  AND fv.repository_id = %(repository_id)s
+  AND fv.blob_sha = sf.blob_sha
+  AND fv.language = sf.language
+  AND fv.parser_version = %(parser_version)s
+  AND fv.parsed_at IS NOT NULL

@@ -1,0 +1,57 @@
+"""The one owner of connections: context managers and pools over the real embedded server."""
+
+from __future__ import annotations
+
+import pytest
+from pgvector import Vector
+
+from codeatlas.core.database import connection, open_pool, transaction
+from codeatlas.core.errors import DatabaseUnavailableError
+
+
+def _tables(url: str) -> set[str]:
+    with connection(url) as conn:
+        rows = conn.execute("SELECT tablename FROM pg_tables WHERE tablename LIKE 'probe%'")
+        return {r["tablename"] for r in rows.fetchall()}
+
+
+def test_a_connection_is_closed_on_exit_and_its_uncommitted_work_rolled_back(database_url):
+    with connection(database_url) as conn:
+        conn.execute("CREATE TABLE probe_uncommitted (x int)")
+    assert conn.closed
+    assert _tables(database_url) == set()
+
+
+def test_a_transaction_commits_on_success_and_rolls_back_on_error(database_url):
+    with transaction(database_url) as conn:
+        conn.execute("CREATE TABLE probe_committed (x int)")
+    with pytest.raises(RuntimeError), transaction(database_url) as conn:
+        conn.execute("CREATE TABLE probe_failed (x int)")
+        raise RuntimeError("the unit of work fails")
+    assert _tables(database_url) == {"probe_committed"}
+
+
+def test_connections_return_dict_rows_and_pgvector_values(database_url):
+    with connection(database_url) as conn:
+        row = conn.execute("SELECT 1 AS one, '[1,2,3]'::vector AS v").fetchone()
+    assert row is not None and row["one"] == 1
+    assert isinstance(row["v"], Vector) and row["v"].to_list() == [1.0, 2.0, 3.0]
+
+
+def test_a_pool_lends_connections_like_connect_does(database_url):
+    pool = open_pool(database_url, max_size=2, name="probe-pool")
+    try:
+        with pool.connection(timeout=30) as conn:
+            row = conn.execute("SELECT '[4,5]'::vector AS v").fetchone()
+    finally:
+        pool.close()
+    assert isinstance(row["v"], Vector) and row["v"].to_list() == [4.0, 5.0]
+
+
+def test_an_unreachable_server_is_one_line_that_says_what_to_do(tmp_path):
+    url = f"postgresql://nobody@/codeatlas?host={tmp_path}&port=1&connect_timeout=2"
+    with pytest.raises(DatabaseUnavailableError) as error, connection(url):
+        pass
+    message = str(error.value)
+    assert "\n" not in message
+    assert "cannot reach PostgreSQL" in message and "CODEATLAS_DATABASE_URL" in message

@@ -1,0 +1,60 @@
+"""A non-editable install ships everything `codeatlas index` needs (migrations, queries)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from codeatlas.core.database import with_database
+from tests.conftest import GitRepo
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
+    """Run a command; its stdout and stderr, or a failure that shows them."""
+    proc = subprocess.run(
+        [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=1200
+    )
+    assert proc.returncode == 0, f"{args} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_a_wheel_installed_in_a_fresh_venv_migrates_indexes_and_searches(
+    pg_server: str, tmp_path: Path
+):
+    # the wheel, built from the source tree, installed (not editable) into a new venv from the
+    # same local wheel caches as `make setup`
+    run(
+        sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+        "-w", tmp_path / "dist", ROOT, cwd=tmp_path,
+    )  # fmt: skip
+    [wheel] = (tmp_path / "dist").glob("codeatlas-*.whl")
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
+    run(venv / "bin" / "pip", "install", "--quiet", wheel, cwd=tmp_path)
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("shop/refunds.py", "def approve_refund(order):\n    return order.total < 100\n")
+    repo.commit()
+    # a blank database: the installed package must carry its own migrations
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "wheel_{os.getpid()}"')
+    env = {
+        "PATH": f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "CODEATLAS_DATABASE_URL": with_database(pg_server, f"wheel_{os.getpid()}"),
+        "CODEATLAS_STATE_DIR": str(tmp_path / "state"),
+        "CODEATLAS_EMBEDDING_PROVIDER": "fake",
+    }
+    codeatlas = venv / "bin" / "codeatlas"
+    indexed = run(codeatlas, "index", repo.path, "--name", "shop", cwd=tmp_path, env=env)
+    assert "indexed shop@" in indexed
+    found = run(codeatlas, "search", "approve refund", "--repo", "shop", cwd=tmp_path, env=env)
+    assert "shop/refunds.py:1-2  approve_refund" in found
