@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
+
+import psycopg
 
 from codeatlas.core.database import analyze, connection, transaction
 from codeatlas.core.sql_files import statement
@@ -83,7 +86,9 @@ def _contents(conn, repository_id: int, hashes: list[str]) -> list[str]:
     return [by_hash[h] for h in hashes]
 
 
-def coverage(conn, snapshot_id: int, repository_id: int, model: str) -> tuple[int, int]:
+def coverage(
+    conn: psycopg.Connection[Any], snapshot_id: int, repository_id: int, model: str
+) -> tuple[int, int]:
     """(distinct chunk contents with a vector for `model`, distinct chunk contents)."""
     row = conn.execute(
         statement("indexing", "embedding_coverage"),

@@ -14,7 +14,7 @@ from collections import defaultdict
 from typing import Any, LiteralString
 
 from retrieval.hits import CallSite, SymbolMatch
-from retrieval.principals import DbConnection
+from retrieval.principals import DbConnection, Row
 from retrieval.reading import clean_path
 from retrieval.scope import VISIBLE_FILES, Scope
 from retrieval.symbols import exact_symbols, normalize_name
@@ -51,7 +51,7 @@ class _Resolver:
     def __init__(
         self,
         definitions: list[SymbolMatch],
-        imports: dict[int, list[dict]],
+        imports: dict[int, list[Row]],
         bases: dict[str, set[str]],
     ) -> None:
         self.definitions = definitions
@@ -83,7 +83,7 @@ class _Resolver:
         return self._through_import(edge, qualifier.split(".")[0], same_repo, as_module=True)
 
     def _through_import(
-        self, edge: dict, name: str, defs: list[SymbolMatch], *, as_module: bool = False
+        self, edge: Row, name: str, defs: list[SymbolMatch], *, as_module: bool = False
     ) -> SymbolMatch | None:
         for imp in self.imports.get(edge["file_version_id"], []):
             if imp["callee_name"] != name:
@@ -101,7 +101,7 @@ class _Resolver:
 
 
 def _edges(
-    conn: DbConnection, scope: Scope, where: LiteralString, params: dict
+    conn: DbConnection, scope: Scope, where: LiteralString, params: Row
 ) -> list[dict[str, Any]]:
     return conn.execute(
         f"WITH {VISIBLE_FILES}"
@@ -142,7 +142,7 @@ def _class_bases(
     return bases
 
 
-def _site(edge: dict, resolved: SymbolMatch | None, certainty: str) -> CallSite:
+def _site(edge: Row, resolved: SymbolMatch | None, certainty: str) -> CallSite:
     callee = edge["callee_name"]
     return CallSite(
         repository=edge["repository"],
@@ -172,7 +172,7 @@ def find_callers(
         asked = [d for d in asked if d.path == wanted]
     definitions = {d.symbol_id: d for d in asked + everything}
     edges = _edges(conn, scope, "e.kind = 'call' AND e.callee_name = %(bare)s", {"bare": bare})
-    imports: dict[int, list[dict]] = defaultdict(list)
+    imports: dict[int, list[Row]] = defaultdict(list)
     if edges:
         for row in conn.execute(
             "SELECT file_version_id, callee_name, qualifier FROM code_edges"
@@ -260,7 +260,7 @@ def find_callees(
             " WHERE s.name = ANY(%(names)s)",
             {**scope.params(), "names": names},
         ).fetchall()
-        by_name: dict[str, list[dict]] = defaultdict(list)
+        by_name: dict[str, list[Row]] = defaultdict(list)
         for t in targets:
             by_name[t["name"]].append(t)
         for site, edge in zip(sites, edges, strict=True):

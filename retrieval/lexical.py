@@ -12,6 +12,7 @@ from typing import LiteralString
 
 from codeatlas.core.terms import K1, B, query_terms, term_id
 from retrieval.hits import OUTLINE_END
+from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 
 TERM_BUDGET = 2000  # postings read per query term (all of a rarer term's)
@@ -64,7 +65,7 @@ SELECT chunk_id, score FROM exact ORDER BY score DESC, chunk_id
 """
 
 
-def lexical_candidates(conn: DbConnection, scope: Scope, query: str, limit: int) -> list[dict]:
+def lexical_candidates(conn: DbConnection, scope: Scope, query: str, limit: int) -> list[Row]:
     """The best chunks by BM25, as candidate rows (see `CANDIDATE_COLUMNS`)."""
     terms = query_terms(query)
     if not terms or not scope.repositories:

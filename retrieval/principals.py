@@ -11,6 +11,7 @@ import psycopg
 from codeatlas.core.errors import CodeatlasError, ConfigurationError, RepositoryNotFoundError
 
 # rows are dicts (codeatlas.core.database.connect uses dict_row)
+Row = dict[str, Any]
 DbConnection = psycopg.Connection[Any]
 
 OPERATOR_PRINCIPAL = "local"
@@ -49,7 +50,7 @@ def validate_principal_name(name: str) -> str:
     return name
 
 
-def _from_row(row: dict) -> Principal:
+def _from_row(row: Row) -> Principal:
     return Principal(id=row["id"], name=row["name"], all_repositories=row["all_repositories"])
 
 
@@ -118,7 +119,7 @@ def revoke_grant(conn: DbConnection, principal_name: str, repository: str) -> bo
     return cur.rowcount > 0
 
 
-def readable_repositories(conn: DbConnection, principal: Principal) -> list[dict]:
+def readable_repositories(conn: DbConnection, principal: Principal) -> list[Row]:
     """Repositories the principal may read, with their current commit (grants checked in SQL)."""
     return conn.execute(
         "SELECT r.id, r.name, r.default_branch, r.active_embedding_model,"
@@ -132,7 +133,7 @@ def readable_repositories(conn: DbConnection, principal: Principal) -> list[dict
     ).fetchall()
 
 
-def list_principals(conn: DbConnection) -> list[dict]:
+def list_principals(conn: DbConnection) -> list[Row]:
     """Every principal with its granted repository names."""
     return conn.execute(
         "SELECT p.name, p.all_repositories,"

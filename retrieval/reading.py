@@ -82,7 +82,7 @@ def file_outline(conn: DbConnection, scope: Scope, path: str) -> list[dict[str, 
     """The symbols of one file, in order, with their nesting depth."""
     rows = _file_symbols(conn, scope, clean_path(path))
     depth: dict[int, int] = {}
-    outline = []
+    outline: list[dict[str, Any]] = []
     for row in rows:
         depth[row["symbol_id"]] = depth.get(row["parent_id"], -1) + 1 if row["parent_id"] else 0
         outline.append(

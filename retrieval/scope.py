@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, LiteralString
 
 from codeatlas.core.errors import CodeatlasError
-from retrieval.principals import DbConnection, Principal, unreadable_repository
+from retrieval.principals import DbConnection, Principal, Row, unreadable_repository
 
 _COMMIT = re.compile(r"^[0-9a-fA-F]{4,64}$")
 
@@ -146,7 +146,7 @@ def resolve_scope(
     for name in names or []:
         if name not in found:
             raise unreadable_repository(name)
-    views = []
+    views: list[RepositoryView] = []
     for row in rows:
         if commit is not None:
             views.append(_at_commit(conn, row, commit))
@@ -169,7 +169,7 @@ def resolve_scope(
     return Scope(principal=principal, repositories=tuple(views))
 
 
-def _at_commit(conn: DbConnection, row: dict, commit: str) -> RepositoryView:
+def _at_commit(conn: DbConnection, row: Row, commit: str) -> RepositoryView:
     snaps = conn.execute(
         "SELECT id, commit_sha FROM snapshots WHERE repository_id = %s AND status = 'ready'"
         " AND commit_sha LIKE %s ORDER BY id LIMIT 2",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from retrieval.hits import Hit, SymbolMatch, unit_range
 from retrieval.lexical import lexical_candidates
+from retrieval.principals import Row
 from retrieval.scope import DbConnection, Scope
 from retrieval.semantic import QueryEmbedder, semantic_candidates
 from retrieval.symbols import exact_symbols, query_identifiers
@@ -39,10 +40,10 @@ class SearchReport:
     """Hits plus what happened (models skipped, retrievers that ran)."""
 
     hits: list[Hit]
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list[str])
 
 
-def _key(row: dict) -> tuple:
+def _key(row: Row) -> tuple[Any, ...]:
     """Pieces of one symbol, and same-named definitions of one file (overload signatures and
     their implementation, a property's getter and setter), share a key; a file-level chunk is
     keyed by itself."""
@@ -96,7 +97,7 @@ def _hit_from_rows(rows: list[dict[str, Any]], score: float, retrievers: list[st
     )
 
 
-def _unit_weight(row: dict) -> float:
+def _unit_weight(row: Row) -> float:
     """How much a hit of this unit counts: a function or method fully, an outline or a file's
     top-level code less (they mention what their members do, the members answer)."""
     if row["symbol_id"] is None:
@@ -106,16 +107,16 @@ def _unit_weight(row: dict) -> float:
     return 1.0
 
 
-def with_file_evidence(rows: list[dict]) -> list[dict]:
+def with_file_evidence(rows: list[Row]) -> list[Row]:
     """Lexical candidates re-ranked with a share of their file's evidence (the best score of
     another candidate of the same file): the words of a question spread over the code around
     its answer (the class's fields, the helpers it calls), which a chunk alone does not hold."""
-    best: dict[tuple, list[float]] = {}
+    best: dict[tuple[Any, ...], list[float]] = {}
     for row in rows:
         best.setdefault(_file(row), []).append(row["rank"])
     for scores in best.values():
         scores[:] = [*sorted(scores, reverse=True)[:2], 0.0]
-    ranked = []
+    ranked: list[Row] = []
     for row in rows:
         first, second = best[_file(row)][:2]
         evidence = second if row["rank"] == first else first
@@ -123,18 +124,18 @@ def with_file_evidence(rows: list[dict]) -> list[dict]:
     return sorted(ranked, key=lambda r: -r["rank"])
 
 
-def _file(row: dict) -> tuple:
+def _file(row: Row) -> tuple[Any, ...]:
     return (row["repository"], row["path"], row["source"])
 
 
-def fuse(rankings: dict[str, list[dict]]) -> list[Hit]:
+def fuse(rankings: dict[str, list[Row]]) -> list[Hit]:
     """Weighted Reciprocal Rank Fusion over named rankings of candidate rows, pieces collapsed."""
-    scores: dict[tuple, float] = {}
-    found_by: dict[tuple, list[str]] = {}
-    rows_of: dict[tuple, dict[int | None, dict]] = {}  # per key, one row per symbol
+    scores: dict[tuple[Any, ...], float] = {}
+    found_by: dict[tuple[Any, ...], list[str]] = {}
+    rows_of: dict[tuple[Any, ...], dict[int | None, Row]] = {}  # per key, one row per symbol
     for retriever, rows in rankings.items():
         rank = 0
-        seen: set[tuple] = set()
+        seen: set[tuple[Any, ...]] = set()
         for row in rows:
             key = _key(row)
             rows_of.setdefault(key, {}).setdefault(row["symbol_id"], row)
@@ -176,7 +177,7 @@ def exact_symbol_hits(conn: DbConnection, scope: Scope, query: str) -> list[Hit]
     """Definitions named by identifiers in the query (at most a few per name)."""
     hits: list[Hit] = []
     for name in query_identifiers(query):
-        found: dict[tuple, list[SymbolMatch]] = {}
+        found: dict[tuple[Any, ...], list[SymbolMatch]] = {}
         for m in exact_symbols(conn, scope, name, 4 * MAX_INJECTED_PER_NAME):
             found.setdefault((m.repository, m.path, m.source, m.symbol), []).append(m)
         if 0 < len(found) <= MAX_INJECTED_PER_NAME:
@@ -184,7 +185,7 @@ def exact_symbol_hits(conn: DbConnection, scope: Scope, query: str) -> list[Hit]
     return hits[:MAX_INJECTED]
 
 
-def _place(hit: Hit) -> tuple:
+def _place(hit: Hit) -> tuple[Any, ...]:
     """What makes two hits the same answer: the symbol, or a file-level chunk's lines."""
     where = hit.symbol if hit.symbol is not None else hit.start_line
     return (hit.repository, hit.path, hit.source, where)
@@ -229,7 +230,7 @@ def search_code(
     wanted = offset + limit
     depth = max(50, wanted * 3)
     notes: list[str] = []
-    rankings: dict[str, list[dict]] = {}
+    rankings: dict[str, list[Row]] = {}
     if mode in ("hybrid", "semantic"):
         for model, _repos in scope.by_model().items():
             vector = embed_query(model, query) if embed_query else None

@@ -14,6 +14,7 @@ from pgvector import HalfVector
 from psycopg import sql
 
 from retrieval.lexical import CANDIDATE_COLUMNS
+from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 
 # (model name, query text) -> query vector, or None to skip the semantic retriever for that model
@@ -50,7 +51,7 @@ def semantic_candidates(
     model: str,
     vector: Sequence[float],
     limit: int,
-) -> list[dict]:
+) -> list[Row]:
     """Nearest chunks of the scope's repositories that use `model`, best first."""
     repo_ids = [r.repository_id for r in scope.repositories if r.active_model == model]
     if not repo_ids:

@@ -49,7 +49,7 @@ def repository_status(
     rows = conn.execute(
         statement("retrieval", "repository_status"), {"name": only, "ids": repository_ids}
     ).fetchall()
-    report = []
+    report: list[dict[str, Any]] = []
     for row in rows:
         head, head_time = _branch_head(settings, row["origin"], row["default_branch"])
         current = row["current_commit"]
@@ -63,7 +63,7 @@ def repository_status(
                 lag_seconds = max(0, int(head_time - row["committed_at"].timestamp()))
             elif head == current:
                 lag_seconds = 0
-        coverage = {}
+        coverage: dict[str, str] = {}
         for model in filter(
             None, {row["active_embedding_model"], row["upgrading_embedding_model"]}
         ):

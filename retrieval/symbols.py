@@ -6,6 +6,7 @@ import re
 from typing import LiteralString
 
 from retrieval.hits import OUTLINE_END, SymbolMatch
+from retrieval.principals import Row
 from retrieval.scope import DbConnection, Scope, visible_files_among
 
 _SEPARATORS = re.compile(r"\s*(?:::|->|#|\\|/)\s*")
@@ -36,12 +37,12 @@ def _rows(
     conn: DbConnection,
     scope: Scope,
     where: LiteralString,
-    params: dict,
+    params: Row,
     limit: int,
     *,
     rank: LiteralString | None = None,
     file_where: LiteralString = "true",
-) -> list[dict]:
+) -> list[Row]:
     """Symbols matching `where` (on `s`, through an index of `code_symbols`) in the visible files
     matching `file_where` (on `f`), best `rank` (a SQL expression) first."""
     rank_sql = rank or "1.0"
@@ -55,7 +56,7 @@ def _rows(
     return conn.execute(sql, {**scope.params(), **params, "limit": limit}).fetchall()
 
 
-def _match(row: dict, match: str, score: float) -> SymbolMatch:
+def _match(row: Row, match: str, score: float) -> SymbolMatch:
     return SymbolMatch(
         repository=row["repository"],
         path=row["path"],

@@ -181,12 +181,12 @@ def analyze(url: str, tables: tuple[str, ...]) -> None:
         conn.execute("ANALYZE " + ", ".join(tables))  # type: ignore[arg-type]  # constant names
 
 
-def open_pool(url: str, *, max_size: int, name: str) -> ConnectionPool:
+def open_pool(url: str, *, max_size: int, name: str) -> ConnectionPool[Any]:
     """A pool (opening in the background) whose connections are `connect`'s: dict rows and
     pgvector's types."""
     from psycopg_pool import ConnectionPool
 
-    pool = ConnectionPool(
+    pool: ConnectionPool[Any] = ConnectionPool(
         url,
         min_size=1,
         max_size=max_size,
