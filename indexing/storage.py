@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import psycopg
 from pgvector import HalfVector
+from psycopg import sql
 
 from indexing.parsing.model import ParsedFile
 
@@ -139,18 +140,23 @@ def ensure_embedding_model(conn: psycopg.Connection, model: str, dimensions: int
             )
         return
     index = model_index_name(model)
-    literal = conn.execute("SELECT quote_literal(%s::text) AS q", (model,)).fetchone()
-    assert literal is not None
     with conn.transaction():
         conn.execute(
             "INSERT INTO embedding_models (name, dimensions, index_name) VALUES (%s, %s, %s)"
             " ON CONFLICT DO NOTHING",
             (model, dimensions, index),
         )
+        # DDL takes no bound parameters: the name and values are composed as quoted SQL
         conn.execute(
-            f"CREATE INDEX IF NOT EXISTS {index} ON chunk_embeddings USING hnsw"
-            f" ((embedding::halfvec({int(dimensions)})) halfvec_cosine_ops)"
-            f" WHERE embedding_model = {literal['q']}"
+            sql.SQL(
+                "CREATE INDEX IF NOT EXISTS {index} ON chunk_embeddings USING hnsw"
+                " ((embedding::halfvec({dimensions})) halfvec_cosine_ops)"
+                " WHERE embedding_model = {model}"
+            ).format(
+                index=sql.Identifier(index),
+                dimensions=sql.Literal(int(dimensions)),
+                model=sql.Literal(model),
+            )
         )
 
 
