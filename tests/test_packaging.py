@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from codeatlas.core.database import with_database
 from tests.conftest import GitRepo
 
 ROOT = Path(__file__).resolve().parent.parent
+NOT_SOURCES = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".work")
 
 
 def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
@@ -29,11 +31,13 @@ def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
 def test_a_wheel_installed_in_a_fresh_venv_migrates_indexes_and_searches(
     pg_server: str, tmp_path: Path
 ):
-    # the wheel, built from the source tree, installed (not editable) into a new venv from the
-    # same local wheel caches as `make setup`
+    # the wheel, built from a copy of the sources (no earlier build/ output), installed (not
+    # editable) into a new venv from the same local wheel caches as `make setup`
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*NOT_SOURCES))
     run(
         sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-        "-w", tmp_path / "dist", ROOT, cwd=tmp_path,
+        "-w", tmp_path / "dist", source, cwd=tmp_path,
     )  # fmt: skip
     [wheel] = (tmp_path / "dist").glob("codeatlas-*.whl")
     venv = tmp_path / "venv"
