@@ -15,9 +15,9 @@ import time
 from typing import Any
 
 from codeatlas.errors import CodeatlasError
+from mcp_app.app_context import AppContext
 from mcp_app.inputs import MAX_FILE_BYTES
 from mcp_app.overlay_retention import check_quota, expire
-from mcp_app.state import AppState
 from retrieval.principals import DbConnection, Principal
 from retrieval.reading import clean_path
 from retrieval.scope import resolve_scope
@@ -53,7 +53,7 @@ def decode_content(content: str, encoding: str) -> bytes:
 
 
 def index_file(
-    state: AppState,
+    app: AppContext,
     conn: DbConnection,
     principal: Principal,
     repository: str,
@@ -67,28 +67,28 @@ def index_file(
     from assets.parsing.languages import detect_language
     from assets.parsing.parser import parse_file
 
-    deadline = time.monotonic() + state.limits.index_file_seconds
+    deadline = time.monotonic() + app.limits.index_file_seconds
     scope = resolve_scope(conn, principal, [repository])
     view = scope.repositories[0]
     path = clean_path(path)
-    expire(conn, state.limits)
+    expire(conn, app.limits)
     language = detect_language(path, data)
     reason = skip_reason(path, len(data), data, max_bytes=MAX_FILE_BYTES)
     if reason or language is None:
         raise UnindexableFileError(f"{path} is not indexed ({reason or 'unsupported language'})")
-    version = effective_parser_version(state.settings)
+    version = effective_parser_version(app.settings)
     blob_sha = storage.git_blob_sha(data)
     with conn.transaction():
-        check_quota(conn, principal.id, view.repository_id, path, state.limits)
+        check_quota(conn, principal.id, view.repository_id, path, app.limits)
         file_version_id, parsed_before = storage.claim_file_version(
             conn, view.repository_id, blob_sha, language, version, len(data)
         )
         if not parsed_before:
-            parsed = parse_file(path, data, max_tokens=state.settings.chunk_max_tokens)
-            if len(parsed.chunks) > state.limits.overlay_max_chunks:
+            parsed = parse_file(path, data, max_tokens=app.settings.chunk_max_tokens)
+            if len(parsed.chunks) > app.limits.overlay_max_chunks:
                 raise UnindexableFileError(
                     f"{path} parses into {len(parsed.chunks):,} chunks; index_file takes at most "
-                    f"{state.limits.overlay_max_chunks:,} (commit it and let the indexer take it)"
+                    f"{app.limits.overlay_max_chunks:,} (commit it and let the indexer take it)"
                 )
             storage.store_parsed_file(conn, file_version_id, parsed)
         lexical_index.ensure_file_terms(conn, file_version_id, path)
@@ -105,12 +105,12 @@ def index_file(
     ).fetchone()
     assert counts is not None
     embedded, note = _embed(
-        state, conn, view.repository_id, view.active_model, file_version_id, deadline
+        app, conn, view.repository_id, view.active_model, file_version_id, deadline
     )
     expires = conn.execute(
         "SELECT indexed_at + make_interval(secs => %s) AS at FROM overlay_files"
         " WHERE repository_id = %s AND principal_id = %s AND path = %s",
-        (state.limits.overlay_ttl_hours * 3600, view.repository_id, principal.id, path),
+        (app.limits.overlay_ttl_hours * 3600, view.repository_id, principal.id, path),
     ).fetchone()
     result = {
         "repository": repository,
@@ -129,7 +129,7 @@ def index_file(
 
 
 def _embed(
-    state: AppState,
+    app: AppContext,
     conn: DbConnection,
     repository_id: int,
     model: str | None,
@@ -140,7 +140,7 @@ def _embed(
 
     if model is None:
         return 0, "the repository has no embedding model yet: lexical and symbol search only"
-    embedder = state.embedder_for(model)
+    embedder = app.embedders.embedder_for(model)
     if embedder is None:
         return 0, f"no embedder for model {model!r} here: lexical and symbol search only"
     todo = conn.execute(
@@ -167,7 +167,7 @@ def _embed(
     if done < len(todo):
         return done, (
             f"embedded {done} of {len(todo)} new chunks within the "
-            f"{state.limits.index_file_seconds:g} s budget of index_file; the rest are found by "
+            f"{app.limits.index_file_seconds:g} s budget of index_file; the rest are found by "
             "lexical and symbol search"
         )
     return done, None

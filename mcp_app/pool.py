@@ -1,0 +1,58 @@
+"""A psycopg connection pool whose connections return dict rows and whose failures are one
+`DatabaseUnavailableError`: the tools' pool (with pgvector) and the token checks' pool."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from codeatlas.errors import DatabaseUnavailableError
+from retrieval.principals import DbConnection
+
+log = logging.getLogger(__name__)
+
+CHECKOUT_SECONDS = 10
+
+
+class DatabasePool:
+    """`size` connections to `url`, opened in the background (the first checkout waits for one)."""
+
+    def __init__(
+        self,
+        url: str,
+        size: int,
+        name: str,
+        configure: Callable[[DbConnection], None] | None = None,
+    ) -> None:
+        self.size = size
+        self._pool: ConnectionPool[DbConnection] = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=size,
+            kwargs={"row_factory": dict_row},
+            configure=configure,
+            open=False,
+            name=name,
+        )
+        self._pool.open(wait=False)
+
+    @contextmanager
+    def connection(self) -> Iterator[DbConnection]:
+        """A pooled connection whose work commits on success (rolls back on error)."""
+        try:
+            with self._pool.connection(timeout=CHECKOUT_SECONDS) as conn:
+                yield conn
+        except (PoolTimeout, psycopg.OperationalError) as exc:
+            log.warning("index database unavailable: %s", exc)
+            raise DatabaseUnavailableError(
+                "the index database is unavailable right now; try again shortly"
+            ) from exc
+
+    def close(self) -> None:
+        """Close every connection (at server shutdown)."""
+        self._pool.close()
