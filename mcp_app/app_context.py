@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncGenerator, Callable, Generator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -152,7 +152,7 @@ class ToolCall:
 
 
 @contextmanager
-def tool_call(ctx: ToolContext) -> Iterator[ToolCall]:
+def tool_call(ctx: ToolContext) -> Generator[ToolCall, None, None]:
     """A connection for the call (committed when it succeeds) and its principal; errors users
     can cause become one-line tool errors (never a traceback or a database message)."""
     app = ctx.request_context.lifespan_context
@@ -190,7 +190,7 @@ def app_lifespan(
             await anyio.sleep(EXPIRY_INTERVAL_SECONDS)
 
     @asynccontextmanager
-    async def lifespan(_server: Any) -> AsyncIterator[AppContext]:
+    async def lifespan(_server: Any) -> AsyncGenerator[AppContext, None]:
         database = DatabasePool(
             config.database_url, config.pool_size, "codeatlas-mcp", register_vector
         )

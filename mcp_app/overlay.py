@@ -12,11 +12,11 @@ from __future__ import annotations
 import base64
 import binascii
 import time
-from typing import Any
 
 from codeatlas.errors import CodeatlasError
 from mcp_app.app_context import AppContext
 from mcp_app.inputs import MAX_FILE_BYTES
+from mcp_app.outputs import IndexFileResult
 from mcp_app.overlay_retention import check_quota, expire
 from retrieval.principals import DbConnection, Principal
 from retrieval.reading import clean_path
@@ -59,7 +59,7 @@ def index_file(
     repository: str,
     path: str,
     data: bytes,
-) -> dict[str, Any]:
+) -> IndexFileResult:
     """Parse, store, embed (when the repository's model is available) and map into the overlay."""
     from assets import lexical_index, storage
     from assets.parse_version import effective_parser_version
@@ -112,7 +112,7 @@ def index_file(
         " WHERE repository_id = %s AND principal_id = %s AND path = %s",
         (app.limits.overlay_ttl_hours * 3600, view.repository_id, principal.id, path),
     ).fetchone()
-    result = {
+    result: IndexFileResult = {
         "repository": repository,
         "path": path,
         "language": language,

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 
 import psycopg
@@ -42,7 +42,7 @@ class DatabasePool:
         self._pool.open(wait=False)
 
     @contextmanager
-    def connection(self) -> Iterator[DbConnection]:
+    def connection(self) -> Generator[DbConnection, None, None]:
         """A pooled connection whose work commits on success (rolls back on error)."""
         try:
             with self._pool.connection(timeout=CHECKOUT_SECONDS) as conn:

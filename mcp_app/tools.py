@@ -8,7 +8,7 @@ SQL; nothing here widens access.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
@@ -40,7 +40,9 @@ from mcp_app.inputs import (
     SymbolRepositories,
     SymbolToRead,
 )
-from retrieval.principals import readable_repositories
+
+# retrieval/ is not strict yet: its rows are plain `dict`s
+from retrieval.principals import readable_repositories  # pyright: ignore[reportUnknownVariableType]
 from retrieval.scope import resolve_scope
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -66,6 +68,11 @@ def tool(description: str, *, writes: bool = False, destroys: bool = False) -> C
         return fn
 
     return register
+
+
+def _readable_repositories(call: ToolCall) -> list[dict[str, Any]]:
+    """The repositories the principal can read (rows of `repositories`)."""
+    return cast("list[dict[str, Any]]", readable_repositories(call.conn, call.principal))
 
 
 @tool(
@@ -310,7 +317,7 @@ def index_status(
         scope = resolve_scope(call.conn, call.principal, repositories)
         ids = [r.repository_id for r in scope.repositories]
         if repositories is None:  # include readable repositories not indexed yet
-            ids = [r["id"] for r in readable_repositories(call.conn, call.principal)]
+            ids = [r["id"] for r in _readable_repositories(call)]
         report = repository_status(call.conn, call.app.settings, repository_ids=ids)
     for repo in report:
         repo.pop("origin", None)  # may hold paths or credentials-free URLs; not needed by agents
@@ -321,7 +328,7 @@ def index_status(
 def list_repositories(ctx: ToolContext) -> outputs.ListRepositoriesResult:
     """Repositories the principal can read."""
     with tool_call(ctx) as call:
-        rows = readable_repositories(call.conn, call.principal)
+        rows = _readable_repositories(call)
     return {
         "repositories": [
             {
