@@ -20,7 +20,8 @@ CHECKOUT_SECONDS = 10
 
 
 class DatabasePool:
-    """`size` connections to `url`, opened in the background (the first checkout waits for one)."""
+    """`size` connections to `url`, opened in the background; a checkout waits at most
+    `checkout_seconds` for a free (or first) connection."""
 
     def __init__(
         self,
@@ -28,8 +29,9 @@ class DatabasePool:
         size: int,
         name: str,
         configure: Callable[[DbConnection], None] | None = None,
+        checkout_seconds: float = CHECKOUT_SECONDS,
     ) -> None:
-        self.size = size
+        self.size, self.checkout_seconds = size, checkout_seconds
         self._pool: ConnectionPool[DbConnection] = ConnectionPool(
             url,
             min_size=1,
@@ -45,7 +47,7 @@ class DatabasePool:
     def connection(self) -> Generator[DbConnection, None, None]:
         """A pooled connection whose work commits on success (rolls back on error)."""
         try:
-            with self._pool.connection(timeout=CHECKOUT_SECONDS) as conn:
+            with self._pool.connection(timeout=self.checkout_seconds) as conn:
                 yield conn
         except (PoolTimeout, psycopg.OperationalError) as exc:
             log.warning("index database unavailable: %s", exc)
