@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
 from mcp.server.mcpserver.tools import Tool
@@ -60,15 +60,22 @@ def check_arguments(model: type[BaseModel], arguments: Any) -> BaseModel:
 def argument_check(tools: Sequence[Tool]) -> ServerMiddleware[Any]:
     """Server middleware answering `tools/call` with a one-line error result when the
     arguments do not validate against the tool's argument model."""
-    models = {t.name: strict_arguments(t) for t in tools}
+    checks = {t.name: (t, strict_arguments(t)) for t in tools}
 
     async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         params = ctx.params
         name = params.get("name") if isinstance(params, dict) else None
-        model = models.get(name) if ctx.method == "tools/call" and isinstance(name, str) else None
-        if isinstance(params, dict) and model is not None:
+        check = checks.get(name) if ctx.method == "tools/call" and isinstance(name, str) else None
+        if isinstance(params, dict) and check is not None:
+            tool, model = check
+            arguments = params.get("arguments")
             try:
-                check_arguments(model, params.get("arguments"))
+                check_arguments(model, arguments)
+                if isinstance(arguments, dict):
+                    # the SDK then reads JSON text sent for an optional text argument as JSON
+                    # ('[1]' becomes a list): check what the tool will be called with too
+                    sent = cast(dict[str, Any], arguments)
+                    check_arguments(model, tool.fn_metadata.pre_parse_json(sent))
             except ValueError as exc:
                 log.info("tool %r: %s", name, exc)
                 return CallToolResult(
