@@ -20,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pgvector.psycopg import register_vector
 
 from codeatlas.config import Settings
-from codeatlas.errors import CodeatlasError
+from codeatlas.errors import CodeatlasError, DatabaseUnavailableError
 from mcp_app.limits import ServerLimits
 from mcp_app.pool import DatabasePool
 from retrieval.principals import (
@@ -57,7 +57,8 @@ class ServerConfig:
 
 class QueryEmbedders:
     """One query embedder per embedding model, rebuilt from the spec stored when the model
-    indexed and kept for the server's life; None for a model no embedder can be built for."""
+    indexed and kept for the server's life; None for a model no embedder can be built for (not
+    remembered when the pool had no connection free: a later query tries again)."""
 
     def __init__(self, settings: Settings, database: DatabasePool) -> None:
         self.settings, self.database = settings, database
@@ -67,21 +68,26 @@ class QueryEmbedders:
     def embedder_for(self, model: str) -> Any | None:
         """The embedder producing `model`'s vectors (built once), else None."""
         with self._lock:
-            if model not in self._embedders:
-                self._embedders[model] = self._load(model)
-            return self._embedders[model]
+            if model in self._embedders:
+                return self._embedders[model]
+            try:
+                with self.database.connection() as conn:
+                    embedder = self._load(model, conn)
+            except DatabaseUnavailableError:  # busy or down: try again on a later query
+                return None
+            self._embedders[model] = embedder
+            return embedder
 
     def embed_query(self, model: str, text: str) -> Sequence[float] | None:
         """A query vector in `model`'s space, or None when no embedder for it can be built."""
         embedder = self.embedder_for(model)
         return embedder.embed_query(text) if embedder is not None else None
 
-    def _load(self, model: str) -> Any | None:
+    def _load(self, model: str, conn: DbConnection) -> Any | None:
         from assets.embedding_registry import embedder_for_model
 
         try:
-            with self.database.connection() as conn:
-                return embedder_for_model(model, conn, self.settings)
+            return embedder_for_model(model, conn, self.settings)
         except Exception as exc:  # noqa: BLE001 - a missing model only disables semantic search
             log.warning("no query embedder for %s (%s); semantic search is off for it", model, exc)
             return None

@@ -13,7 +13,7 @@ from typing import Any, TypeVar, cast
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
 
-from mcp_app import outputs
+from mcp_app import outputs, overlay, overlay_retention
 from mcp_app.app_context import ToolCall, ToolContext, tool_call
 from mcp_app.inputs import (
     Commit,
@@ -40,6 +40,7 @@ from mcp_app.inputs import (
     SymbolRepositories,
     SymbolToRead,
 )
+from retrieval import graph, reading, status, symbols
 
 # retrieval/ is not strict yet: its rows are plain `dict`s
 from retrieval.principals import readable_repositories  # pyright: ignore[reportUnknownVariableType]
@@ -118,12 +119,11 @@ def search_symbols(
     offset: Offset = 0,
 ) -> outputs.SearchSymbolsResult:
     """Definitions by name."""
-    from retrieval.symbols import search_symbols as run
-
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, repositories, commit)
         found: list[Any] = [
-            m.as_dict() for m in run(call.conn, scope, name, limit=limit + 1, offset=offset)
+            m.as_dict()
+            for m in symbols.search_symbols(call.conn, scope, name, limit=limit + 1, offset=offset)
         ]
     result: outputs.SearchSymbolsResult = {"symbols": found[:limit]}
     if len(found) > limit:
@@ -148,11 +148,9 @@ def read_symbol(
     commit: Commit = None,
 ) -> outputs.ReadSymbolResult:
     """Complete source of a symbol."""
-    from retrieval.reading import read_symbol as run
-
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, [repository], commit)
-        sources = run(
+        sources = reading.read_symbol(
             call.conn,
             scope,
             name=name,
@@ -200,10 +198,8 @@ def find_callers(
     offset: Offset = 0,
 ) -> outputs.CallersResult:
     """Call sites of a symbol."""
-    from retrieval.graph import find_callers as find
-
     with tool_call(ctx) as call:
-        definitions, sites = _call_graph(call, find, repository, name, path, commit)
+        definitions, sites = _call_graph(call, graph.find_callers, repository, name, path, commit)
     page, total = sites[offset : offset + limit], len(sites)
     if total > offset + limit:
         more = offset + limit
@@ -225,10 +221,8 @@ def find_callees(
     offset: Offset = 0,
 ) -> outputs.CalleesResult:
     """Calls made by a symbol."""
-    from retrieval.graph import find_callees as find
-
     with tool_call(ctx) as call:
-        definitions, sites = _call_graph(call, find, repository, name, path, commit)
+        definitions, sites = _call_graph(call, graph.find_callees, repository, name, path, commit)
     page, total = sites[offset : offset + limit], len(sites)
     if total > offset + limit:
         more = offset + limit
@@ -249,13 +243,11 @@ def file_outline(
     offset: OutlineOffset = 0,
 ) -> outputs.FileOutlineResult:
     """Symbols of one file."""
-    from retrieval.reading import file_outline as run
-
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, [repository], commit)
-        symbols: list[Any] = run(call.conn, scope, path)
-    result: outputs.FileOutlineResult = {"symbols": symbols[offset : offset + limit]}
-    if len(symbols) > offset + limit:
+        outline: list[Any] = reading.file_outline(call.conn, scope, path)
+    result: outputs.FileOutlineResult = {"symbols": outline[offset : offset + limit]}
+    if len(outline) > offset + limit:
         result["next_offset"] = offset + limit
     return result
 
@@ -274,12 +266,9 @@ def index_file(
     encoding: ContentEncoding = "utf-8",
 ) -> outputs.IndexFileResult:
     """Index an uncommitted file into the principal's overlay."""
-    from mcp_app.overlay import decode_content
-    from mcp_app.overlay import index_file as run
-
     with tool_call(ctx) as call:
-        data = decode_content(content, encoding)
-        return run(call.app, call.conn, call.principal, repository, path, data)
+        data = overlay.decode_content(content, encoding)
+        return overlay.index_file(call.app, call.conn, call.principal, repository, path, data)
 
 
 @tool(
@@ -293,13 +282,12 @@ def forget_file(
     ctx: ToolContext, repository: RepositoryName, path: PathToForget = None
 ) -> outputs.ForgetFileResult:
     """Drop the principal's working-tree file(s)."""
-    from mcp_app.overlay_retention import forget
-    from retrieval.reading import clean_path
-
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, [repository])
-        cleaned = clean_path(path) if path is not None else None
-        removed = forget(call.conn, call.principal.id, scope.repositories[0].repository_id, cleaned)
+        cleaned = reading.clean_path(path) if path is not None else None
+        removed = overlay_retention.forget(
+            call.conn, call.principal.id, scope.repositories[0].repository_id, cleaned
+        )
     result: outputs.ForgetFileResult = {"repository": repository, "removed": removed}
     if not removed:
         result["note"] = "you had no working-tree file there"
@@ -311,14 +299,12 @@ def index_status(
     ctx: ToolContext, repositories: ReportedRepositories = None
 ) -> outputs.IndexStatusResult:
     """Freshness of the principal's repositories."""
-    from retrieval.status import repository_status
-
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, repositories)
         ids = [r.repository_id for r in scope.repositories]
         if repositories is None:  # include readable repositories not indexed yet
             ids = [r["id"] for r in _readable_repositories(call)]
-        report = repository_status(call.conn, call.app.settings, repository_ids=ids)
+        report = status.repository_status(call.conn, call.app.settings, repository_ids=ids)
     for repo in report:
         repo.pop("origin", None)  # may hold paths or credentials-free URLs; not needed by agents
     return {"repositories": report}

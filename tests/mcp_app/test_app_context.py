@@ -82,3 +82,18 @@ def test_without_a_fixed_principal_a_request_needs_a_bearer_token(database_url):
         pytest.raises(NotAuthenticatedError, match="send a valid bearer token"),
     ):
         request_principal(conn, None)
+
+
+def test_an_embedder_not_loaded_while_every_connection_was_busy_is_loaded_later(shop_repo):
+    from mcp_app.app_context import QueryEmbedders
+    from mcp_app.pool import DatabasePool
+
+    model = _active_model(shop_repo.database_url)
+    pool = DatabasePool(shop_repo.database_url, 1, "test", checkout_seconds=0.5)
+    embedders = QueryEmbedders(load_settings(), pool)
+    try:
+        with pool.connection():  # the only connection is taken by another call
+            assert embedders.embedder_for(model) is None
+        assert embedders.embedder_for(model) is not None
+    finally:
+        pool.close()
