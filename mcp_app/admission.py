@@ -11,16 +11,20 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from typing import Any
+
+from mcp.server.auth.provider import AccessToken
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcp_app.limits import ServerLimits
 from mcp_app.protected_resource import is_metadata_request, unauthorized
 from mcp_app.responses import send_json
 
 # (token, its access info or None) of the request being admitted
-VERIFIED: ContextVar[tuple[str, Any] | None] = ContextVar("codeatlas_verified", default=None)
+VERIFIED: ContextVar[tuple[str, AccessToken | None] | None] = ContextVar(
+    "codeatlas_verified", default=None
+)
 WINDOW = 60.0
 MAX_TRACKED = 10_000  # client addresses / principals remembered before stale ones are dropped
 
@@ -58,8 +62,8 @@ class Admission:
 
     def __init__(
         self,
-        app: Any,
-        verify_token: Callable[[str], Any],
+        app: ASGIApp,
+        verify_token: Callable[[str], Awaitable[AccessToken | None]],
         limits: ServerLimits,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -68,10 +72,10 @@ class Admission:
         self.requests = _RateWindow(limits.requests_per_minute, clock)
         self.in_flight: dict[str, int] = {}
 
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or is_metadata_request(scope):
             return await self.app(scope, receive, send)
-        client = (scope.get("client") or ("unknown", 0))[0]
+        client: str = (scope.get("client") or ("unknown", 0))[0]
         wait = self.failures.retry_after(client)
         if wait is not None:
             return await _too_many(send, wait, "too many failed token attempts from your address")
@@ -103,7 +107,7 @@ class Admission:
                 del self.in_flight[principal]
 
 
-def _bearer(scope: dict) -> str | None:
+def _bearer(scope: Scope) -> str | None:
     for name, value in scope.get("headers", []):
         if name == b"authorization":
             scheme, _, token = value.decode("latin-1").partition(" ")
@@ -111,7 +115,7 @@ def _bearer(scope: dict) -> str | None:
     return None
 
 
-async def _too_many(send: Any, retry_after: int, why: str) -> None:
+async def _too_many(send: Send, retry_after: int, why: str) -> None:
     await send_json(
         send,
         429,

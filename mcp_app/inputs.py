@@ -1,11 +1,12 @@
-"""One pydantic model per tool input; the field descriptions are what agents read."""
+"""The types of the tools' arguments: constraints, validators and the descriptions agents read.
+Each tool's input schema is built by the SDK from its typed parameters (`mcp_app.tools`)."""
 
 from __future__ import annotations
 
 import unicodedata
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
 MAX_LIMIT = 50
 MAX_OFFSET = 500
@@ -44,7 +45,6 @@ def _commit_text(value: str) -> str:
     return value.lower()
 
 
-QueryText = Annotated[str, AfterValidator(_utf8_text)]
 NameText = Annotated[str, AfterValidator(_name_text)]
 
 RepositoryName = Annotated[
@@ -90,122 +90,93 @@ Commit = Annotated[
     ),
 ]
 
-
-class _Input(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SearchCodeInput(_Input):
-    query: QueryText = Field(
+# arguments of one tool or two (defaults are given in the tools' signatures)
+# the length rules come before the text check, as pydantic applies them in this order
+Query = Annotated[
+    str,
+    Field(
         min_length=1,
         max_length=MAX_QUERY,
         description="What to find: a question in plain words, an identifier, or both.",
-    )
-    repositories: list[RepositoryName] | None = Field(
-        default=None,
+    ),
+    AfterValidator(_utf8_text),
+]
+SearchedRepositories = Annotated[
+    list[RepositoryName] | None,
+    Field(
         max_length=20,
         description="Repositories to search (default: every repository you can read).",
-    )
-    commit: Commit = None
-    mode: Literal["hybrid", "semantic", "lexical"] = Field(
-        default="hybrid",
+    ),
+]
+SearchMode = Annotated[
+    Literal["hybrid", "semantic", "lexical"],
+    Field(
         description="hybrid (default) fuses semantic and lexical retrieval and puts exact "
         "symbol-name matches first; semantic or lexical run one retriever.",
-    )
-    limit: Limit = 10
-    offset: Offset = 0
-
-
-class SearchSymbolsInput(_Input):
-    name: SymbolName
-    repositories: list[RepositoryName] | None = Field(
-        default=None, max_length=20, description="Repositories to search (default: all yours)."
-    )
-    commit: Commit = None
-    limit: Limit = 20
-    offset: Offset = 0
-
-
-class ReadSymbolInput(_Input):
-    repository: RepositoryName
-    name: SymbolName | None = Field(
-        default=None,
+    ),
+]
+SymbolRepositories = Annotated[
+    list[RepositoryName] | None,
+    Field(max_length=20, description="Repositories to search (default: all yours)."),
+]
+SymbolToRead = Annotated[
+    SymbolName | None,
+    Field(
         min_length=1,
         max_length=MAX_NAME,
         description="Symbol to read: bare or qualified name. Either this or path + start_line.",
-    )
-    path: Path | None = Field(
-        default=None,
+    ),
+]
+PathToRead = Annotated[
+    Path | None,
+    Field(
         min_length=1,
         max_length=MAX_PATH,
         description="File path: narrows `name` to one file, or with start_line picks the "
         "symbol(s) at those lines.",
-    )
-    start_line: int | None = Field(
-        default=None, ge=1, le=MAX_LINE, description="First line of the range."
-    )
-    end_line: int | None = Field(
-        default=None, ge=1, le=MAX_LINE, description="Last line (default start_line)."
-    )
-    from_line: int | None = Field(
-        default=None, ge=1, le=MAX_LINE, description="Continue a truncated symbol from this line."
-    )
-    max_lines: int = Field(
-        default=300, ge=1, le=MAX_READ_LINES, description="At most this many lines per symbol."
-    )
-    commit: Commit = None
-
-
-class CallGraphInput(_Input):
-    repository: RepositoryName
-    name: SymbolName
-    path: Path | None = Field(
-        default=None,
+    ),
+]
+StartLine = Annotated[int | None, Field(ge=1, le=MAX_LINE, description="First line of the range.")]
+EndLine = Annotated[
+    int | None, Field(ge=1, le=MAX_LINE, description="Last line (default start_line).")
+]
+FromLine = Annotated[
+    int | None,
+    Field(ge=1, le=MAX_LINE, description="Continue a truncated symbol from this line."),
+]
+MaxLines = Annotated[
+    int, Field(ge=1, le=MAX_READ_LINES, description="At most this many lines per symbol.")
+]
+DefiningPath = Annotated[
+    Path | None,
+    Field(
         min_length=1,
         max_length=MAX_PATH,
         description="The file defining the symbol, when several definitions share the name.",
-    )
-    commit: Commit = None
-    limit: Limit = 30
-    offset: Offset = 0
-
-
-class FileOutlineInput(_Input):
-    repository: RepositoryName
-    path: Path
-    commit: Commit = None
-    limit: int = Field(default=200, ge=1, le=500, description="At most this many symbols.")
-    offset: int = Field(default=0, ge=0, le=100_000, description="Symbols to skip.")
-
-
-class IndexFileInput(_Input):
-    repository: RepositoryName
-    path: Path
-    content: str = Field(
+    ),
+]
+OutlineLimit = Annotated[int, Field(ge=1, le=500, description="At most this many symbols.")]
+OutlineOffset = Annotated[int, Field(ge=0, le=100_000, description="Symbols to skip.")]
+FileContent = Annotated[
+    str,
+    Field(
         max_length=2 * MAX_FILE_BYTES,
         description=f"The file's full text (at most {MAX_FILE_BYTES:,} bytes as UTF-8), or "
         "base64 of its bytes when encoding is 'base64'.",
-    )
-    encoding: Literal["utf-8", "base64"] = Field(
-        default="utf-8", description="How `content` is encoded."
-    )
-
-
-class ForgetFileInput(_Input):
-    repository: RepositoryName
-    path: Path | None = Field(
-        default=None,
+    ),
+]
+ContentEncoding = Annotated[
+    Literal["utf-8", "base64"], Field(description="How `content` is encoded.")
+]
+PathToForget = Annotated[
+    Path | None,
+    Field(
         min_length=1,
         max_length=MAX_PATH,
         description="The file to forget; omit to forget all your files in the repository.",
-    )
-
-
-class IndexStatusInput(_Input):
-    repositories: list[RepositoryName] | None = Field(
-        default=None, max_length=50, description="Repositories to report (default: all yours)."
-    )
-
-
-class ListRepositoriesInput(_Input):
-    pass
+    ),
+]
+ReportedRepositories = Annotated[
+    list[RepositoryName] | None,
+    Field(max_length=50, description="Repositories to report (default: all yours)."),
+]

@@ -12,12 +12,13 @@ from __future__ import annotations
 import base64
 import binascii
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from codeatlas.core.errors import CodeatlasError
+from mcp_app.app_context import AppContext
 from mcp_app.inputs import MAX_FILE_BYTES
+from mcp_app.outputs import IndexFileResult
 from mcp_app.overlay_retention import check_quota, expire
-from mcp_app.state import AppState
 from retrieval.principals import DbConnection, Principal
 from retrieval.reading import clean_path
 from retrieval.scope import resolve_scope
@@ -56,13 +57,13 @@ def decode_content(content: str, encoding: str) -> bytes:
 
 
 def index_file(
-    state: AppState,
+    app: AppContext,
     conn: DbConnection,
     principal: Principal,
     repository: str,
     path: str,
     data: bytes,
-) -> dict[str, Any]:
+) -> IndexFileResult:
     """Parse, store, embed (when the repository's model is available) and map into the overlay."""
     from indexing import lexical_index, storage
     from indexing.file_index import store_file_version
@@ -70,19 +71,19 @@ def index_file(
     from indexing.parsing.file_rules import skip_reason
     from indexing.parsing.languages import detect_language
 
-    deadline = time.monotonic() + state.limits.index_file_seconds
+    deadline = time.monotonic() + app.limits.index_file_seconds
     scope = resolve_scope(conn, principal, [repository])
     view = scope.repositories[0]
     path = clean_path(path)
-    expire(conn, state.limits)
+    expire(conn, app.limits)
     language = detect_language(path, data)
     reason = skip_reason(path, len(data), data, max_bytes=MAX_FILE_BYTES)
     if reason or language is None:
         raise UnindexableFileError(f"{path} is not indexed ({reason or 'unsupported language'})")
-    version = effective_parser_version(state.settings)
+    version = effective_parser_version(app.settings)
     blob_sha = storage.git_blob_sha(data)
     with conn.transaction():
-        check_quota(conn, principal.id, view.repository_id, path, state.limits)
+        check_quota(conn, principal.id, view.repository_id, path, app.limits)
         file_version_id, _parsed = store_file_version(
             conn,
             view.repository_id,
@@ -91,8 +92,8 @@ def index_file(
             language,
             data,
             version,
-            state.settings,
-            accept=lambda parsed: _within_chunk_limit(state, path, parsed),
+            app.settings,
+            accept=lambda parsed: _within_chunk_limit(app, path, parsed),
         )
         lexical_index.ensure_file_terms(conn, file_version_id, path)
         conn.execute(
@@ -108,14 +109,14 @@ def index_file(
     ).fetchone()
     assert counts is not None
     embedded, note = _embed(
-        state, conn, view.repository_id, view.active_model, file_version_id, deadline
+        app, conn, view.repository_id, view.active_model, file_version_id, deadline
     )
     expires = conn.execute(
         "SELECT indexed_at + make_interval(secs => %s) AS at FROM overlay_files"
         " WHERE repository_id = %s AND principal_id = %s AND path = %s",
-        (state.limits.overlay_ttl_hours * 3600, view.repository_id, principal.id, path),
+        (app.limits.overlay_ttl_hours * 3600, view.repository_id, principal.id, path),
     ).fetchone()
-    result = {
+    result: IndexFileResult = {
         "repository": repository,
         "path": path,
         "language": language,
@@ -131,16 +132,16 @@ def index_file(
     return result
 
 
-def _within_chunk_limit(state: AppState, path: str, parsed: ParsedFile) -> None:
-    if len(parsed.chunks) > state.limits.overlay_max_chunks:
+def _within_chunk_limit(app: AppContext, path: str, parsed: ParsedFile) -> None:
+    if len(parsed.chunks) > app.limits.overlay_max_chunks:
         raise UnindexableFileError(
             f"{path} parses into {len(parsed.chunks):,} chunks; index_file takes at most "
-            f"{state.limits.overlay_max_chunks:,} (commit it and let the indexer take it)"
+            f"{app.limits.overlay_max_chunks:,} (commit it and let the indexer take it)"
         )
 
 
 def _embed(
-    state: AppState,
+    app: AppContext,
     conn: DbConnection,
     repository_id: int,
     model: str | None,
@@ -151,7 +152,7 @@ def _embed(
 
     if model is None:
         return 0, "the repository has no embedding model yet: lexical and symbol search only"
-    embedder = state.embedder_for(model)
+    embedder = app.embedders.embedder_for(model)
     if embedder is None:
         return 0, f"no embedder for model {model!r} here: lexical and symbol search only"
     todo = conn.execute(
@@ -178,7 +179,7 @@ def _embed(
     if done < len(todo):
         return done, (
             f"embedded {done} of {len(todo)} new chunks within the "
-            f"{state.limits.index_file_seconds:g} s budget of index_file; the rest are found by "
+            f"{app.limits.index_file_seconds:g} s budget of index_file; the rest are found by "
             "lexical and symbol search"
         )
     return done, None

@@ -7,11 +7,14 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from pydantic import TypeAdapter, ValidationError
 
 from codeatlas.core.errors import CodeatlasError
 
 LOCK_FILE = Path(__file__).with_name("tools.lock")
+_LOCK_TABLE = TypeAdapter(dict[str, str])
 
 
 class ToolCatalogMismatchError(CodeatlasError):
@@ -55,10 +58,12 @@ def read_lock(path: Path) -> dict[str, str]:
         ) from exc
     except json.JSONDecodeError as exc:
         raise ToolCatalogMismatchError(f"{path} is not valid JSON: {exc}") from exc
-    tools = data.get("tools", data) if isinstance(data, dict) else None
-    if not isinstance(tools, dict) or not all(isinstance(v, str) for v in tools.values()):
-        raise ToolCatalogMismatchError(f"{path} must map tool names to SHA-256 hashes")
-    return tools
+    if isinstance(data, dict) and "tools" in data:  # the lock may sit under a "tools" key
+        data = cast(dict[str, Any], data)["tools"]
+    try:
+        return _LOCK_TABLE.validate_python(data, strict=True)
+    except ValidationError:
+        raise ToolCatalogMismatchError(f"{path} must map tool names to SHA-256 hashes") from None
 
 
 def write_lock(path: Path, fingerprints: dict[str, str]) -> None:
@@ -68,7 +73,7 @@ def write_lock(path: Path, fingerprints: dict[str, str]) -> None:
 
 def diff(expected: dict[str, str], actual: dict[str, str]) -> list[str]:
     """Human-readable differences; empty when the catalogs match."""
-    lines = []
+    lines: list[str] = []
     for name in sorted(expected.keys() | actual.keys()):
         if name not in actual:
             lines.append(f"- {name}: missing from the server")
@@ -97,11 +102,17 @@ async def check_server(server: Any, lock_file: Path = LOCK_FILE) -> None:
         )
 
 
+def _first_error(exc: BaseException) -> BaseException:
+    if not isinstance(exc, BaseExceptionGroup):
+        return exc
+    group = cast("BaseExceptionGroup[BaseException]", exc)  # never empty
+    return _first_error(group.exceptions[0])
+
+
 def failure_reason(exc: BaseException) -> str:
     """One line saying why a server's tools could not be listed (the first error inside the SDK's
     task groups)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = _first_error(exc)
     lines = str(exc).strip().splitlines()
     if isinstance(exc, CodeatlasError):
         return " ".join(lines)

@@ -14,6 +14,7 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
+from starlette.types import Scope, Send
 
 from mcp_app.responses import send_json
 
@@ -63,12 +64,12 @@ def register_routes(server: Any) -> None:
     server.custom_route(METADATA_PATH, methods=["GET"])(_root_metadata)
 
 
-def is_metadata_request(scope: dict) -> bool:
+def is_metadata_request(scope: Scope) -> bool:
     """Whether an HTTP request is for the (public) metadata."""
     return str(scope.get("path", "")).startswith(METADATA_PATH)
 
 
-def challenge(scope: dict, *, token_sent: bool) -> str:
+def challenge(scope: Scope, *, token_sent: bool) -> str:
     """The `WWW-Authenticate` value of a 401 (RFC 6750: no error code when no token was sent)."""
     url = f"{origin(scope)}{METADATA_PATH}{MCP_PATH}"
     parts = [f'realm="{RESOURCE_NAME}"']
@@ -78,7 +79,7 @@ def challenge(scope: dict, *, token_sent: bool) -> str:
     return "Bearer " + ", ".join(parts)
 
 
-async def unauthorized(scope: dict, send: Any, *, token_sent: bool) -> None:
+async def unauthorized(scope: Scope, send: Send, *, token_sent: bool) -> None:
     """Answer 401 with the challenge and the same advice in a JSON body."""
     why = "the bearer token is not valid (unknown or revoked)" if token_sent else "no bearer token"
     await send_json(

@@ -6,9 +6,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from starlette.types import Send
+
 
 async def send_json(
-    send: Any, status: int, payload: dict[str, Any], headers: Sequence[tuple[bytes, bytes]] = ()
+    send: Send, status: int, payload: dict[str, Any], headers: Sequence[tuple[bytes, bytes]] = ()
 ) -> None:
     """Send `payload` as a complete JSON response with `status` and extra `headers`."""
     body = json.dumps(payload).encode()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Any
 
 from codeatlas.core.errors import CodeatlasError
 from retrieval.principals import DbConnection, Principal, get_principal
@@ -62,7 +63,7 @@ def revoke_token(conn: DbConnection, id_or_prefix: str) -> int:
     return rows[0]["id"]
 
 
-def list_tokens(conn: DbConnection) -> list[dict]:
+def list_tokens(conn: DbConnection) -> list[dict[str, Any]]:
     """Every token (never the secret): id, principal, label, hash prefix, dates."""
     return conn.execute(
         "SELECT t.id, p.name AS principal, t.label, left(t.token_hash, 12) AS hash_prefix,"

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
+from dataclasses import dataclass
 
 import anyio
+import anyio.to_thread
+from mcp.server.auth.provider import AccessToken
+from mcp.server.transport_security import TransportSecuritySettings
 
 from codeatlas.core.config import Settings, parse_listen
 from mcp_app.admission import VERIFIED, Admission
+from mcp_app.app_context import ServerConfig, request_principal
 from mcp_app.limits import ServerLimits
 from mcp_app.pinning import LOCK_FILE, check_server
+from mcp_app.pool import DatabasePool
 from mcp_app.server import build_server
-from mcp_app.state import AppState
+from mcp_app.tokens import principal_for_token, token_hash
 from retrieval.principals import OPERATOR_PRINCIPAL
 
 log = logging.getLogger(__name__)
@@ -22,17 +27,14 @@ log = logging.getLogger(__name__)
 
 class DatabaseTokenVerifier:
     """Bearer tokens checked against `api_tokens` (hash lookup) on every request, so a revoked
-    token stops working at once."""
+    token stops working at once. The checks have a pool of their own: tools holding every
+    connection of theirs must not make a valid token fail."""
 
-    def __init__(self, state: AppState) -> None:
-        self.state = state
+    def __init__(self, database_url: str) -> None:
+        self.database = DatabasePool(database_url, 2, "codeatlas-mcp-auth")
 
-    def _lookup(self, token: str) -> Any:
-        from mcp.server.auth.provider import AccessToken
-
-        from mcp_app.tokens import principal_for_token, token_hash
-
-        with self.state.connection(auth=True) as conn:
+    def _lookup(self, token: str) -> AccessToken | None:
+        with self.database.connection() as conn:
             principal = principal_for_token(conn, token)
         if principal is None:
             return None
@@ -43,7 +45,7 @@ class DatabaseTokenVerifier:
             subject=str(principal.id),
         )
 
-    async def verify_token(self, token: str) -> Any:
+    async def verify_token(self, token: str) -> AccessToken | None:
         """The access info for a valid token, else None (the middleware answers 401)."""
         admitted = VERIFIED.get()
         if admitted is not None and admitted[0] == token:
@@ -54,35 +56,41 @@ class DatabaseTokenVerifier:
             log.exception("token check failed")
             return None
 
+    def close(self) -> None:
+        """Close the pool (when the HTTP server stops)."""
+        self.database.close()
+
 
 def stdio_principal() -> str:
     """CODEATLAS_PRINCIPAL, default the operator principal 'local'."""
     return os.environ.get("CODEATLAS_PRINCIPAL") or OPERATOR_PRINCIPAL
 
 
-def _check_principal(state: AppState) -> None:
-    with state.connection() as conn:
-        state.principal(conn)  # creates "local" on first use; fails early for unknown names
+def _check_principal(config: ServerConfig) -> None:
+    """Create the operator 'local' on first use; fail before serving for an unknown name."""
+    from codeatlas.core.database import transaction
+
+    with transaction(config.database_url) as conn:
+        request_principal(conn, config.principal_name)
 
 
 def run_stdio(settings: Settings, database_url: str) -> None:
     """Serve over stdin/stdout after checking the pinned tool definitions."""
-    state = AppState(
+    config = ServerConfig(
         database_url=database_url,
         settings=settings,
         principal_name=stdio_principal(),
         limits=ServerLimits.from_env(),
     )
-    _check_principal(state)
-    server = build_server(state)
+    _check_principal(config)
+    server = build_server(config)
     anyio.run(check_server, server, LOCK_FILE)
     server.run("stdio")
 
 
-def transport_security(host: str, limits: ServerLimits) -> Any:
+def transport_security(host: str, limits: ServerLimits) -> TransportSecuritySettings:
     """DNS-rebinding protection, always on: local names, the bound host (unless a wildcard
     address) and CODEATLAS_MCP_ALLOWED_HOSTS are the Host/Origin values accepted."""
-    from mcp.server.transport_security import TransportSecuritySettings
 
     names = ["127.0.0.1", "localhost", "[::1]"]
     if host not in ("0.0.0.0", "::", ""):
@@ -104,24 +112,32 @@ def transport_security(host: str, limits: ServerLimits) -> Any:
     )
 
 
+@dataclass(frozen=True)
+class HttpApp:
+    """The ASGI app for streamable HTTP (bearer tokens, admission limits) and its token
+    verifier, whose pool is closed when the app is no longer served."""
+
+    app: Admission
+    verifier: DatabaseTokenVerifier
+
+
 def http_app(
     settings: Settings,
     database_url: str,
     host: str,
     port: int,
     limits: ServerLimits | None = None,
-) -> tuple[Any, AppState]:
-    """The ASGI app for streamable HTTP with bearer-token auth and admission limits (and its
-    state)."""
+) -> HttpApp:
+    """The HTTP app serving `database_url`'s index at `host:port`/mcp."""
     limits = limits or ServerLimits.from_env()
-    state = AppState(
+    config = ServerConfig(
         database_url=database_url, settings=settings, principal_name=None, limits=limits
     )
-    verifier = DatabaseTokenVerifier(state)
-    server = build_server(state, token_verifier=verifier, url=f"http://{host}:{port}")
+    verifier = DatabaseTokenVerifier(database_url)
+    server = build_server(config, token_verifier=verifier, url=f"http://{host}:{port}")
     anyio.run(check_server, server, LOCK_FILE)
     app = server.streamable_http_app(host=host, transport_security=transport_security(host, limits))
-    return Admission(app, verifier.verify_token, limits), state
+    return HttpApp(Admission(app, verifier.verify_token, limits), verifier)
 
 
 def run_http(settings: Settings, database_url: str, listen: str) -> None:
@@ -129,5 +145,8 @@ def run_http(settings: Settings, database_url: str, listen: str) -> None:
     import uvicorn
 
     host, port = parse_listen(listen, "--http")
-    app, _state = http_app(settings, database_url, host, port)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    served = http_app(settings, database_url, host, port)
+    try:
+        uvicorn.run(served.app, host=host, port=port, log_level="warning")
+    finally:
+        served.verifier.close()

@@ -1,22 +1,25 @@
-"""Tool arguments checked against each tool's input model before the SDK sees them, so every
+"""Tool arguments checked against each tool's argument model before the SDK sees them, so every
 mistake an agent can make (a limit over 50, a NUL byte in a name, an unknown argument) is answered
 with one line naming the argument and the rule, never a pydantic dump or a database error."""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
-from mcp.server.context import CallNext, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware, ServerRequestContext
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import ErrorDetails
 
 log = logging.getLogger(__name__)
 
 MAX_REASONS = 3
 
 
-def _reason(error: Any, model: type[BaseModel]) -> str:
+def _reason(error: ErrorDetails, model: type[BaseModel]) -> str:
     where = ".".join(str(p) for p in error["loc"]) or "arguments"
     kind = error["type"]
     if kind == "extra_forbidden":
@@ -24,7 +27,7 @@ def _reason(error: Any, model: type[BaseModel]) -> str:
         return f"{where[:60]!r} is not an argument of this tool (arguments: {known})"
     if kind == "missing":
         return f"{where} is required"
-    message = str(error["msg"]).removeprefix("Value error, ")
+    message = error["msg"].removeprefix("Value error, ")
     return f"{where}: {message[:1].lower()}{message[1:]}"
 
 
@@ -36,30 +39,48 @@ def validation_message(exc: ValidationError, model: type[BaseModel]) -> str:
     return " ".join(text.split())
 
 
+def strict_arguments(tool: Tool) -> type[BaseModel]:
+    """The tool's argument model (built by the SDK from its parameters), refusing arguments
+    it does not know."""
+
+    class Arguments(tool.fn_metadata.arg_model):
+        model_config = ConfigDict(extra="forbid")
+
+    return Arguments
+
+
 def check_arguments(model: type[BaseModel], arguments: Any) -> BaseModel:
-    """The validated input; ValueError with the one-line message when it is not valid."""
+    """The validated arguments; ValueError with the one-line message when they are not valid."""
     try:
         return model.model_validate(arguments if arguments is not None else {})
     except ValidationError as exc:
         raise ValueError(validation_message(exc, model)) from None
 
 
-def argument_check(models: dict[str, type[BaseModel]]):
+def argument_check(tools: Sequence[Tool]) -> ServerMiddleware[Any]:
     """Server middleware answering `tools/call` with a one-line error result when the
-    arguments do not validate against the tool's input model."""
+    arguments do not validate against the tool's argument model."""
+    checks = {t.name: (t, strict_arguments(t)) for t in tools}
 
-    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
+    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         params = ctx.params
-        if ctx.method == "tools/call" and isinstance(params, dict):
-            model = models.get(params.get("name"))  # type: ignore[arg-type]
-            if model is not None:
-                try:
-                    check_arguments(model, params.get("arguments"))
-                except ValueError as exc:
-                    log.info("tool %r: %s", params.get("name"), exc)
-                    return CallToolResult(
-                        content=[TextContent(type="text", text=str(exc))], is_error=True
-                    )
+        name = params.get("name") if isinstance(params, dict) else None
+        check = checks.get(name) if ctx.method == "tools/call" and isinstance(name, str) else None
+        if isinstance(params, dict) and check is not None:
+            tool, model = check
+            arguments = params.get("arguments")
+            try:
+                check_arguments(model, arguments)
+                if isinstance(arguments, dict):
+                    # the SDK then reads JSON text sent for an optional text argument as JSON
+                    # ('[1]' becomes a list): check what the tool will be called with too
+                    sent = cast(dict[str, Any], arguments)
+                    check_arguments(model, tool.fn_metadata.pre_parse_json(sent))
+            except ValueError as exc:
+                log.info("tool %r: %s", name, exc)
+                return CallToolResult(
+                    content=[TextContent(type="text", text=str(exc))], is_error=True
+                )
         return await call_next(ctx)
 
     return middleware

@@ -96,12 +96,13 @@ def lock(args: argparse.Namespace) -> int:
     import anyio
 
     from codeatlas.core.config import load_settings
+    from mcp_app.app_context import ServerConfig
     from mcp_app.pinning import LOCK_FILE, diff, read_lock, server_fingerprints, write_lock
     from mcp_app.server import build_server
-    from mcp_app.state import AppState
 
-    state = AppState(database_url="", settings=load_settings(), principal_name=None)
-    current = anyio.run(server_fingerprints, build_server(state))
+    # listing tools never starts the server: no database is opened
+    config = ServerConfig(database_url="", settings=load_settings(), principal_name=None)
+    current = anyio.run(server_fingerprints, build_server(config))
     if args.write:
         write_lock(LOCK_FILE, current)
         print(f"wrote {len(current)} tool fingerprints to {LOCK_FILE}", file=sys.stderr)

@@ -12,14 +12,16 @@ import pytest
 from tests.retrieval.conftest import IndexedRepo, conn, shop_repo  # noqa: F401
 
 
-def make_server(database_url: str, principal: str):
-    """A server whose requests all come from `principal` (as over stdio)."""
+def make_server(database_url: str, principal: str, **limits: Any):
+    """A server whose requests all come from `principal` (as over stdio), with these limits."""
     from codeatlas.core.config import load_settings
+    from mcp_app.app_context import ServerConfig
+    from mcp_app.limits import ServerLimits
     from mcp_app.server import build_server
-    from mcp_app.state import AppState
 
-    state = AppState(database_url=database_url, settings=load_settings(), principal_name=principal)
-    return build_server(state)
+    return build_server(
+        ServerConfig(database_url, load_settings(), principal, limits=ServerLimits(**limits))
+    )
 
 
 def payload(result: Any) -> dict[str, Any]:

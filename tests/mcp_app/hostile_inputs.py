@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_app import tools
+from mcp_app.tools import TOOLS
 
 STRINGS: list[Any] = [
     "",
@@ -26,6 +26,8 @@ STRINGS: list[Any] = [
     "%_%",
     "\\",
     ".*(",
+    "[1]",
+    '{"$ne": 1}',
     "😀" * 10,
     "a" * 100_000,
     123,
@@ -70,9 +72,10 @@ def _values(schema: dict[str, Any]) -> list[Any]:
 def corpus() -> list[tuple[str, dict[str, Any]]]:
     """(tool, arguments) for every bad value of every argument, plus structural mistakes."""
     cases: list[tuple[str, dict[str, Any]]] = []
-    for name, (model, _handler) in tools.TOOLS.items():
+    for tool in TOOLS:
+        name = tool.name
         base = _valid_base(name)
-        properties = model.model_json_schema().get("properties", {})
+        properties = tool.parameters.get("properties", {})
         for argument, schema in properties.items():
             for value in _values(schema):
                 cases.append((name, {**base, argument: value}))

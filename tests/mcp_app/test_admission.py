@@ -4,6 +4,8 @@ protection however the server is bound."""
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
@@ -11,8 +13,10 @@ import anyio
 import httpx
 import pytest
 
+from codeatlas.core.database import connect
 from mcp_app.admission import Admission
 from mcp_app.limits import ServerLimits
+from tests.mcp_app.conftest import payload
 from tests.mcp_app.test_http import HEADERS, INIT, _token
 
 
@@ -120,36 +124,64 @@ def test_an_address_guessing_tokens_is_refused_with_429_even_with_a_valid_one_la
 
 @pytest.fixture
 def served(shop_repo, request):
-    """The real HTTP app (bound as given) under uvicorn; yields (url, state)."""
+    """The real HTTP app (bound as given) under uvicorn; yields its /mcp URL."""
     from codeatlas.core.config import load_settings
     from mcp_app.transports import http_app
     from orchestration.webhooks.background import serving
 
     host, limits = request.param
-    app, state = http_app(load_settings(), shop_repo.database_url, host, 0, limits)
-    with serving(app) as url:
-        yield url + "/mcp", state
-
-
-@pytest.mark.parametrize("served", [("127.0.0.1", ServerLimits())], indirect=True)
-def test_a_valid_token_is_accepted_while_tools_hold_every_pooled_connection(served, shop_repo):
-    url, state = served
-    _id, token = _token(shop_repo.database_url, "second", ["shop"])
-    pool = state.pool()
-    held = [pool.getconn(timeout=10) for _ in range(state.pool_size)]
+    http = http_app(load_settings(), shop_repo.database_url, host, 0, limits)
     try:
-        auth = {**HEADERS, "Authorization": f"Bearer {token}"}
-        assert httpx.post(url, json=INIT, headers=auth, timeout=30).status_code == 200
+        with serving(http.app) as url:
+            yield url + "/mcp"
     finally:
-        for conn in held:
-            pool.putconn(conn)
+        http.verifier.close()
+
+
+def _wait_for_lock_waiters(database_url: str, count: int, timeout: float = 60.0) -> None:
+    """Return once `count` sessions wait for a lock (bounded: fails after `timeout`)."""
+    deadline = time.monotonic() + timeout
+    with connect(database_url, autocommit=True) as conn:
+        while True:
+            row = conn.execute(
+                "SELECT count(*) AS n FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            ).fetchone()
+            if row["n"] >= count:
+                return
+            assert time.monotonic() < deadline, f"{row['n']} of {count} calls reached the lock"
+            time.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    "served", [("127.0.0.1", ServerLimits(max_concurrent_requests=16))], indirect=True
+)
+def test_a_valid_token_is_accepted_while_tools_hold_every_pooled_connection(served, shop_repo):
+    from mcp_app.app_context import ServerConfig
+    from tests.mcp_app.test_http import _call
+
+    pool_size = ServerConfig.pool_size
+    _id, token = _token(shop_repo.database_url, "second", ["shop"])
+    # the lock is released (the blocker closed) before the threads are joined, even on failure
+    with ThreadPoolExecutor(pool_size) as threads, connect(shop_repo.database_url) as blocker:
+        # every tool call takes a pooled connection, then waits for this lock
+        blocker.execute("LOCK TABLE repositories IN ACCESS EXCLUSIVE MODE")
+        calls = [
+            threads.submit(_call, served, token, "list_repositories", {}) for _ in range(pool_size)
+        ]
+        _wait_for_lock_waiters(shop_repo.database_url, pool_size)
+        auth = {**HEADERS, "Authorization": f"Bearer {token}"}
+        assert httpx.post(served, json=INIT, headers=auth, timeout=30).status_code == 200
+        blocker.commit()
+        results = [call.result(timeout=60) for call in calls]
+    assert [payload(r)["repositories"][0]["name"] for r in results] == ["shop"] * pool_size
 
 
 @pytest.mark.parametrize(
     "served", [("0.0.0.0", ServerLimits(allowed_hosts=("atlas.example.com",)))], indirect=True
 )
 def test_bound_to_all_interfaces_foreign_hosts_and_origins_are_refused(served, shop_repo):
-    url, _state = served
+    url = served
     _id, token = _token(shop_repo.database_url, "rebinder", ["shop"])
     auth = {**HEADERS, "Authorization": f"Bearer {token}"}
     port = url.split(":")[2].split("/")[0]
@@ -181,7 +213,7 @@ RAW_BODIES = [
 
 @pytest.mark.parametrize("served", [("127.0.0.1", ServerLimits())], indirect=True)
 def test_malformed_http_bodies_get_4xx_and_the_server_keeps_answering(served, shop_repo):
-    url, _state = served
+    url = served
     _id, token = _token(shop_repo.database_url, "fuzzer", ["shop"])
     auth = {**HEADERS, "Authorization": f"Bearer {token}"}
     statuses = []

@@ -34,8 +34,9 @@ def http_server(shop_repo) -> Iterator[str]:
     from codeatlas.core.config import load_settings
     from mcp_app.transports import http_app
 
-    app, _state = http_app(load_settings(), shop_repo.database_url, "127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    served = http_app(load_settings(), shop_repo.database_url, "127.0.0.1", 0)
+    config = uvicorn.Config(served.app, host="127.0.0.1", port=0, log_level="warning")
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
@@ -47,6 +48,7 @@ def http_server(shop_repo) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}/mcp"
     server.should_exit = True
     thread.join(timeout=10)
+    served.verifier.close()
 
 
 def _token(database_url: str, principal: str, grants: list[str]) -> tuple[int, str]:

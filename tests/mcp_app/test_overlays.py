@@ -4,24 +4,9 @@ and cost bounded work however large the file."""
 from __future__ import annotations
 
 from codeatlas.core.database import connect
-from tests.mcp_app.conftest import call_tools, payload
+from tests.mcp_app.conftest import call_tools, make_server, payload
 
 MONEY = "shop/money.py"
-
-
-def _server(database_url: str, **limits):
-    from codeatlas.core.config import load_settings
-    from mcp_app.limits import ServerLimits
-    from mcp_app.server import build_server
-    from mcp_app.state import AppState
-
-    state = AppState(
-        database_url=database_url,
-        settings=load_settings(),
-        principal_name="local",
-        limits=ServerLimits(**limits),
-    )
-    return build_server(state)
 
 
 def _changed(shop_repo) -> str:
@@ -42,7 +27,7 @@ def _overlay_state(url: str) -> dict:
 
 
 def test_forget_file_brings_back_the_committed_version_and_deletes_what_it_stored(shop_repo):
-    server = _server(shop_repo.database_url)
+    server = make_server(shop_repo.database_url, "local")
     indexed, found, forgot, after = call_tools(
         server,
         [
@@ -64,7 +49,7 @@ def test_forget_file_brings_back_the_committed_version_and_deletes_what_it_store
 
 
 def test_a_principal_past_its_quota_gets_a_clear_refusal_but_may_replace_its_files(shop_repo):
-    server = _server(shop_repo.database_url, overlay_max_files=2)
+    server = make_server(shop_repo.database_url, "local", overlay_max_files=2)
     calls = [
         ("index_file", {"repository": "shop", "path": f"shop/new_{i}.py", "content": f"X = {i}\n"})
         for i in range(3)
@@ -77,7 +62,7 @@ def test_a_principal_past_its_quota_gets_a_clear_refusal_but_may_replace_its_fil
 
 
 def test_overlays_past_their_lifetime_are_dropped_with_their_chunks(shop_repo):
-    server = _server(shop_repo.database_url, overlay_ttl_hours=1)
+    server = make_server(shop_repo.database_url, "local", overlay_ttl_hours=1)
     call_tools(
         server,
         [("index_file", {"repository": "shop", "path": MONEY, "content": _changed(shop_repo)})],
@@ -92,7 +77,7 @@ def test_overlays_past_their_lifetime_are_dropped_with_their_chunks(shop_repo):
 
 
 def test_index_file_embeds_within_its_time_budget_and_the_rest_stays_searchable(shop_repo):
-    server = _server(shop_repo.database_url, index_file_seconds=0)
+    server = make_server(shop_repo.database_url, "local", index_file_seconds=0)
     indexed, found = call_tools(
         server,
         [
@@ -112,7 +97,7 @@ def test_a_one_megabyte_data_file_is_indexed_and_one_of_too_many_chunks_refused(
     functions = "".join(f"def f_{i}(a):\n    return a + {i}\n\n\n" for i in range(30_000))
     functions = functions[: functions.rfind("\n\n\ndef", 0, 999_000)] + "\n"
     assert len(data.encode()) <= 1_000_000 and len(functions.encode()) <= 1_000_000
-    server = _server(shop_repo.database_url)
+    server = make_server(shop_repo.database_url, "local")
     results = call_tools(
         server,
         [

@@ -123,6 +123,7 @@ def test_tools_are_annotated_read_only_except_index_file_and_forget_file(operato
     assert set(hints.values()) == {True} and len(hints) == 8
     destructive = {t.name for t in tools if t.annotations.destructive_hint}
     assert destructive == {"forget_file"}
+    assert all(t.output_schema and t.output_schema["type"] == "object" for t in tools)
     schema = next(t for t in tools if t.name == "search_code").input_schema
     assert schema["properties"]["query"]["maxLength"] == 2000
     assert schema["properties"]["limit"]["maximum"] == 50

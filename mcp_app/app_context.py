@@ -1,0 +1,210 @@
+"""The server's typed lifespan context: `app_lifespan` builds the tools' connection pool, the
+query embedders and the retriever once when the server starts, and every tool reaches them
+through `ctx.request_context.lifespan_context`; `tool_call` gives a tool its connection and the
+principal asking (fixed for stdio, from the bearer token over HTTP)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncGenerator, Callable, Generator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import psycopg
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+
+from codeatlas.core.config import Settings
+from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError
+from mcp_app.limits import ServerLimits
+from mcp_app.pool import DatabasePool
+from retrieval.principals import (
+    OPERATOR_PRINCIPAL,
+    DbConnection,
+    Principal,
+    ensure_operator,
+    get_principal,
+    principal_by_id,
+)
+from retrieval.scope import Scope
+from retrieval.search import SearchReport, search_code
+from retrieval.semantic import QueryEmbedder
+
+log = logging.getLogger(__name__)
+
+EXPIRY_INTERVAL_SECONDS = 600
+
+
+class NotAuthenticatedError(CodeatlasError):
+    """A request reached a tool without a principal (no valid bearer token)."""
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """What a server is built from, before it runs."""
+
+    database_url: str
+    settings: Settings
+    principal_name: str | None  # fixed principal (stdio, in-process); None: from the token
+    limits: ServerLimits = field(default_factory=ServerLimits)
+    pool_size: int = 8
+
+
+class QueryEmbedders:
+    """One query embedder per embedding model, rebuilt from the spec stored when the model
+    indexed and kept for the server's life; None for a model no embedder can be built for (not
+    remembered when the pool had no connection free: a later query tries again)."""
+
+    def __init__(self, settings: Settings, database: DatabasePool) -> None:
+        self.settings, self.database = settings, database
+        self._embedders: dict[str, Any | None] = {}
+        self._lock = threading.Lock()
+
+    def embedder_for(self, model: str) -> Any | None:
+        """The embedder producing `model`'s vectors (built once), else None."""
+        with self._lock:
+            if model in self._embedders:
+                return self._embedders[model]
+            try:
+                with self.database.connection() as conn:
+                    embedder = self._load(model, conn)
+            except DatabaseUnavailableError:  # busy or down: try again on a later query
+                return None
+            self._embedders[model] = embedder
+            return embedder
+
+    def embed_query(self, model: str, text: str) -> Sequence[float] | None:
+        """A query vector in `model`'s space, or None when no embedder for it can be built."""
+        embedder = self.embedder_for(model)
+        return embedder.embed_query(text) if embedder is not None else None
+
+    def _load(self, model: str, conn: DbConnection) -> Any | None:
+        from indexing.embedding_registry import embedder_for_model
+
+        try:
+            return embedder_for_model(model, conn, self.settings)
+        except Exception as exc:  # noqa: BLE001 - a missing model only disables semantic search
+            log.warning("no query embedder for %s (%s); semantic search is off for it", model, exc)
+            return None
+
+
+@dataclass(frozen=True)
+class Retriever:
+    """Hybrid search (`retrieval.search`) with the server's query embedders."""
+
+    embed_query: QueryEmbedder
+
+    def search(
+        self, conn: DbConnection, scope: Scope, query: str, *, limit: int, offset: int, mode: str
+    ) -> SearchReport:
+        """Hits for `query` in `scope`, `limit` from `offset`, with notes on skipped models."""
+        return search_code(
+            conn, scope, query, limit=limit, offset=offset, mode=mode, embed_query=self.embed_query
+        )
+
+
+@dataclass(frozen=True)
+class AppContext:
+    """What every tool call needs; built once per server run by `app_lifespan`."""
+
+    config: ServerConfig
+    database: DatabasePool
+    embedders: QueryEmbedders
+    retriever: Retriever
+
+    @property
+    def settings(self) -> Settings:
+        """The codeatlas settings the server started with."""
+        return self.config.settings
+
+    @property
+    def limits(self) -> ServerLimits:
+        """The per-principal limits the server started with."""
+        return self.config.limits
+
+
+ToolContext = Context[AppContext, Any]
+
+
+def request_principal(conn: DbConnection, principal_name: str | None) -> Principal:
+    """Who is asking: the fixed principal (the operator 'local' is created on first use), or
+    the one behind the request's bearer token."""
+    if principal_name is not None:
+        if principal_name == OPERATOR_PRINCIPAL:
+            return ensure_operator(conn)
+        return get_principal(conn, principal_name)
+    from mcp.server.auth.middleware.auth_context import get_access_token
+
+    token = get_access_token()
+    subject = token.subject if token is not None else None
+    principal = principal_by_id(conn, int(subject)) if subject and subject.isdigit() else None
+    if principal is None:
+        raise NotAuthenticatedError("authentication required: send a valid bearer token")
+    return principal
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call: the app context, a pooled connection and the principal asking."""
+
+    app: AppContext
+    conn: DbConnection
+    principal: Principal
+
+
+@contextmanager
+def tool_call(ctx: ToolContext) -> Generator[ToolCall, None, None]:
+    """A connection for the call (committed when it succeeds) and its principal; errors users
+    can cause become one-line tool errors (never a traceback or a database message)."""
+    app = ctx.request_context.lifespan_context
+    try:
+        with app.database.connection() as conn:
+            yield ToolCall(app, conn, request_principal(conn, app.config.principal_name))
+    except CodeatlasError as exc:
+        raise ToolError(str(exc)) from None
+    except psycopg.DataError as exc:  # a value PostgreSQL cannot take, missed by validation
+        log.warning("tool call: database rejected an argument: %s", exc)
+        raise ToolError("an argument holds characters the index cannot search for") from None
+
+
+def _expire_overlays(app: AppContext) -> None:
+    from mcp_app.overlay_retention import expire
+
+    try:
+        with app.database.connection() as conn:
+            dropped = expire(conn, app.limits)
+        if dropped:
+            log.info("dropped %d expired working-tree files", dropped)
+    except CodeatlasError as exc:  # the database is down: the next round tries again
+        log.warning("could not drop expired working-tree files: %s", exc)
+
+
+def app_lifespan(
+    config: ServerConfig,
+) -> Callable[[Any], AbstractAsyncContextManager[AppContext]]:
+    """The server's lifespan: build the context, drop expired overlays now and every 10
+    minutes while serving, close the pool when the server stops."""
+
+    async def expire_periodically(app: AppContext) -> None:
+        while True:
+            await anyio.to_thread.run_sync(_expire_overlays, app)
+            await anyio.sleep(EXPIRY_INTERVAL_SECONDS)
+
+    @asynccontextmanager
+    async def lifespan(_server: Any) -> AsyncGenerator[AppContext, None]:
+        database = DatabasePool(config.database_url, config.pool_size, "codeatlas-mcp")
+        embedders = QueryEmbedders(config.settings, database)
+        app = AppContext(config, database, embedders, Retriever(embedders.embed_query))
+        try:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(expire_periodically, app)
+                yield app
+                tasks.cancel_scope.cancel()
+        finally:
+            database.close()
+
+    return lifespan
