@@ -5,6 +5,7 @@ from dagster import AssetExecutionContext, MaterializeResult, asset
 from assets import publishing
 from assets.code_index import effective_parser_version
 from assets.partitions import parse_partition_key, snapshot_partitions
+from assets.pool_slots import DATABASE_WRITES_POOL, pool_slot
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.database import connect
 
@@ -20,18 +21,19 @@ def snapshot(
 ) -> MaterializeResult:
     """Mark the snapshot ready and switch the repository's current snapshot atomically."""
     repository, sha = parse_partition_key(context.partition_key)
-    conn = connect(index_db.database_url)
-    try:
-        result = publishing.publish(
-            conn,
-            index_db.settings,
-            repository,
-            sha,
-            effective_parser_version(index_db.settings),
-            embeddings.embedder.model_name,
-        )
-    finally:
-        conn.close()
+    with pool_slot(context, DATABASE_WRITES_POOL, index_db.settings):
+        conn = connect(index_db.database_url)
+        try:
+            result = publishing.publish(
+                conn,
+                index_db.settings,
+                repository,
+                sha,
+                effective_parser_version(index_db.settings),
+                embeddings.embedder.model_name,
+            )
+        finally:
+            conn.close()
     context.log.info(
         f"published {repository}@{sha[:12]}: {result['chunks']} chunks,"
         f" {result['symbols']} symbols; current: {result['current']}"
