@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import json
 import os
+import random
 import secrets
 import shutil
 import statistics
@@ -35,11 +36,11 @@ from benchmarks import machine
 from benchmarks.workspace import WORK, eval_corpus, git, prepare_environment
 
 RESULTS = Path(__file__).resolve().parent / "results" / "freshness.md"
-RESULTS_DAEMON = RESULTS.with_name("freshness_daemon.json")  # + _dequeue<N>
+RESULTS_DAEMON = RESULTS.with_name("freshness_daemon.json")  # + _<label>
 REPOSITORY = "eval/corpus"
 SECRET = "freshness-bench-secret"
 TARGET_FILE = "flask/helpers.py"
-SENSOR_INTERVAL = 5
+SENSOR_INTERVAL = 5  # the sensor daemon's fixed loop: a push waits for the next pass
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
@@ -293,12 +294,14 @@ def run_daemon(
     provider: str = "local",
     write: bool = True,
     reuse_db: bool = False,
-    dequeue_seconds: int | None = None,
+    launcher: str = "warm",
+    label: str | None = None,
 ) -> dict:
     """The same pushes through a real `dagster-daemon` (sensor ticks, run queue, run launcher).
 
     `reuse_db` keeps the last run's index (the initial index is then only a re-publish);
-    `dequeue_seconds` overrides the run queue's polling interval (Dagster's default: 5 s).
+    `launcher="default"` replaces the project's warm run launcher by Dagster's default one (a new
+    interpreter per run) to compare them; `label` names the result file and column.
     """
     import httpx
     import psycopg
@@ -320,15 +323,12 @@ def run_daemon(
         conn.execute('DROP DATABASE IF EXISTS "dagster" WITH (FORCE)')
     shutil.rmtree(work / "state" / "dagster", ignore_errors=True)
     home = prepare_dagster_home(settings)
-    if dequeue_seconds is not None:
-        config = home / "dagster.yaml"
-        config.write_text(
-            config.read_text().replace(
-                "  class: QueuedRunCoordinator\n",
-                f"  class: QueuedRunCoordinator\n  config:\n"
-                f"    dequeue_interval_seconds: {dequeue_seconds}\n",
-            )
-        )
+    config = home / "dagster.yaml"
+    text = config.read_text()
+    if launcher == "default" and "class: WarmRunLauncher" in text:
+        start = text.index("run_launcher:\n")
+        end = text.index("\n", text.index("class: WarmRunLauncher", start)) + 1
+        config.write_text(text[:start] + text[end:])
     instance = DagsterInstance.get()
     root = Path(__file__).resolve().parent.parent
     started = time.perf_counter()
@@ -348,6 +348,8 @@ def run_daemon(
     try:
         with serving(build_app(url)) as base, httpx.Client(base_url=base, timeout=30) as client:
             for i in range(pushes + 1):  # round 0 warms up the daemon's code server
+                # a push lands anywhere in the sensor daemon's 5 s loop, not just after a run
+                time.sleep(random.uniform(0, SENSOR_INTERVAL))
                 probe = f"freshness_probe_d{i}_{secrets.token_hex(3)}"
                 with (clone / TARGET_FILE).open("a") as fh:
                     fh.write(f"\n\ndef {probe}(value):\n    return value\n")
@@ -390,10 +392,11 @@ def run_daemon(
             os.killpg(daemon.pid, 9)
         log.close()
     parts = ["receive", "pickup", "run_start", "index", "publish", "push_to_searchable"]
+    label = label or f"{launcher}_launcher"
     report = {
         "mode": "daemon",
-        "dequeue_interval_seconds": dequeue_seconds or 5,
-        "sensor_run_config": "in_process executor",
+        "label": label,
+        "launcher": launcher,
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine.summary(),
         "provider": provider,
@@ -409,7 +412,7 @@ def run_daemon(
         ],
     }
     if write:
-        name = f"freshness_daemon_dequeue{dequeue_seconds or 5}.json"
+        name = f"freshness_daemon_{label}.json"
         RESULTS_DAEMON.with_name(name).write_text(json.dumps(report, indent=2) + "\n")
         write_page()
     return report
@@ -421,7 +424,7 @@ def write_page() -> None:
     inprocess = RESULTS.with_name("freshness_inprocess.json")
     if inprocess.exists():
         parts.append(render_inprocess(json.loads(inprocess.read_text())))
-    daemon = sorted(RESULTS.parent.glob("freshness_daemon_dequeue*.json"), reverse=True)
+    daemon = sorted(RESULTS.parent.glob("freshness_daemon_*.json"))
     if daemon:
         parts.append(render_daemon([json.loads(p.read_text()) for p in daemon]))
     RESULTS.write_text("\n".join(parts))
@@ -517,11 +520,21 @@ def main(argv: list[str] | None = None) -> int:
         help="through a real dagster-daemon instead of in-process ticks and runs",
     )
     parser.add_argument("--reuse-db", action="store_true", help="keep the last run's index")
-    parser.add_argument("--dequeue-seconds", type=int, help="daemon mode: run queue interval")
+    parser.add_argument(
+        "--launcher",
+        default="warm",
+        choices=("warm", "default"),
+        help="daemon mode: the project's warm run launcher, or Dagster's default one",
+    )
+    parser.add_argument("--label", help="daemon mode: name of the result file and column")
     args = parser.parse_args(argv)
     if args.daemon:
         report = run_daemon(
-            args.pushes, args.provider, reuse_db=args.reuse_db, dequeue_seconds=args.dequeue_seconds
+            args.pushes,
+            args.provider,
+            reuse_db=args.reuse_db,
+            launcher=args.launcher,
+            label=args.label,
         )
     else:
         report = run(args.pushes, args.provider, reuse_db=args.reuse_db)
