@@ -397,6 +397,7 @@ def run_daemon(
         "mode": "daemon",
         "label": label,
         "launcher": launcher,
+        "load": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine.summary(),
         "provider": provider,
@@ -412,7 +413,8 @@ def run_daemon(
         ],
     }
     if write:
-        name = f"freshness_daemon_{label}.json"
+        slug = "_".join("".join(c if c.isalnum() else " " for c in label.lower()).split())
+        name = f"freshness_daemon_{slug}.json"
         RESULTS_DAEMON.with_name(name).write_text(json.dumps(report, indent=2) + "\n")
         write_page()
     return report
@@ -424,9 +426,10 @@ def write_page() -> None:
     inprocess = RESULTS.with_name("freshness_inprocess.json")
     if inprocess.exists():
         parts.append(render_inprocess(json.loads(inprocess.read_text())))
-    daemon = sorted(RESULTS.parent.glob("freshness_daemon_*.json"))
+    daemon = [json.loads(p.read_text()) for p in sorted(RESULTS.parent.glob("freshness_daemon_*"))]
+    daemon = [r for r in daemon if "label" in r]
     if daemon:
-        parts.append(render_daemon([json.loads(p.read_text()) for p in daemon]))
+        parts.append(render_daemon(daemon))
     RESULTS.write_text("\n".join(parts))
 
 
@@ -476,9 +479,9 @@ definitions here): see the daemon section for measured numbers.
 
 
 def render_daemon(reports: list[dict]) -> str:
-    """The daemon section: one table column per run-queue interval."""
+    """The daemon section: one table column per measured setup (`--label`)."""
     names = list(reports[0]["median_seconds"])
-    head = " | ".join(f"dequeue {r['dequeue_interval_seconds']} s" for r in reports)
+    head = " | ".join(r["label"] for r in reports)
     rows = "\n".join(
         f"| {n} | "
         + " | ".join(
@@ -487,25 +490,30 @@ def render_daemon(reports: list[dict]) -> str:
         + " |"
         for n in names
     )
+    setups = "\n".join(
+        f"- {r['label']}: {r.get('setup', r['launcher'] + ' run launcher')}; {r['date']}, load"
+        f" average {r.get('load', '?')}"
+        for r in reports
+    )
     first = reports[0]
     return f"""## Through a real `dagster-daemon` (what a user of `codeatlas dev` sees)
 
-`python -m benchmarks.freshness_bench --daemon [--reuse-db] [--dequeue-seconds N]`: the
-project's `dagster.yaml` (QueuedRunCoordinator, default run launcher: one process per run), the
-`webhook_push_sensor` ticking on its own (5 s minimum interval), runs requested with the
-in-process executor. Median (max) over {first["pushes"]} pushes after one warm-up push, seconds:
+`python -m benchmarks.freshness_bench --daemon --reuse-db [--launcher default] --label L`: the
+project's `dagster.yaml` (QueuedRunCoordinator polled every second), the `webhook_push_sensor`
+ticking on its own, runs requested with the in-process executor. Each push waits a random 0-5 s
+first, so pushes land anywhere in the sensor daemon's 5 s loop. Median (max) over
+{first["pushes"]} pushes after one warm-up push, seconds:
 
 | part | {head} |
 |---|{"---|" * len(reports)}
 {rows}
 
-- pickup: 202 until the sensor created the run (sensor interval + tick).
-- run_start: run created until RUN_START (queue polling + a new process importing the code).
+{setups}
+
+- pickup: 202 until the sensor created the run (the sensor daemon's 5 s loop + the tick).
+- run_start: run created until RUN_START (queue polling + the run launcher starting a process).
 - push_to_searchable: `git push` returned until the new commit is the current snapshot.
-- machine: {first["machine"]}; embedder provider `{first["provider"]}`; date {first["date"]}.
-- The default multiprocess executor (a process per step) measured 58 s median push to
-  searchable in an earlier run on the same machine (index part 15.6 s instead of ~1.3 s),
-  hence the sensors' in-process run config.
+- machine: {first["machine"]}; embedder provider `{first["provider"]}`.
 """
 
 

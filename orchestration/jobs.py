@@ -19,7 +19,6 @@ def _partition_tags(key: str) -> dict[str, str]:
 index_snapshot_job = define_asset_job(
     name="index_snapshot",
     selection=AssetSelection.groups("indexing"),
-    partitions_def=snapshot_partitions,
     config=PartitionedConfig(
         partitions_def=snapshot_partitions,
         run_config_for_partition_key_fn=lambda _key: {},
