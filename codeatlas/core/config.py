@@ -80,6 +80,9 @@ class Settings:
     chunk_max_tokens: int
     run_wait_seconds: int  # longest wait of a run for a slot held by another live run
     state_dir_from: str = "default"  # where state_dir came from: default | CODEATLAS_STATE_DIR
+    max_concurrent_runs: int = 10  # runs in progress at once under the daemon
+    run_launcher: str = "warm"  # warm (forks on this host) | celery (runs on celery workers)
+    celery_broker_url: str | None = None  # redis://host:port/db for the celery launcher
 
     @property
     def repos_dir(self) -> Path:
@@ -98,6 +101,15 @@ def load_settings() -> Settings:
         raise ConfigurationError(
             f"CODEATLAS_EMBEDDING_PROVIDER must be local, openai or fake, got {provider!r}"
         )
+    launcher = env.get("CODEATLAS_RUN_LAUNCHER", "warm")
+    if launcher not in ("warm", "celery"):
+        raise ConfigurationError(f"CODEATLAS_RUN_LAUNCHER must be warm or celery, got {launcher!r}")
+    broker = env.get("CODEATLAS_CELERY_BROKER_URL") or None
+    if launcher == "celery" and broker is None:
+        raise ConfigurationError(
+            "CODEATLAS_RUN_LAUNCHER=celery needs CODEATLAS_CELERY_BROKER_URL, e.g."
+            ' redis://127.0.0.1:6379/0 (README, "Scaling out")'
+        )
     return Settings(
         state_dir=state_dir.resolve(),
         database_url=env.get("CODEATLAS_DATABASE_URL") or None,
@@ -110,4 +122,7 @@ def load_settings() -> Settings:
         chunk_max_tokens=_int("CODEATLAS_CHUNK_MAX_TOKENS", 256),
         run_wait_seconds=_int("CODEATLAS_RUN_WAIT_SECONDS", 3600, minimum=0),
         state_dir_from="CODEATLAS_STATE_DIR" if configured_state else "default",
+        max_concurrent_runs=_int("CODEATLAS_MAX_CONCURRENT_RUNS", 10),
+        run_launcher=launcher,
+        celery_broker_url=broker,
     )

@@ -1,11 +1,14 @@
 """The Dagster instance codeatlas writes: storage on PostgreSQL, no telemetry, no first-visit
-modal, no per-step log tail processes, one embedding step at a time."""
+modal, no per-step log tail processes, one embedding step at a time, a run queue with limits,
+the warm run launcher (or celery's when configured)."""
 
 from dagster import DagsterInstance
 from dagster._core.storage.noop_compute_log_manager import NoOpComputeLogManager
 
 from codeatlas.core.config import load_settings
 from orchestration.instance import prepare_dagster_home
+from orchestration.jobs import REPOSITORY_TAG
+from orchestration.run_launcher import WarmRunLauncher
 
 
 def test_the_instance_is_quiet_and_stores_runs_in_postgresql(settings_env, tmp_path, monkeypatch):
@@ -18,3 +21,35 @@ def test_the_instance_is_quiet_and_stores_runs_in_postgresql(settings_env, tmp_p
         assert instance.nux_enabled is False
         assert isinstance(instance.compute_log_manager, NoOpComputeLogManager)
         assert instance.event_log_storage.get_pool_config().default_pool_limit == 1
+
+
+def test_runs_queue_one_per_repository_and_backfills_take_half_the_run_slots(
+    settings_env, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.setenv("CODEATLAS_MAX_CONCURRENT_RUNS", "6")
+    prepare_dagster_home(load_settings())
+    with DagsterInstance.get() as instance:
+        queue = instance.get_concurrency_config().run_queue_config
+        assert queue is not None
+        assert queue.max_concurrent_runs == 6
+        assert {
+            (t["key"], str(t.get("value")), t["limit"]) for t in queue.tag_concurrency_limits
+        } == {
+            (REPOSITORY_TAG, "{'applyLimitPerUniqueValue': True}", 1),
+            ("dagster/backfill", "None", 3),
+        }
+        assert isinstance(instance.run_launcher, WarmRunLauncher)
+
+
+def test_the_celery_launcher_sends_runs_to_the_configured_broker(
+    settings_env, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.setenv("CODEATLAS_RUN_LAUNCHER", "celery")
+    monkeypatch.setenv("CODEATLAS_CELERY_BROKER_URL", "redis://127.0.0.1:3399/0")
+    prepare_dagster_home(load_settings())
+    with DagsterInstance.get() as instance:
+        launcher = instance.run_launcher
+        assert type(launcher).__name__ == "CeleryRunLauncher"
+        assert launcher.broker == launcher.backend == "redis://127.0.0.1:3399/0"

@@ -88,3 +88,20 @@ def test_the_default_never_depends_on_a_dot_state_in_the_working_directory(tmp_p
     (tmp_path / ".state").mkdir()
     monkeypatch.chdir(tmp_path)
     assert not load_settings().state_dir.is_relative_to(Path(tmp_path))
+
+
+def test_the_celery_launcher_without_a_broker_says_which_variable_to_set(monkeypatch):
+    monkeypatch.setenv("CODEATLAS_RUN_LAUNCHER", "celery")
+    monkeypatch.delenv("CODEATLAS_CELERY_BROKER_URL", raising=False)
+    with pytest.raises(ConfigurationError, match="needs CODEATLAS_CELERY_BROKER_URL"):
+        load_settings()
+    monkeypatch.setenv("CODEATLAS_RUN_LAUNCHER", "kubernetes")
+    with pytest.raises(ConfigurationError, match="must be warm or celery, got 'kubernetes'"):
+        load_settings()
+    monkeypatch.setenv("CODEATLAS_RUN_LAUNCHER", "celery")
+    monkeypatch.setenv("CODEATLAS_CELERY_BROKER_URL", "redis://broker:6379/0")
+    settings = load_settings()
+    assert (settings.run_launcher, settings.celery_broker_url) == (
+        "celery",
+        "redis://broker:6379/0",
+    )

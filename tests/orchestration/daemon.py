@@ -1,0 +1,80 @@
+"""A real `dagster-daemon` on the project's workspace, and what to say when it did not do its work
+(shared by the end-to-end tests of the daemon and of the celery workers)."""
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+from dagster import DagsterInstance
+from dagster._core.scheduler.instigation import TickStatus
+
+from codeatlas.core.config import load_settings
+from codeatlas.core.database import connect, dagster_storage_url, with_database
+from orchestration.instance import prepare_dagster_home
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def make_dagster_home(database_url: str, pg_server: str, tmp_path: Path, monkeypatch) -> Path:
+    """A DAGSTER_HOME like `codeatlas dev` writes, on a Dagster database of this test's own."""
+    storage = f"{database_url.rsplit('/', 1)[1]}_dagster"
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{storage}"')
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.setenv(
+        "CODEATLAS_DAGSTER_STORAGE_URL",
+        with_database(dagster_storage_url(database_url), storage),
+    )
+    return prepare_dagster_home(load_settings())
+
+
+@contextlib.contextmanager
+def daemon_running(log: Path) -> Iterator[subprocess.Popen]:
+    """`dagster-daemon run` on the project's workspace, in its own process group."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dagster._daemon", "run", "-w", str(ROOT / "workspace.yaml")],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            yield proc
+        finally:
+            # the daemon's code server and run processes share its group
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(30)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def failed_ticks(instance: DagsterInstance) -> list[str]:
+    """The newest failed tick of each sensor and schedule, with its error."""
+    failures = []
+    for state in instance.all_instigator_state():
+        ticks = instance.get_ticks(
+            state.instigator_origin_id, state.selector_id, statuses=[TickStatus.FAILURE], limit=1
+        )
+        failures += [f"{state.instigator_name}: {t.error and t.error.message}" for t in ticks]
+    return failures
+
+
+def diagnosis(url: str, instance: DagsterInstance, log: Path) -> str:
+    """What the events, the runs and the daemon's log say, for a failure message."""
+    with connect(url) as conn:
+        rows = conn.execute("SELECT status, detail, run_key FROM webhook_events").fetchall()
+    runs = [(r.run_id[:8], r.status.value, r.tags) for r in instance.get_runs()]
+    tail = log.read_text(errors="replace")[-4000:]
+    ticks = failed_ticks(instance)
+    return f"events: {rows}\nruns: {runs}\nfailed ticks: {ticks}\ndaemon log (tail):\n{tail}"
