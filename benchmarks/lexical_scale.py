@@ -192,14 +192,23 @@ def storage(conn) -> dict:
 
 
 def latency(url: str, queries: list[str]) -> dict:
-    """p50/p95 of lexical (one repository, all repositories) and hybrid (one repository)."""
+    """p50/p95 of lexical and hybrid search over one repository and over all repositories;
+    hybrid as the MCP server runs it (its retrievers concurrently, on pooled connections) and
+    on one connection (`hybrid_sequential_*`), interleaved query by query."""
+    from pgvector.psycopg import register_vector
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
     from assets.embedding.fake import FakeEmbedder
     from benchmarks.codeatlas_search import CodeatlasSearch
     from retrieval.lexical import lexical_candidates
-    from retrieval.search import search_code
+    from retrieval.search import search_code, spare_connections
 
     embedder = FakeEmbedder(dimensions=384)
     vectors = {q: embedder.embed_query(q) for q in queries}  # hybrid is timed without embedding
+    pool = ConnectionPool(
+        url, min_size=2, max_size=2, kwargs={"row_factory": dict_row}, configure=register_vector
+    )
     out = {}
     for label, repos in (("one", ["php"]), ("all", None)):
         search = CodeatlasSearch(url, repos or [], None)
@@ -214,7 +223,7 @@ def latency(url: str, queries: list[str]) -> dict:
             lexical_candidates(conn, scope, q, 50)
             conn.commit()
 
-        def hybrid(q: str, conn=conn, scope=scope) -> None:
+        def hybrid(q: str, conn=conn, scope=scope, connections=None) -> None:
             search_code(
                 conn,
                 scope,
@@ -223,25 +232,38 @@ def latency(url: str, queries: list[str]) -> dict:
                 embed_query=lambda model, text: (
                     vectors[text] if model == embedder.model_name else None
                 ),
+                connections=connections,
             )
             conn.commit()
 
-        out[f"lexical_{label}"] = percentiles(_timed(lexical, queries))
-        out[f"hybrid_{label}"] = percentiles(_timed(hybrid, queries))
+        timed = _timed(
+            {
+                "lexical": lexical,
+                "hybrid": lambda q, hybrid=hybrid: hybrid(q, connections=spare_connections(pool)),
+                "hybrid_sequential": hybrid,
+            },
+            queries,
+        )
+        for name, samples in timed.items():
+            out[f"{name}_{label}"] = percentiles(samples)
         search.close()
+    pool.close()
     return out
 
 
-def _timed(fn, queries: list[str]) -> list[float]:
+def _timed(fns: dict, queries: list[str]) -> dict[str, list[float]]:
     """Each query once untimed (the steady state: the level's pages in the OS cache, the
-    statements prepared), then each query once timed."""
+    statements prepared), then each query timed once per function, the functions interleaved
+    query by query (A/B under the same load)."""
     for q in queries:
-        fn(q)
-    samples = []
+        for fn in fns.values():
+            fn(q)
+    samples: dict[str, list[float]] = {name: [] for name in fns}
     for q in queries:
-        started = time.perf_counter()
-        fn(q)
-        samples.append(time.perf_counter() - started)
+        for name, fn in fns.items():
+            started = time.perf_counter()
+            fn(q)
+            samples[name].append(time.perf_counter() - started)
     return samples
 
 
@@ -294,26 +316,24 @@ def stats_update(url: str) -> dict:
 def markdown(results: dict) -> str:
     """The latency table of BENCHMARKS.md from a results file (`before` levels beside, if any)."""
     before = {round(lv["chunks"], -3): lv["latency"] for lv in results.get("before", [])}
+    stages = ("lexical", "hybrid", "hybrid_sequential")
     rows = [
-        "| chunks | scope | lexical p50 / p95 | hybrid p50 / p95 |"
+        "| chunks | scope | lexical p50 / p95 | hybrid p50 / p95 | hybrid, one connection |"
         + (" before: lexical | before: hybrid |" if before else ""),
-        "|---|---|---|---|" + ("---|---|" if before else ""),
+        "|---|---|---|---|---|" + ("---|---|" if before else ""),
     ]
+
+    def cell(lat: dict, name: str) -> str:
+        return f"{lat[name]['p50_ms']} / {lat[name]['p95_ms']}" if name in lat else "-"
+
     for level in results["levels"]:
         lat = level["latency"]
         old = before.get(round(level["chunks"], -3))
         for scope, label in (("one", "one repository (php)"), ("all", "all repositories")):
-            cells = [
-                f"{level['chunks']:,}",
-                label,
-                f"{lat[f'lexical_{scope}']['p50_ms']} / {lat[f'lexical_{scope}']['p95_ms']}",
-                f"{lat[f'hybrid_{scope}']['p50_ms']} / {lat[f'hybrid_{scope}']['p95_ms']}",
-            ]
+            cells = [f"{level['chunks']:,}", label]
+            cells += [cell(lat, f"{stage}_{scope}") for stage in stages]
             if old:
-                cells += [
-                    f"{old[f'lexical_{scope}']['p50_ms']} / {old[f'lexical_{scope}']['p95_ms']}",
-                    f"{old[f'hybrid_{scope}']['p50_ms']} / {old[f'hybrid_{scope}']['p95_ms']}",
-                ]
+                cells += [cell(old, f"{stage}_{scope}") for stage in stages[:2]]
             rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 

@@ -77,6 +77,7 @@ def search_code(
     """Hybrid search."""
     from retrieval.scope import resolve_scope
     from retrieval.search import search_code as run_search
+    from retrieval.search import spare_connections
 
     scope = resolve_scope(conn, who, args.repositories, args.commit)
     report = run_search(
@@ -87,6 +88,7 @@ def search_code(
         offset=args.offset,
         mode=args.mode,
         embed_query=state.embed_query,
+        connections=spare_connections(state.pool()),
     )
     hits = [h.as_dict() for h in report.hits]
     result = _page(hits, args.limit, 0, "results")
