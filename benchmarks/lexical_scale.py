@@ -202,7 +202,8 @@ def latency(url: str, queries: list[str]) -> dict:
     from assets.embedding.fake import FakeEmbedder
     from benchmarks.codeatlas_search import CodeatlasSearch
     from retrieval.lexical import lexical_candidates
-    from retrieval.search import search_code, spare_connections
+    from retrieval.search import exact_symbol_hits, search_code, spare_connections
+    from retrieval.semantic import semantic_candidates
 
     embedder = FakeEmbedder(dimensions=384)
     vectors = {q: embedder.embed_query(q) for q in queries}  # hybrid is timed without embedding
@@ -246,6 +247,31 @@ def latency(url: str, queries: list[str]) -> dict:
         )
         for name, samples in timed.items():
             out[f"{name}_{label}"] = percentiles(samples)
+
+        # on one connection: the CPU time its query takes (client thread + server backend), and
+        # that of each retriever alone, from which an idle two-core machine's concurrent hybrid
+        # time is estimated: the slowest retriever, or half their sum when the two cores are
+        # the limit
+        def semantic(q: str, conn=conn, scope=scope) -> None:
+            for model in scope.by_model():
+                semantic_candidates(conn, scope, model, vectors[q], 50)
+            conn.commit()
+
+        def symbols(q: str, conn=conn, scope=scope) -> None:
+            exact_symbol_hits(conn, scope, q)
+            conn.commit()
+
+        cpu = _cpu_timed(
+            {"lexical": lexical, "hybrid_sequential": hybrid, "s": semantic, "x": symbols},
+            conn,
+            queries,
+        )
+        out[f"lexical_{label}_cpu"] = percentiles(cpu["lexical"])
+        out[f"hybrid_sequential_{label}_cpu"] = percentiles(cpu["hybrid_sequential"])
+        stages = list(zip(cpu["lexical"], cpu["s"], cpu["x"], strict=True))
+        out[f"hybrid_{label}_cpu_two_cores"] = percentiles(
+            [max(*stage, sum(stage) / 2) for stage in stages]
+        )
         search.close()
     pool.close()
     return out
@@ -264,6 +290,25 @@ def _timed(fns: dict, queries: list[str]) -> dict[str, list[float]]:
             started = time.perf_counter()
             fn(q)
             samples[name].append(time.perf_counter() - started)
+    return samples
+
+
+def _cpu_timed(fns: dict, conn, queries: list[str]) -> dict[str, list[float]]:
+    """Per query, the CPU time of this thread plus that of `conn`'s server backend (Linux
+    schedstat). On a busy machine wall-clock time also counts the waits for a CPU; this does
+    not, so it estimates what the query takes on an idle machine (one connection, all pages
+    cached: nothing else to wait for)."""
+    backend = Path(f"/proc/{conn.info.backend_pid}/schedstat")
+
+    def cpu_ns() -> int:
+        return time.thread_time_ns() + int(backend.read_text().split()[0])
+
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for q in queries:
+        for name, fn in fns.items():
+            started = cpu_ns()
+            fn(q)
+            samples[name].append((cpu_ns() - started) / 1e9)
     return samples
 
 
