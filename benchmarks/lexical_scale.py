@@ -359,26 +359,27 @@ def stats_update(url: str) -> dict:
 
 
 def markdown(results: dict) -> str:
-    """The latency table of BENCHMARKS.md from a results file (`before` levels beside, if any)."""
-    before = {round(lv["chunks"], -3): lv["latency"] for lv in results.get("before", [])}
-    stages = ("lexical", "hybrid", "hybrid_sequential")
+    """The latency table of BENCHMARKS.md from a results file: wall-clock and CPU time."""
+    columns = {
+        "lexical": "lexical",
+        "lexical CPU": "lexical_{}_cpu",
+        "hybrid": "hybrid",
+        "hybrid, one connection": "hybrid_sequential",
+        "hybrid, one connection CPU": "hybrid_sequential_{}_cpu",
+        "hybrid CPU, two cores (est.)": "hybrid_{}_cpu_two_cores",
+    }
     rows = [
-        "| chunks | scope | lexical p50 / p95 | hybrid p50 / p95 | hybrid, one connection |"
-        + (" before: lexical | before: hybrid |" if before else ""),
-        "|---|---|---|---|---|" + ("---|---|" if before else ""),
+        "| chunks | scope | " + " | ".join(f"{c} p50 / p95" for c in columns) + " |",
+        "|---|---|" + "---|" * len(columns),
     ]
-
-    def cell(lat: dict, name: str) -> str:
-        return f"{lat[name]['p50_ms']} / {lat[name]['p95_ms']}" if name in lat else "-"
-
     for level in results["levels"]:
         lat = level["latency"]
-        old = before.get(round(level["chunks"], -3))
         for scope, label in (("one", "one repository (php)"), ("all", "all repositories")):
             cells = [f"{level['chunks']:,}", label]
-            cells += [cell(lat, f"{stage}_{scope}") for stage in stages]
-            if old:
-                cells += [cell(old, f"{stage}_{scope}") for stage in stages[:2]]
+            for key in columns.values():
+                name = key.format(scope) if "{}" in key else f"{key}_{scope}"
+                stat = lat.get(name)
+                cells.append(f"{stat['p50_ms']} / {stat['p95_ms']}" if stat else "-")
             rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
