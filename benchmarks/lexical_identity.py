@@ -6,7 +6,8 @@ question of the three dev sets, scoped to the set's own repository and to all re
 
 The lists are chunk ids with their BM25 scores (lexical, 50 candidates as hybrid asks) and the
 hits of hybrid search (fake embedder, top 10); `--compare` prints every difference and exits 1
-when a lexical list differs.
+when a lexical list differs. `--concurrent` runs hybrid search's retrievers concurrently on
+pooled connections, as the MCP server does.
 """
 
 from __future__ import annotations
@@ -23,17 +24,26 @@ from benchmarks.workspace import database, prepare_environment
 DEPTH = 50
 
 
-def answers(url: str) -> dict:
+def answers(url: str, concurrent: bool = False) -> dict:
     """{"lexical|scope|query": [[chunk_id, score], ...], "hybrid|scope|query": [hit, ...]}."""
     from codeatlas.core.database import connect
     from indexing.embedding.fake import FakeEmbedder
     from retrieval.lexical import lexical_candidates
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
-    from retrieval.search import search_code
+    from retrieval.search import search_code, spare_connections
 
     embedder = FakeEmbedder(dimensions=384)
     conn = connect(url)
+    pool = None
+    if concurrent:
+        from pgvector.psycopg import register_vector
+        from psycopg.rows import dict_row
+        from psycopg_pool import ConnectionPool
+
+        pool = ConnectionPool(
+            url, min_size=2, max_size=2, kwargs={"row_factory": dict_row}, configure=register_vector
+        )
     principal = ensure_operator(conn)
     out: dict = {}
     for key in SOURCES:
@@ -56,12 +66,15 @@ def answers(url: str) -> dict:
                     embed_query=lambda model, text: (
                         embedder.embed_query(text) if model == embedder.model_name else None
                     ),
+                    connections=spare_connections(pool) if pool else None,
                 )
                 out[f"hybrid|{key}:{label}|{query}"] = [
                     [h.repository, h.path, h.start_line, h.end_line] for h in report.hits
                 ]
                 conn.commit()
     conn.close()
+    if pool:
+        pool.close()
     return out
 
 
@@ -71,9 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--save", type=Path)
     group.add_argument("--compare", type=Path)
+    parser.add_argument("--concurrent", action="store_true", help="retrievers concurrently")
     args = parser.parse_args(argv)
     prepare_environment(STATE)
-    found = answers(database(args.database, fresh=False))
+    found = answers(database(args.database, fresh=False), args.concurrent)
     if args.save:
         args.save.write_text(json.dumps(found, indent=0))
         print(f"{len(found)} lists saved to {args.save}")

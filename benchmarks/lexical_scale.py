@@ -192,14 +192,25 @@ def storage(conn) -> dict:
 
 
 def latency(url: str, queries: list[str]) -> dict:
-    """p50/p95 of lexical (one repository, all repositories) and hybrid (one repository)."""
+    """p50/p95 of lexical and hybrid search over one repository and over all repositories;
+    hybrid as the MCP server runs it (its retrievers concurrently, on pooled connections) and
+    on one connection (`hybrid_sequential_*`), interleaved query by query."""
+    from pgvector.psycopg import register_vector
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
+    from indexing.embedding.fake import FakeEmbedder
     from benchmarks.codeatlas_search import CodeatlasSearch
     from indexing.embedding.fake import FakeEmbedder
     from retrieval.lexical import lexical_candidates
-    from retrieval.search import search_code
+    from retrieval.search import exact_symbol_hits, search_code, spare_connections
+    from retrieval.semantic import semantic_candidates
 
     embedder = FakeEmbedder(dimensions=384)
     vectors = {q: embedder.embed_query(q) for q in queries}  # hybrid is timed without embedding
+    pool = ConnectionPool(
+        url, min_size=2, max_size=2, kwargs={"row_factory": dict_row}, configure=register_vector
+    )
     out = {}
     for label, repos in (("one", ["php"]), ("all", None)):
         search = CodeatlasSearch(url, repos or [], None)
@@ -214,7 +225,7 @@ def latency(url: str, queries: list[str]) -> dict:
             lexical_candidates(conn, scope, q, 50)
             conn.commit()
 
-        def hybrid(q: str, conn=conn, scope=scope) -> None:
+        def hybrid(q: str, conn=conn, scope=scope, connections=None) -> None:
             search_code(
                 conn,
                 scope,
@@ -223,25 +234,82 @@ def latency(url: str, queries: list[str]) -> dict:
                 embed_query=lambda model, text: (
                     vectors[text] if model == embedder.model_name else None
                 ),
+                connections=connections,
             )
             conn.commit()
 
-        out[f"lexical_{label}"] = percentiles(_timed(lexical, queries))
-        out[f"hybrid_{label}"] = percentiles(_timed(hybrid, queries))
+        timed = _timed(
+            {
+                "lexical": lexical,
+                "hybrid": lambda q, hybrid=hybrid: hybrid(q, connections=spare_connections(pool)),
+                "hybrid_sequential": hybrid,
+            },
+            queries,
+        )
+        for name, samples in timed.items():
+            out[f"{name}_{label}"] = percentiles(samples)
+
+        # on one connection: the CPU time its query takes (client thread + server backend), and
+        # that of each retriever alone, from which an idle two-core machine's concurrent hybrid
+        # time is estimated: the slowest retriever, or half their sum when the two cores are
+        # the limit
+        def semantic(q: str, conn=conn, scope=scope) -> None:
+            for model in scope.by_model():
+                semantic_candidates(conn, scope, model, vectors[q], 50)
+            conn.commit()
+
+        def symbols(q: str, conn=conn, scope=scope) -> None:
+            exact_symbol_hits(conn, scope, q)
+            conn.commit()
+
+        cpu = _cpu_timed(
+            {"lexical": lexical, "hybrid_sequential": hybrid, "s": semantic, "x": symbols},
+            conn,
+            queries,
+        )
+        out[f"lexical_{label}_cpu"] = percentiles(cpu["lexical"])
+        out[f"hybrid_sequential_{label}_cpu"] = percentiles(cpu["hybrid_sequential"])
+        stages = list(zip(cpu["lexical"], cpu["s"], cpu["x"], strict=True))
+        out[f"hybrid_{label}_cpu_two_cores"] = percentiles(
+            [max(*stage, sum(stage) / 2) for stage in stages]
+        )
         search.close()
+    pool.close()
     return out
 
 
-def _timed(fn, queries: list[str]) -> list[float]:
+def _timed(fns: dict, queries: list[str]) -> dict[str, list[float]]:
     """Each query once untimed (the steady state: the level's pages in the OS cache, the
-    statements prepared), then each query once timed."""
+    statements prepared), then each query timed once per function, the functions interleaved
+    query by query (A/B under the same load)."""
     for q in queries:
-        fn(q)
-    samples = []
+        for fn in fns.values():
+            fn(q)
+    samples: dict[str, list[float]] = {name: [] for name in fns}
     for q in queries:
-        started = time.perf_counter()
-        fn(q)
-        samples.append(time.perf_counter() - started)
+        for name, fn in fns.items():
+            started = time.perf_counter()
+            fn(q)
+            samples[name].append(time.perf_counter() - started)
+    return samples
+
+
+def _cpu_timed(fns: dict, conn, queries: list[str]) -> dict[str, list[float]]:
+    """Per query, the CPU time of this thread plus that of `conn`'s server backend (Linux
+    schedstat). On a busy machine wall-clock time also counts the waits for a CPU; this does
+    not, so it estimates what the query takes on an idle machine (one connection, all pages
+    cached: nothing else to wait for)."""
+    backend = Path(f"/proc/{conn.info.backend_pid}/schedstat")
+
+    def cpu_ns() -> int:
+        return time.thread_time_ns() + int(backend.read_text().split()[0])
+
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for q in queries:
+        for name, fn in fns.items():
+            started = cpu_ns()
+            fn(q)
+            samples[name].append((cpu_ns() - started) / 1e9)
     return samples
 
 
@@ -289,28 +357,27 @@ def stats_update(url: str) -> dict:
 
 
 def markdown(results: dict) -> str:
-    """The latency table of BENCHMARKS.md from a results file (`before` levels beside, if any)."""
-    before = {round(lv["chunks"], -3): lv["latency"] for lv in results.get("before", [])}
+    """The latency table of BENCHMARKS.md from a results file: wall-clock and CPU time."""
+    columns = {
+        "lexical": "lexical",
+        "lexical CPU": "lexical_{}_cpu",
+        "hybrid": "hybrid",
+        "hybrid, one connection": "hybrid_sequential",
+        "hybrid, one connection CPU": "hybrid_sequential_{}_cpu",
+        "hybrid CPU, two cores (est.)": "hybrid_{}_cpu_two_cores",
+    }
     rows = [
-        "| chunks | scope | lexical p50 / p95 | hybrid p50 / p95 |"
-        + (" before: lexical | before: hybrid |" if before else ""),
-        "|---|---|---|---|" + ("---|---|" if before else ""),
+        "| chunks | scope | " + " | ".join(f"{c} p50 / p95" for c in columns) + " |",
+        "|---|---|" + "---|" * len(columns),
     ]
     for level in results["levels"]:
         lat = level["latency"]
-        old = before.get(round(level["chunks"], -3))
         for scope, label in (("one", "one repository (php)"), ("all", "all repositories")):
-            cells = [
-                f"{level['chunks']:,}",
-                label,
-                f"{lat[f'lexical_{scope}']['p50_ms']} / {lat[f'lexical_{scope}']['p95_ms']}",
-                f"{lat[f'hybrid_{scope}']['p50_ms']} / {lat[f'hybrid_{scope}']['p95_ms']}",
-            ]
-            if old:
-                cells += [
-                    f"{old[f'lexical_{scope}']['p50_ms']} / {old[f'lexical_{scope}']['p95_ms']}",
-                    f"{old[f'hybrid_{scope}']['p50_ms']} / {old[f'hybrid_{scope}']['p95_ms']}",
-                ]
+            cells = [f"{level['chunks']:,}", label]
+            for key in columns.values():
+                name = key.format(scope) if "{}" in key else f"{key}_{scope}"
+                stat = lat.get(name)
+                cells.append(f"{stat['p50_ms']} / {stat['p95_ms']}" if stat else "-")
             rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
 

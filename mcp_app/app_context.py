@@ -31,7 +31,7 @@ from retrieval.principals import (
     principal_by_id,
 )
 from retrieval.scope import Scope
-from retrieval.search import SearchReport, search_code
+from retrieval.search import Connections, SearchReport, search_code
 from retrieval.semantic import QueryEmbedder
 
 log = logging.getLogger(__name__)
@@ -97,13 +97,22 @@ class Retriever:
     """Hybrid search (`retrieval.search`) with the server's query embedders."""
 
     embed_query: QueryEmbedder
+    # connections for a hybrid query's other retrievers, so they run at the same time
+    connections: Connections | None = None
 
     def search(
         self, conn: DbConnection, scope: Scope, query: str, *, limit: int, offset: int, mode: str
     ) -> SearchReport:
         """Hits for `query` in `scope`, `limit` from `offset`, with notes on skipped models."""
         return search_code(
-            conn, scope, query, limit=limit, offset=offset, mode=mode, embed_query=self.embed_query
+            conn,
+            scope,
+            query,
+            limit=limit,
+            offset=offset,
+            mode=mode,
+            embed_query=self.embed_query,
+            connections=self.connections,
         )
 
 
@@ -198,7 +207,8 @@ def app_lifespan(
     async def lifespan(_server: Any) -> AsyncGenerator[AppContext, None]:
         database = DatabasePool(config.database_url, config.pool_size, "codeatlas-mcp")
         embedders = QueryEmbedders(config.settings, database)
-        app = AppContext(config, database, embedders, Retriever(embedders.embed_query))
+        retriever = Retriever(embedders.embed_query, database.spare_connections())
+        app = AppContext(config, database, embedders, retriever)
         try:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(expire_periodically, app)

@@ -14,6 +14,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from codeatlas.core.database import open_pool
 from codeatlas.core.errors import DatabaseUnavailableError
 from retrieval.principals import DbConnection
+from retrieval.search import Connections, spare_connections
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,10 @@ class DatabasePool:
             raise DatabaseUnavailableError(
                 "the index database is unavailable right now; try again shortly"
             ) from exc
+
+    def spare_connections(self) -> Connections:
+        """Connections lent to a hybrid query's concurrent retrievers when one is free at once."""
+        return spare_connections(self._pool)
 
     def close(self) -> None:
         """Close every connection (at server shutdown)."""

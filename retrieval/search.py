@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,9 +18,18 @@ from retrieval.semantic import QueryEmbedder, semantic_candidates
 from retrieval.symbols import exact_symbols, query_identifiers
 
 if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
+
     from retrieval.rerank import Reranker
 
 log = logging.getLogger(__name__)
+
+# lends a free connection for one retriever's statements, or None when none is free right now
+Connections = Callable[[], AbstractContextManager["DbConnection | None"]]
+# how long a retriever waits for a free pooled connection before it runs on the caller's
+SPARE_WAIT_SECONDS = 0.05
+# one retriever's work on a connection
+Retriever = Callable[[DbConnection], Any]
 
 RRF_K = 60
 # fusion weights, chosen on the three public dev sets together (docs/retrieval.md)
@@ -212,6 +223,49 @@ def add_symbol_hits(symbol_hits: Iterable[Hit], fused: list[Hit]) -> list[Hit]:
     return sorted(hits, key=lambda h: -h.score)
 
 
+def run_retrievers(
+    conn: DbConnection, retrievers: list[Retriever], connections: Connections | None = None
+) -> list[Any]:
+    """Each retriever's result, in order. Given `connections`, they run at the same time, the
+    first on `conn` and each other on a lent connection (the server works on them in parallel
+    and psycopg releases the GIL while it waits), so a hybrid query takes as long as its
+    slowest retriever instead of their sum; a retriever lent no connection runs on `conn`
+    afterwards. Otherwise they run one after another on `conn`."""
+    if connections is None or len(retrievers) < 2:
+        return [retriever(conn) for retriever in retrievers]
+
+    def lent(retriever: Retriever) -> tuple[bool, Any]:
+        with connections() as other:
+            return (False, None) if other is None else (True, retriever(other))
+
+    first, *others = retrievers
+    with ThreadPoolExecutor(max_workers=len(others)) as threads:
+        started = [threads.submit(lent, retriever) for retriever in others]
+        results = [first(conn)]
+        for retriever, future in zip(others, started, strict=True):
+            ran, result = future.result()
+            results.append(result if ran else retriever(conn))
+    return results
+
+
+def spare_connections(pool: ConnectionPool[Any]) -> Connections:
+    """`Connections` from a psycopg pool: a connection free within `SPARE_WAIT_SECONDS`, else
+    None (a busy pool never makes a search wait for, or fail on, its concurrent retrievers)."""
+
+    @contextmanager
+    def spare() -> Iterator[DbConnection | None]:
+        from psycopg_pool import PoolTimeout
+
+        with ExitStack() as lending:
+            try:
+                conn = lending.enter_context(pool.connection(timeout=SPARE_WAIT_SECONDS))
+            except PoolTimeout:
+                conn = None
+            yield conn
+
+    return spare
+
+
 def search_code(
     conn: DbConnection,
     scope: Scope,
@@ -222,29 +276,57 @@ def search_code(
     mode: str = "hybrid",
     embed_query: QueryEmbedder | None = None,
     reranker: Reranker | None = None,
+    connections: Connections | None = None,
 ) -> SearchReport:
     """Search the scope; `embed_query(model, text)` gives query vectors (None skips a model);
-    a `reranker` (none by default, retrieval/rerank.py) re-orders the leading hits."""
+    a `reranker` (none by default, retrieval/rerank.py) re-orders the leading hits; given
+    `connections`, the retrievers run concurrently (`run_retrievers`)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
     wanted = offset + limit
     depth = max(50, wanted * 3)
-    notes: list[str] = []
-    rankings: dict[str, list[Row]] = {}
+    names: list[str] = []
+    retrievers: list[Retriever] = []
     if mode in ("hybrid", "semantic"):
-        for model, _repos in scope.by_model().items():
-            vector = embed_query(model, query) if embed_query else None
-            if vector is None:
-                notes.append(f"semantic search skipped for model {model!r} (no query embedder)")
-                continue
-            rankings[f"semantic:{model}"] = semantic_candidates(conn, scope, model, vector, depth)
+        for model in scope.by_model():
+            names.append(f"semantic:{model}")
+            retrievers.append(
+                lambda c, model=model: _semantic(c, scope, model, query, depth, embed_query)
+            )
     if mode in ("hybrid", "lexical"):
-        rankings["lexical"] = with_file_evidence(lexical_candidates(conn, scope, query, depth))
+        names.append("lexical")
+        retrievers.append(lambda c: with_file_evidence(lexical_candidates(c, scope, query, depth)))
+    if mode == "hybrid":
+        names.append("symbol")
+        retrievers.append(lambda c: exact_symbol_hits(c, scope, query))
+    found = dict(zip(names, run_retrievers(conn, retrievers, connections), strict=True))
+    notes = [
+        f"semantic search skipped for model {name.split(':', 1)[1]!r} (no query embedder)"
+        for name, rows in found.items()
+        if rows is None
+    ]
+    rankings = {name: rows for name, rows in found.items() if name != "symbol" and rows is not None}
     hits = fuse(rankings)
     if mode == "hybrid":
-        hits = add_symbol_hits(exact_symbol_hits(conn, scope, query), hits)
+        hits = add_symbol_hits(found["symbol"], hits)
     if reranker is not None:
         from retrieval.rerank import rerank
 
         hits = rerank(conn, scope, query, hits, reranker)
     return SearchReport(hits=hits[offset:wanted], notes=notes)
+
+
+def _semantic(
+    conn: DbConnection,
+    scope: Scope,
+    model: str,
+    query: str,
+    depth: int,
+    embed_query: QueryEmbedder | None,
+) -> list[dict] | None:
+    """The model's semantic candidates, or None without a query vector (the query is embedded
+    here, so that it overlaps the other retrievers' statements when they run concurrently)."""
+    vector = embed_query(model, query) if embed_query else None
+    if vector is None:
+        return None
+    return semantic_candidates(conn, scope, model, vector, depth)
