@@ -155,3 +155,36 @@ def test_the_default_reads_a_chunk_after_its_path_and_qualified_name(model_cache
     assert np.allclose(bare, lean.embed_documents([content])[0], atol=1e-6)
     question = np.array(ctx.embed_query("how does the LRU cache look up a key"))
     assert float(with_context @ question) > float(bare @ question)
+
+
+@pytest.mark.slow
+def test_vectors_of_the_previous_default_stay_queryable_after_the_default_changed(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assets import embedding_registry
+    from codeatlas.config import load_settings
+    from codeatlas.database import connect
+
+    monkeypatch.setenv("CODEATLAS_STATE_DIR", str(tmp_path))
+    monkeypatch.setenv("CODEATLAS_EMBEDDING_PROVIDER", "local")
+    settings = load_settings()
+    previous = "all-MiniLM-L6-v2:ct2-int8-lean256"  # the default before the ctx text
+    conn = connect(database_url)
+    try:
+        # what an index run under the previous default recorded: provider local, no model named
+        embedding_registry.record_model(
+            conn,
+            make_local_embedder(replace(settings, embedding_model=previous)),
+            embedding_registry.ModelSpec("local"),
+        )
+        conn.commit()
+        embedder = embedding_registry.embedder_for_model(previous, conn, settings)
+        current = embedding_registry.embedder_for_model(
+            "all-MiniLM-L6-v2:ct2-int8-ctx256", conn, settings
+        )
+    finally:
+        conn.close()
+    assert (embedder.model_name, embedder.reads_context) == (previous, False)
+    assert current.reads_context
+    # the two recipes read chunks differently but questions the same way
+    assert np.allclose(embedder.embed_query("refund"), current.embed_query("refund"), atol=1e-6)
