@@ -98,6 +98,12 @@ def embedder_for_model(
         embedder = embedder_for_spec(candidate, settings)
         if embedder.model_name == name:
             return embedder
+    if spec is not None and spec.provider == "local" and spec.model is None:
+        # stored as the local default, which has changed since (a new text recipe): the old
+        # default by its full name, which queries the same way, while an upgrade re-embeds
+        embedder = embedder_for_spec(replace(spec, model=name), settings)
+        if embedder.model_name == name:
+            return embedder
     raise ConfigurationError(
         f"cannot rebuild the embedder of model {name!r}: no provider is stored for it and the"
         " environment configures another model; run `codeatlas models upgrade` with its"

@@ -11,7 +11,7 @@ import psycopg
 from codeatlas.core.database import analyze, connection, transaction
 from codeatlas.core.sql_files import statement
 from indexing import repositories, storage
-from indexing.embedding.base import Embedder
+from indexing.embedding.base import Embedder, document_text
 
 EMBED_BATCH = 64
 COMMIT_EVERY = 512
@@ -52,7 +52,7 @@ def embed_snapshot(
         group = todo[start : start + COMMIT_EVERY]
         hashes = [r["content_hash"] for r in group]
         with transaction(url) as tx:
-            texts = _contents(tx, repo.id, hashes)
+            texts = _documents(tx, embedder, snap_id, hashes)
         vectors: list[list[float]] = []
         for b in range(0, len(hashes), EMBED_BATCH):
             vectors.extend(embedder.embed_documents(texts[b : b + EMBED_BATCH]))
@@ -74,15 +74,20 @@ def embed_snapshot(
     }
 
 
-def _contents(conn, repository_id: int, hashes: list[str]) -> list[str]:
-    """The content of each hash, in the order given."""
+def _documents(conn, embedder: Embedder, snapshot_id: int, hashes: list[str]) -> list[str]:
+    """The text `embedder` reads for each hash, in the order given (a content at several paths
+    of the snapshot is read at the first of them)."""
     rows = conn.execute(
-        "SELECT DISTINCT ON (c.content_hash) c.content_hash, c.content FROM code_chunks c"
-        " JOIN file_versions fv ON fv.id = c.file_version_id"
-        " WHERE fv.repository_id = %s AND c.content_hash = ANY(%s)",
-        (repository_id, hashes),
+        "SELECT DISTINCT ON (c.content_hash) c.content_hash, c.content, c.qualified_name, sf.path"
+        " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
+        " WHERE sf.snapshot_id = %s AND c.content_hash = ANY(%s)"
+        " ORDER BY c.content_hash, sf.path, c.qualified_name",
+        (snapshot_id, hashes),
     ).fetchall()
-    by_hash = {r["content_hash"]: r["content"] for r in rows}
+    by_hash = {
+        r["content_hash"]: document_text(embedder, r["content"], r["path"], r["qualified_name"])
+        for r in rows
+    }
     return [by_hash[h] for h in hashes]
 
 

@@ -109,7 +109,7 @@ def index_file(
     ).fetchone()
     assert counts is not None
     embedded, note = _embed(
-        app, conn, view.repository_id, view.active_model, file_version_id, deadline
+        app, conn, view.repository_id, view.active_model, file_version_id, path, deadline
     )
     expires = conn.execute(
         "SELECT indexed_at + make_interval(secs => %s) AS at FROM overlay_files"
@@ -146,9 +146,11 @@ def _embed(
     repository_id: int,
     model: str | None,
     file_version_id: int,
+    path: str,
     deadline: float,
 ) -> tuple[int, str | None]:
     from indexing import storage
+    from indexing.embedding.base import document_text
 
     if model is None:
         return 0, "the repository has no embedding model yet: lexical and symbol search only"
@@ -156,10 +158,12 @@ def _embed(
     if embedder is None:
         return 0, f"no embedder for model {model!r} here: lexical and symbol search only"
     todo = conn.execute(
-        "SELECT DISTINCT c.content_hash, c.content, length(c.content) AS size FROM code_chunks c"
+        "SELECT DISTINCT ON (length(c.content), c.content_hash) c.content_hash, c.content,"
+        " c.qualified_name FROM code_chunks c"
         " WHERE c.file_version_id = %s AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
         "  WHERE e.repository_id = %s AND e.embedding_model = %s"
-        "  AND e.content_hash = c.content_hash) ORDER BY size",
+        "  AND e.content_hash = c.content_hash)"
+        " ORDER BY length(c.content), c.content_hash, c.qualified_name",
         (file_version_id, repository_id, model),
     ).fetchall()
     # bounded: what fits in the call's time budget is embedded (shortest first, so most
@@ -169,7 +173,9 @@ def _embed(
         if time.monotonic() >= deadline:
             break
         batch = todo[start : start + EMBED_BATCH]
-        vectors = embedder.embed_documents([r["content"] for r in batch])
+        vectors = embedder.embed_documents(
+            [document_text(embedder, r["content"], path, r["qualified_name"]) for r in batch]
+        )
         with conn.transaction():
             storage.ensure_embedding_model(conn, model, embedder.dimensions)
             storage.store_embeddings(

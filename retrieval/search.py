@@ -33,8 +33,8 @@ Retriever = Callable[[DbConnection], Any]
 
 RRF_K = 60
 # fusion weights, chosen on the three public dev sets together (docs/retrieval.md)
-# (the local MiniLM model is weak on code: its ranking counts a third of BM25's)
-RETRIEVER_WEIGHTS = {"lexical": 1.0, "semantic": 0.3, "symbol": 1.0}
+# (the local MiniLM model is weak on code: its ranking counts a fifth of BM25's)
+RETRIEVER_WEIGHTS = {"lexical": 1.0, "semantic": 0.2, "symbol": 1.0}
 OUTLINE_WEIGHT = 0.5
 FILE_WEIGHT = 0.5
 # a lexical candidate inherits this share of the score of the best other candidate of its file

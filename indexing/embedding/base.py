@@ -1,4 +1,4 @@
-"""The one interface every embedding provider implements."""
+"""The one interface every embedding provider implements, and the text it reads per chunk."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ class Embedder(Protocol):
     model_name: str
     dimensions: int
     max_tokens: int  # the window the model reads; longer text is truncated to it
+    # True: a chunk is read with a line naming where it lives (`document_text`); the model name
+    # says so, so vectors of the two recipes never share a name
+    reads_context: bool
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed code chunks, in order. Batching and retries are the provider's job."""
@@ -23,3 +26,16 @@ class Embedder(Protocol):
     def count_tokens(self, text: str) -> int:
         """How many model tokens `text` takes (an estimate is fine for remote models)."""
         ...
+
+
+def document_text(embedder: Embedder, content: str, path: str, qualified_name: str | None) -> str:
+    """What `embedder` reads for one chunk: its content, preceded (for an embedder that reads
+    context) by its file path and qualified name, which a method's own text lacks.
+
+    Vectors are stored per content hash: a content found at several paths is embedded once, with
+    the first of its paths in order.
+    """
+    if not embedder.reads_context:
+        return content
+    where = f"{path} {qualified_name}" if qualified_name else path
+    return f"{where}\n{content}"

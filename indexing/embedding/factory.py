@@ -40,9 +40,10 @@ def make_local_embedder(settings: Settings) -> Embedder:
     """The local model; the int8 CTranslate2 fast path unless the model name or env asks for torch.
 
     CODEATLAS_EMBEDDING_MODEL picks the vector space by its stored name: unset (default),
-    `all-MiniLM-L6-v2:ct2-int8-lean256` (the fast path; `lean128` trades recall for speed,
-    `raw256` skips the lean text) or `all-MiniLM-L6-v2` (plain sentence-transformers), or a
-    folder holding another sentence-transformers model. CODEATLAS_LOCAL_RUNTIME=ct2|torch
+    `all-MiniLM-L6-v2:ct2-int8-ctx256` (the fast path; `lean256` leaves out the chunk's path
+    and qualified name, `raw256` also the lean text, `ctx128` trades recall for speed) or
+    `all-MiniLM-L6-v2` (plain sentence-transformers), or a folder holding another
+    sentence-transformers model. CODEATLAS_LOCAL_RUNTIME=ct2|torch
     chooses the runtime when the name does not; torch needs the [torch] extra.
     """
     from indexing.embedding import local
@@ -54,7 +55,7 @@ def make_local_embedder(settings: Settings) -> Embedder:
     fast_options: dict = {}
     if requested and (named := local.FAST_NAME.match(requested)):
         requested, runtime = named["model"], "ct2"
-        fast_options = {"lean": named["text"] == "lean", "window": int(named["window"])}
+        fast_options = {"text": named["text"], "window": int(named["window"])}
     elif requested in (local.PACKAGED_MODEL, f"sentence-transformers/{local.PACKAGED_MODEL}"):
         runtime = "torch"
     if requested in (None, local.PACKAGED_MODEL, f"sentence-transformers/{local.PACKAGED_MODEL}"):

@@ -32,6 +32,7 @@ class FakeEmbedder:
         self.dimensions = dimensions
         self.max_tokens = max_tokens
         self.model_name = f"fake-hash-{dimensions}"
+        self.reads_context = False
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed each text, in order."""

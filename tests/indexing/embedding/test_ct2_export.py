@@ -67,10 +67,10 @@ def test_numpy_conversion_embeds_like_ctranslate2s_own_converter(
 ) -> None:
     pytest.importorskip("transformers", reason="the reference conversion needs the [torch] extra")
     model = packaged_model()
-    ours = FastEmbedder(model, tmp_path / "numpy", lean=False)
+    ours = FastEmbedder(model, tmp_path / "numpy", text="raw")
     with monkeypatch.context() as patched:
         patched.setattr(ct2_export, "_convert", ct2_export._convert_with_transformers)
-        reference = FastEmbedder(model, tmp_path / "transformers", lean=False)
+        reference = FastEmbedder(model, tmp_path / "transformers", text="raw")
     chunks = real_chunks(300)
     assert len(chunks) == 300
     a = np.array(ours.embed_documents(chunks))

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from indexing.embedding.base import document_text
 from codeatlas.core.config import Settings
 from codeatlas.core.errors import ConfigurationError
 from indexing.embedding.factory import make_local_embedder
@@ -55,7 +56,7 @@ def test_lean_text_drops_brackets_quotes_commas_and_semicolons_only() -> None:
 def test_int8_runtime_matches_sentence_transformers_on_the_same_input(model_cache: Path) -> None:
     model = packaged_model()
     # Same text, same 256-token window: what is left is the int8 runtime's own error.
-    same_input = FastEmbedder(model, model_cache, window=256, lean=False)
+    same_input = FastEmbedder(model, model_cache, window=256, text="raw")
     plain = SentenceTransformerEmbedder(model)
     assert (same_input.model_name, plain.model_name) == (
         "all-MiniLM-L6-v2:ct2-int8-raw256",
@@ -76,8 +77,9 @@ def test_int8_runtime_matches_sentence_transformers_on_the_same_input(model_cach
 
 @pytest.mark.slow
 def test_fast_path_reads_lean_text(model_cache: Path) -> None:
-    default = FastEmbedder(packaged_model(), model_cache)
+    default = FastEmbedder(packaged_model(), model_cache, text="lean")
     assert (default.model_name, default.max_tokens) == ("all-MiniLM-L6-v2:ct2-int8-lean256", 256)
+    assert not default.reads_context
     plain = SentenceTransformerEmbedder(packaged_model())
     ours = np.array(default.embed_documents(SNIPPETS[:4]))
     reference = np.array(plain.embed_documents(SNIPPETS[:4]))
@@ -101,7 +103,7 @@ def test_related_text_ranks_above_unrelated_text(fast: FastEmbedder) -> None:
 
 @pytest.mark.slow
 def test_long_inputs_are_truncated_to_the_window_and_counted_in_full(fast: FastEmbedder) -> None:
-    assert (fast.model_name, fast.max_tokens) == ("all-MiniLM-L6-v2:ct2-int8-lean128", 128)
+    assert (fast.model_name, fast.max_tokens) == ("all-MiniLM-L6-v2:ct2-int8-ctx128", 128)
     long_text = "def f():\n" + "    total = total + value\n" * 200
     assert fast.count_tokens(long_text) > 1000
     head = long_text[: len(long_text) // 2]
@@ -122,9 +124,11 @@ def test_settings_pick_the_runtime_and_refuse_unknown_models(
 
     base: Settings = replace(load_settings(), state_dir=tmp_path, embedding_provider="local")
     default = make_local_embedder(replace(base, embedding_model=None))
-    assert default.model_name == "all-MiniLM-L6-v2:ct2-int8-lean256"
+    assert default.model_name == "all-MiniLM-L6-v2:ct2-int8-ctx256"
+    assert default.reads_context
     for name in ("all-MiniLM-L6-v2:ct2-int8-lean256", "all-MiniLM-L6-v2:ct2-int8-raw128"):
-        assert make_local_embedder(replace(base, embedding_model=name)).model_name == name
+        named = make_local_embedder(replace(base, embedding_model=name))
+        assert (named.model_name, named.reads_context) == (name, False)
     with pytest.raises(ConfigurationError, match="window must be 8..256"):
         make_local_embedder(replace(base, embedding_model="all-MiniLM-L6-v2:ct2-int8-lean512"))
     plain = make_local_embedder(replace(base, embedding_model="all-MiniLM-L6-v2"))
@@ -134,3 +138,53 @@ def test_settings_pick_the_runtime_and_refuse_unknown_models(
     monkeypatch.setenv("CODEATLAS_LOCAL_RUNTIME", "gpu")
     with pytest.raises(ConfigurationError, match="ct2 or torch"):
         make_local_embedder(base)
+
+
+@pytest.mark.slow
+def test_the_default_reads_a_chunk_after_its_path_and_qualified_name(model_cache: Path) -> None:
+    ctx = FastEmbedder(packaged_model(), model_cache)
+    lean = FastEmbedder(packaged_model(), model_cache, text="lean")
+    content = "def get(self, key):\n    return self._items[key]"
+    text = document_text(ctx, content, "cache/lru.py", "LRUCache.get")
+    assert text == f"cache/lru.py LRUCache.get\n{content}"
+    assert document_text(lean, content, "cache/lru.py", "LRUCache.get") == content
+    assert document_text(ctx, "import os", "cache/lru.py", None) == "cache/lru.py\nimport os"
+    # the same model under another name: with the header it is another vector, and one that is
+    # nearer a question naming the class than the bare method is
+    with_context, bare = np.array(ctx.embed_documents([text, content]))
+    assert np.allclose(bare, lean.embed_documents([content])[0], atol=1e-6)
+    question = np.array(ctx.embed_query("how does the LRU cache look up a key"))
+    assert float(with_context @ question) > float(bare @ question)
+
+
+@pytest.mark.slow
+def test_vectors_of_the_previous_default_stay_queryable_after_the_default_changed(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from indexing import embedding_registry
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import connect
+
+    monkeypatch.setenv("CODEATLAS_STATE_DIR", str(tmp_path))
+    monkeypatch.setenv("CODEATLAS_EMBEDDING_PROVIDER", "local")
+    settings = load_settings()
+    previous = "all-MiniLM-L6-v2:ct2-int8-lean256"  # the default before the ctx text
+    conn = connect(database_url)
+    try:
+        # what an index run under the previous default recorded: provider local, no model named
+        embedding_registry.record_model(
+            conn,
+            make_local_embedder(replace(settings, embedding_model=previous)),
+            embedding_registry.ModelSpec("local"),
+        )
+        conn.commit()
+        embedder = embedding_registry.embedder_for_model(previous, conn, settings)
+        current = embedding_registry.embedder_for_model(
+            "all-MiniLM-L6-v2:ct2-int8-ctx256", conn, settings
+        )
+    finally:
+        conn.close()
+    assert (embedder.model_name, embedder.reads_context) == (previous, False)
+    assert current.reads_context
+    # the two recipes read chunks differently but questions the same way
+    assert np.allclose(embedder.embed_query("refund"), current.embed_query("refund"), atol=1e-6)
