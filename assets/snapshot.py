@@ -21,16 +21,18 @@ def snapshot(
 ) -> MaterializeResult:
     """Mark the snapshot ready and switch the repository's current snapshot atomically."""
     repository, sha = parse_partition_key(context.partition_key)
-    with pool_slot(context, DATABASE_WRITES_POOL, index_db.settings):
-        with connection(index_db.database_url) as conn:
-            result = publishing.publish(
-                conn,
-                index_db.settings,
-                repository,
-                sha,
-                effective_parser_version(index_db.settings),
-                embeddings.embedder.model_name,
-            )
+    with (
+        pool_slot(context, DATABASE_WRITES_POOL, index_db.settings),
+        connection(index_db.database_url) as conn,
+    ):
+        result = publishing.publish(
+            conn,
+            index_db.settings,
+            repository,
+            sha,
+            effective_parser_version(index_db.settings),
+            embeddings.embedder.model_name,
+        )
     context.log.info(
         f"published {repository}@{sha[:12]}: {result['chunks']} chunks,"
         f" {result['symbols']} symbols; current: {result['current']}"

@@ -199,7 +199,6 @@ def latency(url: str, queries: list[str]) -> dict:
     from psycopg.rows import dict_row
     from psycopg_pool import ConnectionPool
 
-    from indexing.embedding.fake import FakeEmbedder
     from benchmarks.codeatlas_search import CodeatlasSearch
     from indexing.embedding.fake import FakeEmbedder
     from retrieval.lexical import lexical_candidates

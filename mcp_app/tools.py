@@ -8,7 +8,7 @@ SQL; nothing here widens access.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
@@ -73,7 +73,7 @@ def tool(description: str, *, writes: bool = False, destroys: bool = False) -> C
 
 def _readable_repositories(call: ToolCall) -> list[dict[str, Any]]:
     """The repositories the principal can read (rows of `repositories`)."""
-    return cast("list[dict[str, Any]]", readable_repositories(call.conn, call.principal))
+    return readable_repositories(call.conn, call.principal)
 
 
 @tool(

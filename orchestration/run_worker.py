@@ -17,8 +17,8 @@ from dagster._core.instance.ref import InstanceRef
 from dagster._utils.interrupts import capture_interrupts
 
 import orchestration.definitions  # noqa: F401 - the point: imported before any fork
-from indexing.parsing import grammars, languages
 from assets.run_liveness import mark_run_process
+from indexing.parsing import grammars, languages
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE_FOLDERS = ("assets", "orchestration", "codeatlas", "retrieval")

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -253,7 +253,7 @@ def spare_connections(pool: ConnectionPool[Any]) -> Connections:
     None (a busy pool never makes a search wait for, or fail on, its concurrent retrievers)."""
 
     @contextmanager
-    def spare() -> Iterator[DbConnection | None]:
+    def spare() -> Generator[DbConnection | None, None, None]:
         from psycopg_pool import PoolTimeout
 
         with ExitStack() as lending:
@@ -323,7 +323,7 @@ def _semantic(
     query: str,
     depth: int,
     embed_query: QueryEmbedder | None,
-) -> list[dict] | None:
+) -> list[Row] | None:
     """The model's semantic candidates, or None without a query vector (the query is embedded
     here, so that it overlaps the other retrievers' statements when they run concurrently)."""
     vector = embed_query(model, query) if embed_query else None

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexing.embedding.base import document_text
 from codeatlas.core.config import Settings
 from codeatlas.core.errors import ConfigurationError
+from indexing.embedding.base import document_text
 from indexing.embedding.factory import make_local_embedder
 from indexing.embedding.local import (
     FastEmbedder,
@@ -161,9 +161,9 @@ def test_the_default_reads_a_chunk_after_its_path_and_qualified_name(model_cache
 def test_vectors_of_the_previous_default_stay_queryable_after_the_default_changed(
     database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from indexing import embedding_registry
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import connect
+    from indexing import embedding_registry
 
     monkeypatch.setenv("CODEATLAS_STATE_DIR", str(tmp_path))
     monkeypatch.setenv("CODEATLAS_EMBEDDING_PROVIDER", "local")
