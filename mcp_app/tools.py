@@ -94,6 +94,7 @@ def search_code(
     """Hybrid search."""
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, repositories, commit)
+        call.conn.commit()  # the retrievers' lent connections see what this one wrote
         report = call.app.retriever.search(
             call.conn, scope, query, limit=limit + 1, offset=offset, mode=mode
         )

@@ -230,7 +230,8 @@ def run_retrievers(
     first on `conn` and each other on a lent connection (the server works on them in parallel
     and psycopg releases the GIL while it waits), so a hybrid query takes as long as its
     slowest retriever instead of their sum; a retriever lent no connection runs on `conn`
-    afterwards. Otherwise they run one after another on `conn`."""
+    afterwards. Otherwise they run one after another on `conn`. Lent connections see only
+    committed rows: commit what the scope depends on first."""
     if connections is None or len(retrievers) < 2:
         return [retriever(conn) for retriever in retrievers]
 
