@@ -12,6 +12,7 @@ from pathlib import Path
 import psycopg
 from dagster import DagsterInstance
 from dagster._core.scheduler.instigation import TickStatus
+from psycopg.conninfo import conninfo_to_dict
 
 from codeatlas.core.config import load_settings
 from codeatlas.core.database import connect, dagster_storage_url, with_database
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def make_dagster_home(database_url: str, pg_server: str, tmp_path: Path, monkeypatch) -> Path:
     """A DAGSTER_HOME like `codeatlas dev` writes, on a Dagster database of this test's own."""
-    storage = f"{database_url.rsplit('/', 1)[1]}_dagster"
+    storage = f"{conninfo_to_dict(database_url)['dbname']}_dagster"
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{storage}"')
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
