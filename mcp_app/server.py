@@ -43,10 +43,17 @@ def _unknown(ctx: Context, model: type[BaseModel]) -> dict[str, Any]:
     return {k: v for k, v in arguments.items() if k not in model.model_fields}
 
 
-def _run(state: AppState, handler: tools.Handler, args: BaseModel) -> dict[str, Any]:
-    with state.connection() as conn:
+def _run(state: AppState, name: str, handler: tools.Handler, args: BaseModel) -> dict[str, Any]:
+    """One tool call: read tools on the replica (their answer says how far it trails the
+    primary), the others on the primary."""
+    read = name in tools.READ_ONLY
+    with state.connection(read=read) as conn:
         principal = state.principal(conn)
-        return handler(state, conn, principal, args)
+        result = handler(state, conn, principal, args)
+        lag = state.replica_lag(conn) if read else None
+    if lag is not None:
+        result["replica"] = lag
+    return result
 
 
 def _tool_function(name: str, state: AppState, model: type[BaseModel], handler: tools.Handler):
@@ -60,7 +67,7 @@ def _tool_function(name: str, state: AppState, model: type[BaseModel], handler: 
         except ValueError as exc:
             raise ToolError(str(exc)) from None
         try:
-            return await anyio.to_thread.run_sync(partial(_run, state, handler, args))
+            return await anyio.to_thread.run_sync(partial(_run, state, name, handler, args))
         except CodeatlasError as exc:
             raise ToolError(str(exc)) from None
         except psycopg.DataError as exc:  # a value PostgreSQL cannot take, missed by validation

@@ -1,5 +1,6 @@
-"""The server's typed app context: database pool, settings, query embedders per model, and how
-a request's principal is found (fixed for stdio, from the bearer token over HTTP)."""
+"""The server's typed app context: database pools (the primary, and a streaming replica for the
+read tools when one is configured), settings, query embedders per model, and how a request's
+principal is found (fixed for stdio, from the bearer token over HTTP)."""
 
 from __future__ import annotations
 
@@ -36,12 +37,14 @@ class NotAuthenticatedError(CodeatlasError):
 class AppState:
     """What every tool call needs; built once per server process."""
 
-    database_url: str
+    database_url: str  # the primary: writes, token checks, and reads when no replica is set
     settings: Settings
     principal_name: str | None  # fixed principal (stdio, in-process); None: from the token
     pool_size: int = 8
     limits: ServerLimits = field(default_factory=ServerLimits)
+    read_database_url: str | None = None  # a streaming replica for the read-only tools
     _pool: ConnectionPool | None = field(default=None, init=False, repr=False)
+    _read_pool: ConnectionPool | None = field(default=None, init=False, repr=False)
     # token checks have their own connections: busy tools must not make valid tokens fail
     _auth_pool: ConnectionPool | None = field(default=None, init=False, repr=False)
     # re-entrant: loading an embedder opens a pooled connection under the same lock
@@ -59,6 +62,17 @@ class AppState:
                 )
             return self._pool
 
+    def read_pool(self) -> ConnectionPool:
+        """The read tools' pool: on the replica when one is configured, else the tools' pool."""
+        if self.read_database_url is None:
+            return self.pool()
+        with self._lock:
+            if self._read_pool is None:
+                self._read_pool = _open_pool(
+                    self.read_database_url, self.pool_size, "codeatlas-mcp-read", _read_only
+                )
+            return self._read_pool
+
     def auth_pool(self) -> ConnectionPool:
         """Two connections for bearer-token checks only."""
         with self._lock:
@@ -67,14 +81,14 @@ class AppState:
             return self._auth_pool
 
     @contextmanager
-    def connection(self, *, auth: bool = False) -> Iterator[DbConnection]:
+    def connection(self, *, auth: bool = False, read: bool = False) -> Iterator[DbConnection]:
         """A pooled connection whose work commits on success (rolls back on error); `auth`
-        takes it from the token-check pool."""
+        takes it from the token-check pool, `read` from the replica's (read-only) pool."""
         import psycopg
         from psycopg_pool import PoolTimeout
 
         try:
-            pool = self.auth_pool() if auth else self.pool()
+            pool = self.auth_pool() if auth else self.read_pool() if read else self.pool()
             with pool.connection(timeout=10) as conn:
                 yield conn
         except (PoolTimeout, psycopg.OperationalError) as exc:
@@ -86,10 +100,19 @@ class AppState:
     def close(self) -> None:
         """Close the pool (at server shutdown)."""
         with self._lock:
-            for pool in (self._pool, self._auth_pool):
+            for pool in (self._pool, self._read_pool, self._auth_pool):
                 if pool is not None:
                     pool.close()
-            self._pool = self._auth_pool = None
+            self._pool = self._read_pool = self._auth_pool = None
+
+    def replica_lag(self, replica: DbConnection) -> dict[str, Any] | None:
+        """How far `replica` (a read connection) trails the primary; None without a replica."""
+        from retrieval.status import replica_lag
+
+        if self.read_database_url is None:
+            return None
+        with self.connection(auth=True) as primary:  # two spare connections to the primary
+            return replica_lag(replica, primary)
 
     def embed_query(self, model: str, text: str) -> Sequence[float] | None:
         """A query vector in `model`'s space, or None when no embedder for it can be built."""
@@ -111,7 +134,7 @@ class AppState:
         from assets.embedding_registry import embedder_for_model
 
         try:
-            with self.connection() as conn:
+            with self.connection(read=True) as conn:
                 return embedder_for_model(model, conn, self.settings)
         except Exception as exc:  # noqa: BLE001 - a missing model only disables semantic search
             log.warning("no query embedder for %s (%s); semantic search is off for it", model, exc)
@@ -120,8 +143,8 @@ class AppState:
     def principal(self, conn: DbConnection) -> Principal:
         """Who is asking: the fixed principal, or the one behind the request's bearer token."""
         if self.principal_name is not None:
-            if self.principal_name == OPERATOR_PRINCIPAL:
-                return ensure_operator(conn)
+            if self.principal_name == OPERATOR_PRINCIPAL and not conn.read_only:
+                return ensure_operator(conn)  # on a replica it exists: made at start-up
             return get_principal(conn, self.principal_name)
         from mcp.server.auth.middleware.auth_context import get_access_token
 
@@ -148,6 +171,16 @@ def _open_pool(url: str, size: int, name: str, configure: Any) -> ConnectionPool
     )
     pool.open(wait=False)
     return pool
+
+
+def _read_only(conn: Any) -> None:
+    """A replica's connections: pgvector types, and read-only sessions (a replica refuses
+    writes anyway; this makes a misrouted write fail the same way on any server)."""
+    from pgvector.psycopg import register_vector
+
+    conn.read_only = True
+    register_vector(conn)
+    conn.commit()
 
 
 EXPIRY_INTERVAL_SECONDS = 600

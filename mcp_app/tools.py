@@ -219,15 +219,21 @@ def index_status(
 ) -> dict[str, Any]:
     """Freshness of the principal's repositories."""
     from retrieval.scope import resolve_scope
-    from retrieval.status import repository_status
+    from retrieval.status import primary_commits, repository_status
 
     scope = resolve_scope(conn, who, args.repositories)
     ids = [r.repository_id for r in scope.repositories]
     if args.repositories is None:  # include readable repositories not indexed yet
         ids = [r["id"] for r in readable_repositories(conn, who)]
     report = repository_status(conn, state.settings, repository_ids=ids)
+    served = None
+    if state.read_database_url is not None:  # this report is the replica's: name the primary's
+        with state.connection() as primary:
+            served = primary_commits(primary, ids)
     for repo in report:
         repo.pop("origin", None)  # may hold paths or credentials-free URLs; not needed by agents
+        if served is not None:
+            repo["primary_commit"] = served.get(repo["name"])
     return {"repositories": report}
 
 

@@ -72,6 +72,7 @@ def run_stdio(settings: Settings, database_url: str) -> None:
         settings=settings,
         principal_name=stdio_principal(),
         limits=ServerLimits.from_env(),
+        read_database_url=settings.read_database_url,
     )
     _check_principal(state)
     server = build_server(state)
@@ -110,24 +111,35 @@ def http_app(
     host: str,
     port: int,
     limits: ServerLimits | None = None,
+    *,
+    stateless: bool = False,
 ) -> tuple[Any, AppState]:
     """The ASGI app for streamable HTTP with bearer-token auth and admission limits (and its
-    state)."""
+    state). `stateless` keeps no MCP session between requests: every request stands alone, so
+    servers behind one address need no session affinity."""
     limits = limits or ServerLimits.from_env()
     state = AppState(
-        database_url=database_url, settings=settings, principal_name=None, limits=limits
+        database_url=database_url,
+        settings=settings,
+        principal_name=None,
+        limits=limits,
+        read_database_url=settings.read_database_url,
     )
     verifier = DatabaseTokenVerifier(state)
     server = build_server(state, token_verifier=verifier, url=f"http://{host}:{port}")
     anyio.run(check_server, server, LOCK_FILE)
-    app = server.streamable_http_app(host=host, transport_security=transport_security(host, limits))
+    app = server.streamable_http_app(
+        host=host, transport_security=transport_security(host, limits), stateless_http=stateless
+    )
     return Admission(app, verifier.verify_token, limits), state
 
 
-def run_http(settings: Settings, database_url: str, listen: str) -> None:
+def run_http(
+    settings: Settings, database_url: str, listen: str, *, stateless: bool = False
+) -> None:
     """Serve streamable HTTP at `listen` until interrupted."""
     import uvicorn
 
     host, port = parse_listen(listen, "--http")
-    app, _state = http_app(settings, database_url, host, port)
+    app, _state = http_app(settings, database_url, host, port, stateless=stateless)
     uvicorn.run(app, host=host, port=port, log_level="warning")

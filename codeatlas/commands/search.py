@@ -35,7 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _open(repo: str) -> tuple[Any, Any, Any]:
-    """(settings, connection, scope) for the operator reading one repository."""
+    """(settings, connection, scope) for the operator reading one repository: on the replica
+    when CODEATLAS_READ_DATABASE_URL names one, else on the primary."""
     from codeatlas.config import load_settings
     from codeatlas.database import connect, ensure_index_database
     from retrieval.principals import ensure_operator
@@ -44,11 +45,35 @@ def _open(repo: str) -> tuple[Any, Any, Any]:
     settings = load_settings()
     conn = connect(ensure_index_database(settings), autocommit=True)
     try:
-        scope = resolve_scope(conn, ensure_operator(conn), [repo])
+        operator = ensure_operator(conn)  # a write: on the primary
+        if settings.read_database_url:
+            conn.close()
+            conn = connect(settings.read_database_url, autocommit=True)
+        scope = resolve_scope(conn, operator, [repo])
     except BaseException:
         conn.close()
         raise
     return settings, conn, scope
+
+
+def _note_replica_lag(settings: Any, replica: Any) -> None:
+    """Say on stderr when the answer came from a replica that trails the primary."""
+    from codeatlas.database import connect, index_database_url
+    from retrieval.status import replica_lag
+
+    if not settings.read_database_url:
+        return
+    primary = connect(index_database_url(settings), autocommit=True)
+    try:
+        lag = replica_lag(replica, primary)
+    finally:
+        primary.close()
+    if lag and lag["behind_bytes"]:
+        print(
+            f"note: read from a replica {lag['lag_seconds']:.1f} s behind the primary"
+            f" ({lag['behind_bytes']} bytes of changes not replayed yet)",
+            file=sys.stderr,
+        )
 
 
 def _query_embedder(settings: Any, conn: Any) -> Any:
@@ -89,6 +114,7 @@ def search(args: argparse.Namespace) -> int:
             mode=args.mode,
             embed_query=_query_embedder(settings, conn),
         )
+        _note_replica_lag(settings, conn)
     finally:
         conn.close()
     if args.json:
@@ -109,9 +135,10 @@ def symbols(args: argparse.Namespace) -> int:
     """Print matching definitions."""
     from retrieval.symbols import search_symbols
 
-    _settings, conn, scope = _open(args.repo)
+    settings, conn, scope = _open(args.repo)
     try:
         found = search_symbols(conn, scope, args.name, limit=args.limit)
+        _note_replica_lag(settings, conn)
     finally:
         conn.close()
     if args.json:
@@ -128,9 +155,10 @@ def callers(args: argparse.Namespace) -> int:
     """Print call sites, certain ones first."""
     from retrieval.graph import find_callers
 
-    _settings, conn, scope = _open(args.repo)
+    settings, conn, scope = _open(args.repo)
     try:
         definitions, sites = find_callers(conn, scope, args.name, path=args.path)
+        _note_replica_lag(settings, conn)
     finally:
         conn.close()
     if args.json:
