@@ -111,7 +111,8 @@ class AppState:
 
         if self.read_database_url is None:
             return None
-        with self.connection(auth=True) as primary:  # two spare connections to the primary
+        # the tools' pool is on the primary and, with a replica, used by the write tools only
+        with self.connection() as primary:
             return replica_lag(replica, primary)
 
     def embed_query(self, model: str, text: str) -> Sequence[float] | None:

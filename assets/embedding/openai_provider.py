@@ -66,13 +66,12 @@ class OpenAIEmbedder:
         return self._dimensions
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed chunks in order: batches within the limits, at least one per request slot so
-        that a small call still keeps every slot busy, at most `concurrency` in flight."""
+        """Embed chunks in order, in as few requests as the batch limits allow, at most
+        `concurrency` of them in flight (splitting further only adds round trips)."""
         if not texts:
             return []
         lengths = [self.count_tokens(text) for text in texts]
-        per_request = min(self._batch_size, math.ceil(len(texts) / self._concurrency))
-        batches = plan_batches(lengths, max_items=per_request, max_tokens=self._batch_tokens)
+        batches = plan_batches(lengths, max_items=self._batch_size, max_tokens=self._batch_tokens)
         requests = [[texts[i] for i in batch] for batch in batches]
         if len(requests) == 1:
             return self._request(requests[0])
