@@ -82,12 +82,12 @@ def serve(args: argparse.Namespace) -> int:
     from codeatlas.config import load_settings
     from mcp_app.transports import run_http, run_stdio
 
-    settings = load_settings()
-    url = _database_url()
     if args.stateless and not args.http:
         from codeatlas.errors import ConfigurationError
 
         raise ConfigurationError("--stateless applies to --http only (stdio has one client)")
+    settings = load_settings()
+    url = _database_url()
     if args.http:
         mode = ", stateless" if args.stateless else ""
         print(

@@ -48,12 +48,29 @@ def _open(repo: str) -> tuple[Any, Any, Any]:
         operator = ensure_operator(conn)  # a write: on the primary
         if settings.read_database_url:
             conn.close()
-            conn = connect(settings.read_database_url, autocommit=True)
+            conn = _connect_replica(settings.read_database_url)
         scope = resolve_scope(conn, operator, [repo])
     except BaseException:
         conn.close()
         raise
     return settings, conn, scope
+
+
+def _connect_replica(url: str) -> Any:
+    """A connection to the read replica, or an error that names its setting."""
+    from urllib.parse import urlsplit
+
+    from codeatlas.database import connect
+    from codeatlas.errors import DatabaseUnavailableError
+
+    try:
+        return connect(url, autocommit=True)
+    except DatabaseUnavailableError as exc:
+        raise DatabaseUnavailableError(
+            f"cannot reach the read replica at {urlsplit(url).hostname or 'its socket'}"
+            " (CODEATLAS_READ_DATABASE_URL); is it running? Unset CODEATLAS_READ_DATABASE_URL"
+            " to read from the primary."
+        ) from exc
 
 
 def _note_replica_lag(settings: Any, replica: Any) -> None:
