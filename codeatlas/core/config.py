@@ -80,6 +80,10 @@ class Settings:
     chunk_max_tokens: int
     run_wait_seconds: int  # longest wait of a run for a slot held by another live run
     state_dir_from: str = "default"  # where state_dir came from: default | CODEATLAS_STATE_DIR
+    # a streaming replica for searches and the MCP read tools (None: read from database_url)
+    read_database_url: str | None = None
+    openai_concurrency: int = 4  # embedding requests in flight at once
+    openai_batch_size: int = 96  # texts per embedding request (TEI accepts 32 by default)
 
     @property
     def repos_dir(self) -> Path:
@@ -110,4 +114,7 @@ def load_settings() -> Settings:
         chunk_max_tokens=_int("CODEATLAS_CHUNK_MAX_TOKENS", 256),
         run_wait_seconds=_int("CODEATLAS_RUN_WAIT_SECONDS", 3600, minimum=0),
         state_dir_from="CODEATLAS_STATE_DIR" if configured_state else "default",
+        read_database_url=env.get("CODEATLAS_READ_DATABASE_URL") or None,
+        openai_concurrency=_int("CODEATLAS_OPENAI_CONCURRENCY", 4),
+        openai_batch_size=_int("CODEATLAS_OPENAI_BATCH_SIZE", 96),
     )
