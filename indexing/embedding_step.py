@@ -13,7 +13,6 @@ from codeatlas.core.sql_files import statement
 from indexing import repositories, storage
 from indexing.embedding.base import Embedder, document_text
 
-EMBED_BATCH = 64
 COMMIT_EVERY = 512
 ANALYZE_AFTER_VECTORS = 500
 
@@ -53,9 +52,9 @@ def embed_snapshot(
         hashes = [r["content_hash"] for r in group]
         with transaction(url) as tx:
             texts = _documents(tx, embedder, snap_id, hashes)
-        vectors: list[list[float]] = []
-        for b in range(0, len(hashes), EMBED_BATCH):
-            vectors.extend(embedder.embed_documents(texts[b : b + EMBED_BATCH]))
+        # the whole group in one call: the provider batches it (a remote one sends its
+        # requests concurrently, so a GPU server gets more than one batch at a time)
+        vectors = embedder.embed_documents(texts)
         with transaction(url) as tx:
             storage.store_embeddings(tx, repo.id, embedder.model_name, hashes, vectors)
         done += len(hashes)

@@ -1,7 +1,9 @@
 """The server's typed lifespan context: `app_lifespan` builds the tools' connection pool, the
 query embedders and the retriever once when the server starts, and every tool reaches them
 through `ctx.request_context.lifespan_context`; `tool_call` gives a tool its connection and the
-principal asking (fixed for stdio, from the bearer token over HTTP)."""
+principal asking (fixed for stdio, from the bearer token over HTTP). With a streaming replica
+configured, the read tools (and the query embedders' loading) use a read-only pool on it and say
+how far it trails; the write tools, token checks and overlay expiry stay on the primary."""
 
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from retrieval.principals import (
 from retrieval.scope import Scope
 from retrieval.search import Connections, SearchReport, search_code
 from retrieval.semantic import QueryEmbedder
+from retrieval.status import ReplicaLag, replica_lag
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +50,12 @@ class NotAuthenticatedError(CodeatlasError):
 class ServerConfig:
     """What a server is built from, before it runs."""
 
-    database_url: str
+    database_url: str  # the primary: writes, token checks, and reads when no replica is set
     settings: Settings
     principal_name: str | None  # fixed principal (stdio, in-process); None: from the token
     limits: ServerLimits = field(default_factory=ServerLimits)
     pool_size: int = 8
+    read_database_url: str | None = None  # a streaming replica for the read tools
 
 
 class QueryEmbedders:
@@ -121,9 +125,20 @@ class AppContext:
     """What every tool call needs; built once per server run by `app_lifespan`."""
 
     config: ServerConfig
-    database: DatabasePool
+    database: DatabasePool  # the primary
+    replica: DatabasePool | None  # read-only, on CODEATLAS_READ_DATABASE_URL when set
     embedders: QueryEmbedders
     retriever: Retriever
+
+    @property
+    def reads(self) -> DatabasePool:
+        """The read tools' pool: the replica's when one is configured, else the primary's."""
+        return self.replica if self.replica is not None else self.database
+
+    def replica_lag(self, replica: DbConnection) -> ReplicaLag | None:
+        """How far `replica` (a connection of the replica's pool) trails the primary."""
+        with self.database.connection() as primary:
+            return replica_lag(replica, primary)
 
     @property
     def settings(self) -> Settings:
@@ -143,8 +158,8 @@ def request_principal(conn: DbConnection, principal_name: str | None) -> Princip
     """Who is asking: the fixed principal (the operator 'local' is created on first use), or
     the one behind the request's bearer token."""
     if principal_name is not None:
-        if principal_name == OPERATOR_PRINCIPAL:
-            return ensure_operator(conn)
+        if principal_name == OPERATOR_PRINCIPAL and not conn.read_only:
+            return ensure_operator(conn)  # on a replica it exists: made at start-up
         return get_principal(conn, principal_name)
     from mcp.server.auth.middleware.auth_context import get_access_token
 
@@ -158,21 +173,27 @@ def request_principal(conn: DbConnection, principal_name: str | None) -> Princip
 
 @dataclass(frozen=True)
 class ToolCall:
-    """One tool call: the app context, a pooled connection and the principal asking."""
+    """One tool call: the app context, a pooled connection, the principal asking and, on a
+    replica, how far it trailed the primary when the call began (the answer is no older)."""
 
     app: AppContext
     conn: DbConnection
     principal: Principal
+    replica: ReplicaLag | None = None
 
 
 @contextmanager
-def tool_call(ctx: ToolContext) -> Generator[ToolCall, None, None]:
-    """A connection for the call (committed when it succeeds) and its principal; errors users
-    can cause become one-line tool errors (never a traceback or a database message)."""
+def tool_call(ctx: ToolContext, *, writes: bool = False) -> Generator[ToolCall, None, None]:
+    """A connection for the call (committed when it succeeds) and its principal: on the replica
+    unless the tool `writes`. Errors users can cause become one-line tool errors (never a
+    traceback or a database message)."""
     app = ctx.request_context.lifespan_context
     try:
-        with app.database.connection() as conn:
-            yield ToolCall(app, conn, request_principal(conn, app.config.principal_name))
+        pool = app.database if writes else app.reads
+        with pool.connection() as conn:
+            lag = app.replica_lag(conn) if pool is app.replica else None
+            principal = request_principal(conn, app.config.principal_name)
+            yield ToolCall(app, conn, principal, lag)
     except CodeatlasError as exc:
         raise ToolError(str(exc)) from None
     except psycopg.DataError as exc:  # a value PostgreSQL cannot take, missed by validation
@@ -196,7 +217,7 @@ def app_lifespan(
     config: ServerConfig,
 ) -> Callable[[Any], AbstractAsyncContextManager[AppContext]]:
     """The server's lifespan: build the context, drop expired overlays now and every 10
-    minutes while serving, close the pool when the server stops."""
+    minutes while serving, close the pools when the server stops."""
 
     async def expire_periodically(app: AppContext) -> None:
         while True:
@@ -206,9 +227,14 @@ def app_lifespan(
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncGenerator[AppContext, None]:
         database = DatabasePool(config.database_url, config.pool_size, "codeatlas-mcp")
-        embedders = QueryEmbedders(config.settings, database)
-        retriever = Retriever(embedders.embed_query, database.spare_connections())
-        app = AppContext(config, database, embedders, retriever)
+        replica = None
+        if config.read_database_url is not None:
+            replica = DatabasePool(
+                config.read_database_url, config.pool_size, "codeatlas-mcp-read", read_only=True
+            )
+        embedders = QueryEmbedders(config.settings, replica or database)
+        retriever = Retriever(embedders.embed_query, (replica or database).spare_connections())
+        app = AppContext(config, database, replica, embedders, retriever)
         try:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(expire_periodically, app)
@@ -216,5 +242,7 @@ def app_lifespan(
                 tasks.cancel_scope.cancel()
         finally:
             database.close()
+            if replica is not None:
+                replica.close()
 
     return lifespan

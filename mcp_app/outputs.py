@@ -1,7 +1,8 @@
 """What each tool returns: its structured content, published as the tool's output schema.
 
 Records made by `retrieval/` keep any field it adds (`extra="allow"`), so a new field reaches
-agents without a change here; a key that is sometimes absent is `NotRequired`.
+agents without a change here; a key that is sometimes absent is `NotRequired`. Every read
+tool's answer read on a streaming replica carries `replica`: how far it trailed the primary.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from typing import Any, NotRequired
 
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
+
+from retrieval.status import ReplicaLag
 
 _OPEN = ConfigDict(extra="allow")
 
@@ -110,7 +113,13 @@ class OutlineEntry(TypedDict):
     source: str
 
 
-class SearchCodeResult(TypedDict):
+class ReadAnswer(TypedDict):
+    """What every read tool's answer may carry: the replica's lag when read on one."""
+
+    replica: NotRequired[ReplicaLag]
+
+
+class SearchCodeResult(ReadAnswer):
     """search_code's answer."""
 
     results: list[Hit]
@@ -118,21 +127,21 @@ class SearchCodeResult(TypedDict):
     notes: NotRequired[list[str]]
 
 
-class SearchSymbolsResult(TypedDict):
+class SearchSymbolsResult(ReadAnswer):
     """search_symbols' answer."""
 
     symbols: list[SymbolMatch]
     next_offset: NotRequired[int]
 
 
-class ReadSymbolResult(TypedDict):
+class ReadSymbolResult(ReadAnswer):
     """read_symbol's answer (a note when nothing matched)."""
 
     symbols: list[SymbolSource]
     note: NotRequired[str]
 
 
-class CallersResult(TypedDict):
+class CallersResult(ReadAnswer):
     """find_callers' answer."""
 
     definitions: list[Definition]
@@ -141,7 +150,7 @@ class CallersResult(TypedDict):
     total: int
 
 
-class CalleesResult(TypedDict):
+class CalleesResult(ReadAnswer):
     """find_callees' answer."""
 
     definitions: list[Definition]
@@ -150,7 +159,7 @@ class CalleesResult(TypedDict):
     total: int
 
 
-class FileOutlineResult(TypedDict):
+class FileOutlineResult(ReadAnswer):
     """file_outline's answer."""
 
     symbols: list[OutlineEntry]
@@ -180,8 +189,9 @@ class ForgetFileResult(TypedDict):
     note: NotRequired[str]
 
 
-class IndexStatusResult(TypedDict):
-    """index_status' answer: one record per repository (`retrieval.status`)."""
+class IndexStatusResult(ReadAnswer):
+    """index_status' answer: one record per repository (`retrieval.status`; read on a replica,
+    each also names the primary's `primary_commit`)."""
 
     repositories: list[dict[str, Any]]
 
@@ -196,7 +206,7 @@ class Repository(TypedDict):
     embedding_model: str | None
 
 
-class ListRepositoriesResult(TypedDict):
+class ListRepositoriesResult(ReadAnswer):
     """list_repositories' answer."""
 
     repositories: list[Repository]

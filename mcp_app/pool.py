@@ -1,6 +1,6 @@
 """A psycopg connection pool whose connections return dict rows and whose failures are one
 `DatabaseUnavailableError` (built by the database's one owner, `codeatlas.core.database.open_pool`):
-the tools' pool and the token checks' pool."""
+the tools' pool, the read tools' pool on a streaming replica, and the token checks' pool."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ CHECKOUT_SECONDS = 10
 
 class DatabasePool:
     """`size` connections to `url`, opened in the background; a checkout waits at most
-    `checkout_seconds` for a free (or first) connection."""
+    `checkout_seconds` for a free (or first) connection; `read_only` sessions on a replica."""
 
     def __init__(
         self,
@@ -31,9 +31,13 @@ class DatabasePool:
         size: int,
         name: str,
         checkout_seconds: float = CHECKOUT_SECONDS,
+        *,
+        read_only: bool = False,
     ) -> None:
         self.size, self.checkout_seconds = size, checkout_seconds
-        self._pool: ConnectionPool[DbConnection] = open_pool(url, max_size=size, name=name)
+        self._pool: ConnectionPool[DbConnection] = open_pool(
+            url, max_size=size, name=name, read_only=read_only
+        )
 
     @contextmanager
     def connection(self) -> Generator[DbConnection, None, None]:

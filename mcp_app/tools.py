@@ -2,7 +2,8 @@
 description and hints. The SDK builds a tool's input schema from its parameters
 (`mcp_app.inputs`) and its output schema from its return type (`mcp_app.outputs`), and runs it on
 a worker thread. Repositories are always named and checked against the principal inside the
-SQL; nothing here widens access.
+SQL; nothing here widens access. Read tools run on the streaming replica when one is configured
+and their answers say how far it trailed (`replica`); the write tools run on the primary.
 """
 
 from __future__ import annotations
@@ -41,12 +42,11 @@ from mcp_app.inputs import (
     SymbolToRead,
 )
 from retrieval import graph, reading, status, symbols
-
-# retrieval/ is not strict yet: its rows are plain `dict`s
-from retrieval.principals import readable_repositories  # pyright: ignore[reportUnknownVariableType]
+from retrieval.principals import readable_repositories
 from retrieval.scope import resolve_scope
 
 F = TypeVar("F", bound=Callable[..., Any])
+A = TypeVar("A", bound=outputs.ReadAnswer)
 
 TOOLS: list[Tool] = []
 
@@ -69,6 +69,13 @@ def tool(description: str, *, writes: bool = False, destroys: bool = False) -> C
         return fn
 
     return register
+
+
+def _answer(call: ToolCall, result: A) -> A:
+    """A read tool's answer, with the replica's lag when it was read on one."""
+    if call.replica is not None:
+        result["replica"] = call.replica
+    return result
 
 
 def _readable_repositories(call: ToolCall) -> list[dict[str, Any]]:
@@ -104,7 +111,7 @@ def search_code(
         result["next_offset"] = offset + limit
     if report.notes:
         result["notes"] = report.notes
-    return result
+    return _answer(call, result)
 
 
 @tool(
@@ -129,7 +136,7 @@ def search_symbols(
     result: outputs.SearchSymbolsResult = {"symbols": found[:limit]}
     if len(found) > limit:
         result["next_offset"] = offset + limit
-    return result
+    return _answer(call, result)
 
 
 @tool(
@@ -162,9 +169,11 @@ def read_symbol(
             max_lines=max_lines,
         )
     if not sources:
-        return {"symbols": [], "note": "no such symbol; search_symbols finds similar names"}
+        return _answer(
+            call, {"symbols": [], "note": "no such symbol; search_symbols finds similar names"}
+        )
     records: list[Any] = [s.as_dict() for s in sources]
-    return {"symbols": records}
+    return _answer(call, {"symbols": records})
 
 
 def _call_graph(
@@ -204,8 +213,10 @@ def find_callers(
     page, total = sites[offset : offset + limit], len(sites)
     if total > offset + limit:
         more = offset + limit
-        return {"definitions": definitions, "callers": page, "next_offset": more, "total": total}
-    return {"definitions": definitions, "callers": page, "total": total}
+        return _answer(
+            call, {"definitions": definitions, "callers": page, "next_offset": more, "total": total}
+        )
+    return _answer(call, {"definitions": definitions, "callers": page, "total": total})
 
 
 @tool(
@@ -227,8 +238,10 @@ def find_callees(
     page, total = sites[offset : offset + limit], len(sites)
     if total > offset + limit:
         more = offset + limit
-        return {"definitions": definitions, "callees": page, "next_offset": more, "total": total}
-    return {"definitions": definitions, "callees": page, "total": total}
+        return _answer(
+            call, {"definitions": definitions, "callees": page, "next_offset": more, "total": total}
+        )
+    return _answer(call, {"definitions": definitions, "callees": page, "total": total})
 
 
 @tool(
@@ -250,7 +263,7 @@ def file_outline(
     result: outputs.FileOutlineResult = {"symbols": outline[offset : offset + limit]}
     if len(outline) > offset + limit:
         result["next_offset"] = offset + limit
-    return result
+    return _answer(call, result)
 
 
 @tool(
@@ -267,7 +280,7 @@ def index_file(
     encoding: ContentEncoding = "utf-8",
 ) -> outputs.IndexFileResult:
     """Index an uncommitted file into the principal's overlay."""
-    with tool_call(ctx) as call:
+    with tool_call(ctx, writes=True) as call:
         data = overlay.decode_content(content, encoding)
         return overlay.index_file(call.app, call.conn, call.principal, repository, path, data)
 
@@ -283,7 +296,7 @@ def forget_file(
     ctx: ToolContext, repository: RepositoryName, path: PathToForget = None
 ) -> outputs.ForgetFileResult:
     """Drop the principal's working-tree file(s)."""
-    with tool_call(ctx) as call:
+    with tool_call(ctx, writes=True) as call:
         scope = resolve_scope(call.conn, call.principal, [repository])
         cleaned = reading.clean_path(path) if path is not None else None
         removed = overlay_retention.forget(
@@ -306,9 +319,15 @@ def index_status(
         if repositories is None:  # include readable repositories not indexed yet
             ids = [r["id"] for r in _readable_repositories(call)]
         report = status.repository_status(call.conn, call.app.settings, repository_ids=ids)
+        served = None
+        if call.replica is not None:  # this report is the replica's: name the primary's commits
+            with call.app.database.connection() as primary:
+                served = status.primary_commits(primary, ids)
     for repo in report:
         repo.pop("origin", None)  # may hold paths or credentials-free URLs; not needed by agents
-    return {"repositories": report}
+        if served is not None:
+            repo["primary_commit"] = served.get(repo["name"])
+    return _answer(call, {"repositories": report})
 
 
 @tool("The repositories you can read, with their current indexed commit.")
@@ -316,15 +335,18 @@ def list_repositories(ctx: ToolContext) -> outputs.ListRepositoriesResult:
     """Repositories the principal can read."""
     with tool_call(ctx) as call:
         rows = _readable_repositories(call)
-    return {
-        "repositories": [
-            {
-                "name": r["name"],
-                "branch": r["default_branch"],
-                "current_commit": r["current_commit"],
-                "indexed_at": r["ready_at"].isoformat() if r["ready_at"] else None,
-                "embedding_model": r["active_embedding_model"],
-            }
-            for r in rows
-        ]
-    }
+    return _answer(
+        call,
+        {
+            "repositories": [
+                {
+                    "name": r["name"],
+                    "branch": r["default_branch"],
+                    "current_commit": r["current_commit"],
+                    "indexed_at": r["ready_at"].isoformat() if r["ready_at"] else None,
+                    "embedding_model": r["active_embedding_model"],
+                }
+                for r in rows
+            ]
+        },
+    )

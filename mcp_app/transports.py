@@ -81,6 +81,7 @@ def run_stdio(settings: Settings, database_url: str) -> None:
         settings=settings,
         principal_name=stdio_principal(),
         limits=ServerLimits.from_env(),
+        read_database_url=settings.read_database_url,
     )
     _check_principal(config)
     server = build_server(config)
@@ -127,25 +128,37 @@ def http_app(
     host: str,
     port: int,
     limits: ServerLimits | None = None,
+    *,
+    stateless: bool = False,
 ) -> HttpApp:
-    """The HTTP app serving `database_url`'s index at `host:port`/mcp."""
+    """The HTTP app serving `database_url`'s index at `host:port`/mcp. `stateless` keeps no MCP
+    session between requests: every request stands alone, so servers behind one address need
+    no session affinity."""
     limits = limits or ServerLimits.from_env()
     config = ServerConfig(
-        database_url=database_url, settings=settings, principal_name=None, limits=limits
+        database_url=database_url,
+        settings=settings,
+        principal_name=None,
+        limits=limits,
+        read_database_url=settings.read_database_url,
     )
     verifier = DatabaseTokenVerifier(database_url)
     server = build_server(config, token_verifier=verifier, url=f"http://{host}:{port}")
     anyio.run(check_server, server, LOCK_FILE)
-    app = server.streamable_http_app(host=host, transport_security=transport_security(host, limits))
+    app = server.streamable_http_app(
+        host=host, transport_security=transport_security(host, limits), stateless_http=stateless
+    )
     return HttpApp(Admission(app, verifier.verify_token, limits), verifier)
 
 
-def run_http(settings: Settings, database_url: str, listen: str) -> None:
+def run_http(
+    settings: Settings, database_url: str, listen: str, *, stateless: bool = False
+) -> None:
     """Serve streamable HTTP at `listen` until interrupted."""
     import uvicorn
 
     host, port = parse_listen(listen, "--http")
-    served = http_app(settings, database_url, host, port)
+    served = http_app(settings, database_url, host, port, stateless=stateless)
     try:
         uvicorn.run(served.app, host=host, port=port, log_level="warning")
     finally:

@@ -6,6 +6,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from typing_extensions import TypedDict  # pydantic reads it on Python 3.11
+
 from codeatlas.core.config import Settings
 from codeatlas.core.sql_files import statement
 from retrieval.principals import DbConnection
@@ -101,3 +103,49 @@ def _coverage(conn: DbConnection, snapshot_id: int | None, repo_id: int, model: 
     embedded, total = coverage(conn, snapshot_id, repo_id, model)
     pct = 100.0 * embedded / total if total else 100.0
     return f"{embedded}/{total} ({pct:.1f}%)"
+
+
+class ReplicaLag(TypedDict):
+    """How far a streaming replica trails its primary."""
+
+    behind_bytes: int  # the primary's WAL not replayed yet
+    lag_seconds: float  # age of the last replayed commit; 0 when nothing is left to replay
+    replayed_at: str | None  # when that commit was made on the primary (ISO 8601)
+
+
+def replica_lag(replica: DbConnection, primary: DbConnection) -> ReplicaLag | None:
+    """How far reads on `replica` trail `primary`, or None when `replica` is no replica.
+
+    `behind_bytes` is the primary's WAL not yet replayed; the replica holds every transaction
+    committed up to `replayed_at`, so `lag_seconds` (its age, 0 when nothing is left to replay)
+    bounds how stale an answer can be.
+    """
+    # the primary's position first: what the replica replays meanwhile only shrinks the gap
+    wal = primary.execute("SELECT pg_current_wal_lsn()::text AS lsn").fetchone()
+    assert wal is not None
+    row = replica.execute(
+        "SELECT pg_is_in_recovery() AS replica, pg_last_xact_replay_timestamp() AS replayed_at,"
+        " greatest(0, pg_wal_lsn_diff(%s::pg_lsn, pg_last_wal_replay_lsn()))::bigint AS behind,"
+        " extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) AS age",
+        (wal["lsn"],),
+    ).fetchone()
+    if row is None or not row["replica"]:
+        return None
+    behind = int(row["behind"] or 0)
+    return {
+        "behind_bytes": behind,
+        "lag_seconds": round(max(0.0, float(row["age"] or 0.0)), 3) if behind else 0.0,
+        "replayed_at": row["replayed_at"].astimezone(UTC).isoformat()
+        if row["replayed_at"]
+        else None,
+    }
+
+
+def primary_commits(primary: DbConnection, repository_ids: list[int]) -> dict[str, str | None]:
+    """Repository name -> the commit the primary serves (to compare with a replica's)."""
+    rows = primary.execute(
+        "SELECT r.name, s.commit_sha FROM repositories r"
+        " LEFT JOIN snapshots s ON s.id = r.current_snapshot_id WHERE r.id = ANY(%s)",
+        (repository_ids,),
+    ).fetchall()
+    return {r["name"]: r["commit_sha"] for r in rows}

@@ -11,6 +11,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the MCP server and access-control commands."""
     p = subparsers.add_parser("serve-mcp", help="serve the MCP tools (stdio, or HTTP with tokens)")
     p.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at /mcp instead")
+    p.add_argument(
+        "--stateless",
+        action="store_true",
+        help="with --http: keep no session between requests, so any of several servers behind"
+        " one address can answer any request",
+    )
     p.set_defaults(handler=serve)
 
     p = subparsers.add_parser("mcp-lock", help="show or rewrite the pinned tool definitions")
@@ -76,14 +82,19 @@ def serve(args: argparse.Namespace) -> int:
     from codeatlas.core.config import load_settings
     from mcp_app.transports import run_http, run_stdio
 
+    if args.stateless and not args.http:
+        from codeatlas.core.errors import ConfigurationError
+
+        raise ConfigurationError("--stateless applies to --http only (stdio has one client)")
     settings = load_settings()
     url = _database_url()
     if args.http:
+        mode = ", stateless" if args.stateless else ""
         print(
-            f"codeatlas MCP server on http://{args.http}/mcp (bearer tokens required)",
+            f"codeatlas MCP server on http://{args.http}/mcp (bearer tokens required{mode})",
             file=sys.stderr,
         )
-        run_http(settings, url, args.http)
+        run_http(settings, url, args.http, stateless=args.stateless)
     else:
         run_stdio(settings, url)
     return 0

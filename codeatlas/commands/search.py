@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from typing import Any
 
 
@@ -37,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 @contextmanager
 def _opened(repo: str) -> Iterator[tuple[Any, Any, Any]]:
-    """(settings, connection, scope) for the operator reading one repository."""
+    """(settings, connection, scope) for the operator reading one repository: on the replica
+    when CODEATLAS_READ_DATABASE_URL names one, else on the primary."""
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import connection, ensure_index_database
     from retrieval.principals import ensure_operator
@@ -45,7 +46,49 @@ def _opened(repo: str) -> Iterator[tuple[Any, Any, Any]]:
 
     settings = load_settings()
     with connection(ensure_index_database(settings), autocommit=True) as conn:
-        yield settings, conn, resolve_scope(conn, ensure_operator(conn), [repo])
+        operator = ensure_operator(conn)  # a write: on the primary
+        if not settings.read_database_url:
+            yield settings, conn, resolve_scope(conn, operator, [repo])
+            return
+    with _replica(settings.read_database_url) as replica:
+        yield settings, replica, resolve_scope(replica, operator, [repo])
+
+
+@contextmanager
+def _replica(url: str) -> Iterator[Any]:
+    """A connection to the read replica, or an error that names its setting."""
+    from urllib.parse import urlsplit
+
+    from codeatlas.core.database import connect
+    from codeatlas.core.errors import DatabaseUnavailableError
+
+    try:
+        conn = connect(url, autocommit=True)
+    except DatabaseUnavailableError as exc:
+        raise DatabaseUnavailableError(
+            f"cannot reach the read replica at {urlsplit(url).hostname or 'its socket'}"
+            " (CODEATLAS_READ_DATABASE_URL); is it running? Unset CODEATLAS_READ_DATABASE_URL"
+            " to read from the primary."
+        ) from exc
+    with closing(conn):
+        yield conn
+
+
+def _note_replica_lag(settings: Any, replica: Any) -> None:
+    """Say on stderr when the answer came from a replica that trails the primary."""
+    from codeatlas.core.database import connection, index_database_url
+    from retrieval.status import replica_lag
+
+    if not settings.read_database_url:
+        return
+    with connection(index_database_url(settings), autocommit=True) as primary:
+        lag = replica_lag(replica, primary)
+    if lag and lag["behind_bytes"]:
+        print(
+            f"note: read from a replica {lag['lag_seconds']:.1f} s behind the primary"
+            f" ({lag['behind_bytes']} bytes of changes not replayed yet)",
+            file=sys.stderr,
+        )
 
 
 def _query_embedder(settings: Any, conn: Any) -> Any:
@@ -85,6 +128,7 @@ def search(args: argparse.Namespace) -> int:
             mode=args.mode,
             embed_query=_query_embedder(settings, conn),
         )
+        _note_replica_lag(settings, conn)
     if args.json:
         print(json.dumps({"results": [h.contract() for h in report.hits]}))
         return 0
@@ -103,8 +147,9 @@ def symbols(args: argparse.Namespace) -> int:
     """Print matching definitions."""
     from retrieval.symbols import search_symbols
 
-    with _opened(args.repo) as (_settings, conn, scope):
+    with _opened(args.repo) as (settings, conn, scope):
         found = search_symbols(conn, scope, args.name, limit=args.limit)
+        _note_replica_lag(settings, conn)
     if args.json:
         print(json.dumps({"symbols": [m.as_dict() for m in found]}))
         return 0
@@ -119,8 +164,9 @@ def callers(args: argparse.Namespace) -> int:
     """Print call sites, certain ones first."""
     from retrieval.graph import find_callers
 
-    with _opened(args.repo) as (_settings, conn, scope):
+    with _opened(args.repo) as (settings, conn, scope):
         definitions, sites = find_callers(conn, scope, args.name, path=args.path)
+        _note_replica_lag(settings, conn)
     if args.json:
         print(json.dumps({"callers": [s.as_dict() for s in sites]}))
         return 0

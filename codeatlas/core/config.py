@@ -83,6 +83,10 @@ class Settings:
     max_concurrent_runs: int = 10  # runs in progress at once under the daemon
     run_launcher: str = "warm"  # warm (forks on this host) | celery (runs on celery workers)
     celery_broker_url: str | None = None  # redis://host:port/db for the celery launcher
+    # a streaming replica for searches and the MCP read tools (None: read from database_url)
+    read_database_url: str | None = None
+    openai_concurrency: int = 4  # embedding requests in flight at once
+    openai_batch_size: int = 96  # texts per embedding request (TEI accepts 32 by default)
 
     @property
     def repos_dir(self) -> Path:
@@ -125,4 +129,7 @@ def load_settings() -> Settings:
         max_concurrent_runs=_int("CODEATLAS_MAX_CONCURRENT_RUNS", 10),
         run_launcher=launcher,
         celery_broker_url=broker,
+        read_database_url=env.get("CODEATLAS_READ_DATABASE_URL") or None,
+        openai_concurrency=_int("CODEATLAS_OPENAI_CONCURRENCY", 4),
+        openai_batch_size=_int("CODEATLAS_OPENAI_BATCH_SIZE", 96),
     )

@@ -212,17 +212,26 @@ def analyze(url: str, tables: tuple[str, ...]) -> None:
         conn.execute("ANALYZE " + ", ".join(tables))  # type: ignore[arg-type]  # constant names
 
 
-def open_pool(url: str, *, max_size: int, name: str) -> ConnectionPool[Any]:
+def open_pool(
+    url: str, *, max_size: int, name: str, read_only: bool = False
+) -> ConnectionPool[Any]:
     """A pool (opening in the background) whose connections are `connect`'s: dict rows and
-    pgvector's types."""
+    pgvector's types; `read_only` sessions for a streaming replica (it refuses writes anyway;
+    this makes a misrouted write fail the same way on any server)."""
     from psycopg_pool import ConnectionPool
+
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        register_vector(conn)
+        if read_only:
+            conn.read_only = True
+            conn.commit()  # register_vector's lookup opened a transaction
 
     pool: ConnectionPool[Any] = ConnectionPool(
         url,
         min_size=1,
         max_size=max_size,
         kwargs={"row_factory": dict_row, "autocommit": False},
-        configure=register_vector,
+        configure=configure,
         open=False,
         name=name,
     )

@@ -30,6 +30,8 @@ def make_embedder(settings: Settings) -> Embedder:
             dimensions=settings.embedding_dimensions,
             base_url=settings.openai_base_url,
             api_key=settings.openai_api_key,
+            batch_size=settings.openai_batch_size,
+            concurrency=settings.openai_concurrency,
         )
     if settings.embedding_provider == "local":
         return make_local_embedder(settings)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import openai
@@ -20,8 +21,9 @@ _RETRIED_STATUS = {408, 409, 429}  # and every 5xx: what the SDK retries
 
 
 class OpenAIEmbedder:
-    """Batches texts into requests; the SDK retries rate limits, 5xx and dropped connections
-    (exponential backoff, or the server's Retry-After up to two minutes)."""
+    """Batches texts into requests sent `concurrency` at a time (a GPU server batches what is in
+    flight together); the SDK retries rate limits, 5xx and dropped connections (exponential
+    backoff, or the server's Retry-After up to two minutes)."""
 
     def __init__(
         self,
@@ -35,6 +37,7 @@ class OpenAIEmbedder:
         batch_tokens: int = 100_000,
         max_retries: int = 5,
         timeout: float = 60.0,
+        concurrency: int = 4,
     ) -> None:
         if api_key is None and base_url is None:
             raise ConfigurationError(
@@ -49,6 +52,7 @@ class OpenAIEmbedder:
         self._dimensions = dimensions or _KNOWN_DIMENSIONS.get(model)
         self._batch_size = batch_size
         self._batch_tokens = batch_tokens
+        self._concurrency = max(1, concurrency)
         self._encoding: Any = None
         # Local servers take any key; the SDK insists on one.
         self._client = openai.OpenAI(
@@ -63,13 +67,21 @@ class OpenAIEmbedder:
         return self._dimensions
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed chunks in order, in as few requests as the batch limits allow."""
-        vectors: list[list[float]] = []
+        """Embed chunks in order, in as few requests as the batch limits allow, at most
+        `concurrency` of them in flight (splitting further only adds round trips)."""
+        if not texts:
+            return []
         lengths = [self.count_tokens(text) for text in texts]
         batches = plan_batches(lengths, max_items=self._batch_size, max_tokens=self._batch_tokens)
-        for batch in batches:
-            vectors.extend(self._request([texts[i] for i in batch]))
-        return vectors
+        requests = [[texts[i] for i in batch] for batch in batches]
+        if len(requests) == 1:
+            return self._request(requests[0])
+        pool = ThreadPoolExecutor(min(self._concurrency, len(requests)), "openai-embed")
+        try:
+            # map keeps the batches' order and raises the first failure, in batch order
+            return [vector for vectors in pool.map(self._request, requests) for vector in vectors]
+        finally:
+            pool.shutdown(cancel_futures=True)  # after a failure, send no more
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query."""

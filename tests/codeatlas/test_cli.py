@@ -74,6 +74,7 @@ def test_the_index_run_is_recorded_in_the_dagster_instance_for_the_ui(
         (("index", "/"), "is not a git repository"),
         (("status", "--repo", "nope"), "no repository named 'nope'"),
         (("search", "x", "--repo", "nope"), "no repository named 'nope'"),
+        (("serve-mcp", "--stateless"), "--stateless applies to --http only"),
     ],
 )
 def test_user_errors_print_one_clear_line_and_exit_non_zero(settings_env, args, message):
@@ -88,6 +89,14 @@ def test_an_unreachable_database_is_reported_without_a_traceback(settings_env, m
     proc = codeatlas("status", check=False)
     assert proc.returncode == 1
     assert "cannot reach PostgreSQL" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_an_unreachable_read_replica_names_its_setting(settings_env, monkeypatch):
+    monkeypatch.setenv("CODEATLAS_READ_DATABASE_URL", "postgresql://nobody@127.0.0.1:9/none")
+    proc = codeatlas("symbols", "x", "--repo", "shop", check=False)
+    assert proc.returncode == 1
+    assert "cannot reach the read replica at 127.0.0.1" in proc.stderr
+    assert "Unset CODEATLAS_READ_DATABASE_URL" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_a_killed_index_run_resumes_to_exactly_the_rows_of_an_uninterrupted_run(

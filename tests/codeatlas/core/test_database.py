@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import psycopg
 import pytest
 from pgvector import Vector
 
@@ -46,6 +47,19 @@ def test_a_pool_lends_connections_like_connect_does(database_url):
     finally:
         pool.close()
     assert isinstance(row["v"], Vector) and row["v"].to_list() == [4.0, 5.0]
+
+
+def test_a_read_only_pool_reads_vectors_and_refuses_a_misrouted_write(database_url):
+    pool = open_pool(database_url, max_size=1, name="probe-read-pool", read_only=True)
+    try:
+        with pool.connection(timeout=30) as conn:
+            row = conn.execute("SELECT '[6,7]'::vector AS v").fetchone()
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction), pool.connection(30) as conn:
+            conn.execute("CREATE TABLE probe_misrouted (x int)")
+    finally:
+        pool.close()
+    assert row is not None and row["v"].to_list() == [6.0, 7.0]
+    assert _tables(database_url) == set()
 
 
 def test_an_unreachable_server_is_one_line_that_says_what_to_do(tmp_path):

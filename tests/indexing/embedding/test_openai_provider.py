@@ -19,17 +19,36 @@ API_KEY = "sk-test-secret-123"
 
 
 class StubEmbeddingsServer:
-    """Answers POST /v1/embeddings; `failures` is a script of status codes sent before success."""
+    """Answers POST /v1/embeddings; `failures` is a script of status codes sent before success.
+
+    It counts the requests in flight (`most_in_flight`); with `hold_until` set, each request waits
+    (at most 5 s) until that many are in flight, as a busy GPU server would keep them.
+    """
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
         self.headers: list[dict[str, str]] = []
         self.arrivals: list[float] = []  # monotonic time of each request
         self.failures: list[tuple[int, dict[str, str]]] = []
+        self.hold_until = 0
+        self.in_flight = self.most_in_flight = 0
+        self.changed = threading.Condition()
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                with stub.changed:
+                    stub.in_flight += 1
+                    stub.most_in_flight = max(stub.most_in_flight, stub.in_flight)
+                    stub.changed.notify_all()
+                    stub.changed.wait_for(lambda: stub.in_flight >= stub.hold_until, timeout=5)
+                try:
+                    self._answer()
+                finally:
+                    with stub.changed:
+                        stub.in_flight -= 1
+
+            def _answer(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stub.arrivals.append(time.monotonic())
                 stub.requests.append(body)
@@ -106,7 +125,7 @@ def _embedder(stub: StubEmbeddingsServer, **kwargs: object) -> OpenAIEmbedder:
 def test_texts_are_sent_in_batches_and_vectors_come_back_in_order(stub) -> None:
     texts = [f"text {i}" for i in range(250)]
     vectors = _embedder(stub, dimensions=4).embed_documents(texts)
-    assert [len(r["input"]) for r in stub.requests] == [96, 96, 58]
+    assert sorted(len(r["input"]) for r in stub.requests) == [58, 96, 96]
     assert [v[0] for v in vectors] == [float(i) for i in range(250)]
     assert {(r["encoding_format"], r["model"]) for r in stub.requests} == {("float", "stub-embed")}
 
@@ -114,7 +133,38 @@ def test_texts_are_sent_in_batches_and_vectors_come_back_in_order(stub) -> None:
 def test_a_token_budget_splits_batches_before_the_item_limit(stub) -> None:
     texts = [f"text {i}" + " pad" * 40 for i in range(10)]  # about 42 estimated tokens each
     _embedder(stub, dimensions=4, batch_tokens=100).embed_documents(texts)
-    assert [len(r["input"]) for r in stub.requests] == [2, 2, 2, 2, 2]
+    assert sorted(len(r["input"]) for r in stub.requests) == [2, 2, 2, 2, 2]
+
+
+def test_requests_go_out_concurrently_up_to_the_limit_and_vectors_keep_their_order(stub) -> None:
+    stub.hold_until = 3  # the server answers only once three requests are in flight
+    texts = [f"text {i}" for i in range(300)]
+    vectors = _embedder(stub, dimensions=4, batch_size=20, concurrency=3).embed_documents(texts)
+    assert stub.most_in_flight == 3
+    assert sorted(len(r["input"]) for r in stub.requests) == [20] * 15
+    assert [v[0] for v in vectors] == [float(i) for i in range(300)]
+
+
+def test_a_call_within_one_batch_is_one_request(stub) -> None:
+    texts = [f"text {i}" for i in range(64)]
+    vectors = _embedder(stub, dimensions=4, concurrency=4).embed_documents(texts)
+    assert [len(r["input"]) for r in stub.requests] == [64]
+    assert [v[0] for v in vectors] == [float(i) for i in range(64)]
+
+
+def test_a_failed_concurrent_request_is_retried_without_losing_the_others(stub) -> None:
+    stub.failures = [(503, {"Retry-After-Ms": "10"})]
+    texts = [f"text {i}" for i in range(40)]
+    vectors = _embedder(stub, dimensions=4, batch_size=10, concurrency=4).embed_documents(texts)
+    assert len(stub.requests) == 5  # four batches, one of them sent twice
+    assert [v[0] for v in vectors] == [float(i) for i in range(40)]
+
+
+def test_a_request_that_fails_for_good_fails_the_whole_call(stub) -> None:
+    stub.failures = [(400, {})]
+    texts = [f"text {i}" for i in range(40)]
+    with pytest.raises(EmbeddingProviderError, match="rejected the request"):
+        _embedder(stub, dimensions=4, batch_size=10, concurrency=4).embed_documents(texts)
 
 
 def test_dimensions_are_sent_only_when_configured(stub) -> None:
