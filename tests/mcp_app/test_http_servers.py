@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.mcp_app.conftest import payload
-from tests.mcp_app.test_http import _token
+from tests.mcp_app.test_http import HEADERS, INIT, _token
 
 HOP_HEADERS = {"content-length", "transfer-encoding", "connection", "content-encoding"}
 
@@ -164,19 +164,9 @@ def test_grants_and_tokens_hold_on_every_stateless_server(stateless_pair, shop_r
     )
     assert [payload(r)["repositories"] for r in results[::2]] == [[], []]
     assert all(r.is_error for r in results[1::2])
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"},
-        },
-    }
-    headers = {"Accept": "application/json, text/event-stream", "Authorization": "Bearer cat_no"}
+    headers = {**HEADERS, "Authorization": "Bearer cat_no"}
     refused = [
-        httpx.post(stateless_pair.address, json=init, headers=headers, timeout=10) for _ in range(2)
+        httpx.post(stateless_pair.address, json=INIT, headers=headers, timeout=10) for _ in range(2)
     ]
     assert [r.status_code for r in refused] == [401, 401]
     assert {b for b, _m in stateless_pair.served[-2:]} == set(stateless_pair.backends)
