@@ -141,6 +141,13 @@ class ReadSymbolResult(ReadAnswer):
     note: NotRequired[str]
 
 
+class PageCounts(TypedDict):
+    """A call graph page's counts: all the sites, and the next page's offset if there is one."""
+
+    next_offset: NotRequired[int]
+    total: int
+
+
 class CallersResult(ReadAnswer):
     """find_callers' answer."""
 

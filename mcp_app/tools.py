@@ -176,6 +176,13 @@ def read_symbol(
     return _answer(call, {"symbols": records})
 
 
+def _counts(sites: list[Any], limit: int, offset: int) -> outputs.PageCounts:
+    """How many sites there are, and where the next page starts when there is one."""
+    if len(sites) > offset + limit:
+        return {"next_offset": offset + limit, "total": len(sites)}
+    return {"total": len(sites)}
+
+
 def _call_graph(
     call: ToolCall,
     find: Callable[..., tuple[list[Any], list[Any]]],
@@ -210,13 +217,14 @@ def find_callers(
     """Call sites of a symbol."""
     with tool_call(ctx) as call:
         definitions, sites = _call_graph(call, graph.find_callers, repository, name, path, commit)
-    page, total = sites[offset : offset + limit], len(sites)
-    if total > offset + limit:
-        more = offset + limit
-        return _answer(
-            call, {"definitions": definitions, "callers": page, "next_offset": more, "total": total}
-        )
-    return _answer(call, {"definitions": definitions, "callers": page, "total": total})
+    return _answer(
+        call,
+        {
+            "definitions": definitions,
+            "callers": sites[offset : offset + limit],
+            **_counts(sites, limit, offset),
+        },
+    )
 
 
 @tool(
@@ -235,13 +243,14 @@ def find_callees(
     """Calls made by a symbol."""
     with tool_call(ctx) as call:
         definitions, sites = _call_graph(call, graph.find_callees, repository, name, path, commit)
-    page, total = sites[offset : offset + limit], len(sites)
-    if total > offset + limit:
-        more = offset + limit
-        return _answer(
-            call, {"definitions": definitions, "callees": page, "next_offset": more, "total": total}
-        )
-    return _answer(call, {"definitions": definitions, "callees": page, "total": total})
+    return _answer(
+        call,
+        {
+            "definitions": definitions,
+            "callees": sites[offset : offset + limit],
+            **_counts(sites, limit, offset),
+        },
+    )
 
 
 @tool(
