@@ -26,17 +26,11 @@ INIT = {
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-@pytest.fixture
-def http_server(shop_repo) -> Iterator[str]:
-    """The MCP app served by uvicorn in a thread; yields its /mcp URL."""
+def serve_in_thread(app: Any) -> tuple[str, Any, threading.Thread]:
+    """Serve `app` with uvicorn on an ephemeral port in a thread: (origin, server, thread)."""
     import uvicorn
 
-    from codeatlas.core.config import load_settings
-    from mcp_app.transports import http_app
-
-    served = http_app(load_settings(), shop_repo.database_url, "127.0.0.1", 0)
-    config = uvicorn.Config(served.app, host="127.0.0.1", port=0, log_level="warning")
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
@@ -45,7 +39,18 @@ def http_server(shop_repo) -> Iterator[str]:
         assert thread.is_alive(), "uvicorn stopped during start-up"
         time.sleep(0.02)
     port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}/mcp"
+    return f"http://127.0.0.1:{port}", server, thread
+
+
+@pytest.fixture
+def http_server(shop_repo) -> Iterator[str]:
+    """The MCP app served by uvicorn in a thread; yields its /mcp URL."""
+    from codeatlas.core.config import load_settings
+    from mcp_app.transports import http_app
+
+    served = http_app(load_settings(), shop_repo.database_url, "127.0.0.1", 0)
+    origin, server, thread = serve_in_thread(served.app)
+    yield f"{origin}/mcp"
     server.should_exit = True
     thread.join(timeout=10)
     served.verifier.close()

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,7 +13,7 @@ import httpx
 import pytest
 
 from tests.mcp_app.conftest import payload
-from tests.mcp_app.test_http import HEADERS, INIT, _token
+from tests.mcp_app.test_http import HEADERS, INIT, _token, serve_in_thread
 
 HOP_HEADERS = {"content-length", "transfer-encoding", "connection", "content-encoding"}
 
@@ -61,22 +59,6 @@ class RoundRobinProxy:
         await send({"type": "http.response.body", "body": answer.content})
 
 
-def _serve(app: Any) -> tuple[str, Any, threading.Thread]:
-    """Serve `app` with uvicorn on an ephemeral port in a thread: (origin, server, thread)."""
-    import uvicorn
-
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start within 15s"
-        assert thread.is_alive(), "uvicorn stopped during start-up"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    return f"http://127.0.0.1:{port}", server, thread
-
-
 def _behind_one_address(database_url: str, *, stateless: bool) -> Iterator[RoundRobinProxy]:
     from codeatlas.core.config import load_settings
     from mcp_app.transports import http_app
@@ -87,9 +69,9 @@ def _behind_one_address(database_url: str, *, stateless: bool) -> Iterator[Round
         for _ in range(2):
             served = http_app(load_settings(), database_url, "127.0.0.1", 0, stateless=stateless)
             verifiers.append(served.verifier)
-            running.append(_serve(served.app))
+            running.append(serve_in_thread(served.app))
         proxy = RoundRobinProxy([origin for origin, _s, _t in running])
-        running.append(_serve(proxy))
+        running.append(serve_in_thread(proxy))
         proxy.address = running[-1][0] + "/mcp"  # type: ignore[attr-defined]
         yield proxy
     finally:
