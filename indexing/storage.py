@@ -50,9 +50,16 @@ def store_parsed_file(conn: psycopg.Connection, file_version_id: int, parsed: Pa
     conn.execute("DELETE FROM code_chunks WHERE file_version_id = %s", (file_version_id,))
     conn.execute("DELETE FROM code_symbols WHERE file_version_id = %s", (file_version_id,))
     symbol_ids: list[int] = []
+    # a parent declared further down the file (a Go method above its receiver's type) gets its
+    # id later: those children are linked after every symbol is stored
+    later: list[tuple[int, int]] = []  # (child ordinal, parent ordinal)
     with conn.cursor() as cur:
         for ordinal, symbol in enumerate(parsed.symbols):
-            parent_id = symbol_ids[symbol.parent] if symbol.parent is not None else None
+            parent_id = None
+            if symbol.parent is not None and symbol.parent < len(symbol_ids):
+                parent_id = symbol_ids[symbol.parent]
+            elif symbol.parent is not None:
+                later.append((ordinal, symbol.parent))
             cur.execute(
                 "INSERT INTO code_symbols (file_version_id, ordinal, name, qualified_name, kind,"
                 " signature, start_line, end_line, start_byte, end_byte, parent_id)"
@@ -74,6 +81,10 @@ def store_parsed_file(conn: psycopg.Connection, file_version_id: int, parsed: Pa
             row = cur.fetchone()
             assert row is not None
             symbol_ids.append(row["id"])
+        cur.executemany(
+            "UPDATE code_symbols SET parent_id = %s WHERE id = %s",
+            [(symbol_ids[parent], symbol_ids[child]) for child, parent in later],
+        )
         cur.executemany(
             "INSERT INTO code_chunks (file_version_id, ordinal, symbol_id, symbol_name,"
             " qualified_name, symbol_kind, start_line, end_line, start_byte, end_byte, piece,"
