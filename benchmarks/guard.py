@@ -130,7 +130,7 @@ def main() -> None:
     """Measure on scratch databases of the benchmark's embedded server; --record saves them."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--record", action="store_true", help="write quality_floor.json")
-    parser.add_argument("--sets", default="py,php,ts", help="comma-separated: py,php,ts")
+    parser.add_argument("--sets", default="all", help="comma-separated names (all: every set)")
     args = parser.parse_args()
     import tempfile
 
