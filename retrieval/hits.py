@@ -18,22 +18,30 @@ CONTRACT_KEYS = (
 )
 
 
-# A symbol with members (a class, interface, trait, impl...) longer than this is answered with
-# its outline: declaration, docblock and properties up to the first member (its first chunk).
+# A declaration (class, interface, struct, enum, type...) longer than this is answered by a
+# part of it: its head (declaration, docblock and the fields up to the first member: its first
+# chunk) or the piece of its own text that matched (a group of fields, a stretch of an option
+# interface); functions and methods are always answered whole.
 SHORT_CONTAINER_LINES = 40
 
-# the last line of the outline of symbol `s` (NULL when it has no members): a SQL column
+# the last line of the head of declaration `s` (its first chunk; NULL for a function-like
+# symbol, which is answered whole): a SQL column
 OUTLINE_END: LiteralString = """
     (SELECT max(h.end_line) FROM code_chunks h WHERE h.symbol_id = s.id AND h.piece = 0
-       AND EXISTS (SELECT 1 FROM code_symbols m WHERE m.parent_id = s.id)) AS outline_end
+       AND s.kind NOT IN ('function', 'method', 'constructor', 'macro')) AS outline_end
 """
 
 
-def unit_range(start: int, end: int, outline_end: int | None) -> tuple[int, int]:
-    """The lines a hit on a symbol spans: all of it, or the outline of a long container."""
-    if outline_end is not None and end - start + 1 > SHORT_CONTAINER_LINES:
-        return start, max(start, min(outline_end, end))
-    return start, end
+def unit_range(
+    start: int, end: int, outline_end: int | None, piece: tuple[int, int] | None = None
+) -> tuple[int, int]:
+    """The lines a hit on a symbol spans: all of it, or for a long declaration the `piece` of
+    its text that matched (lines of a chunk after its first), else its head."""
+    if outline_end is None or end - start + 1 <= SHORT_CONTAINER_LINES:
+        return start, end
+    if piece is not None:
+        return piece
+    return start, max(start, min(outline_end, end))
 
 
 @dataclass

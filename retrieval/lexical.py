@@ -114,7 +114,7 @@ def lexical_candidates(conn: DbConnection, scope: Scope, query: str, limit: int)
 # what every retriever returns per chunk, so hits are assembled the same way
 CANDIDATE_COLUMNS: LiteralString = (
     """
-    c.id AS chunk_id, c.symbol_id, c.file_version_id, c.piece_count, c.symbol_kind,
+    c.id AS chunk_id, c.symbol_id, c.file_version_id, c.piece, c.piece_count, c.symbol_kind,
     c.qualified_name, c.start_line AS chunk_start, c.end_line AS chunk_end,
     s.start_line AS symbol_start, s.end_line AS symbol_end,
     f.repository, f.path, f.commit_sha, f.source, left(c.content, 400) AS head,

@@ -10,6 +10,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.hits import Hit, SymbolMatch, unit_range
 from retrieval.lexical import lexical_candidates
 from retrieval.principals import Row
@@ -35,7 +36,7 @@ RRF_K = 60
 # fusion weights, chosen on the three public dev sets together (docs/retrieval.md)
 # (the local MiniLM model is weak on code: its ranking counts a fifth of BM25's)
 RETRIEVER_WEIGHTS = {"lexical": 1.0, "semantic": 0.2, "symbol": 1.0}
-OUTLINE_WEIGHT = 0.5
+DECLARATION_WEIGHT = 0.5
 FILE_WEIGHT = 0.5
 # a lexical candidate inherits this share of the score of the best other candidate of its file
 FILE_EVIDENCE_SHARE = 0.2
@@ -77,11 +78,12 @@ def _preview(head: str | None, skip_header: bool) -> str | None:
 
 
 def _row_range(row: dict[str, Any]) -> tuple[int, int]:
-    """A symbol's whole range (all its pieces) or a long class's outline; a file-level chunk's
-    own lines."""
+    """A symbol's whole range (all its pieces), or the head or matched piece of a long
+    declaration; a file-level chunk's own lines."""
     if row["symbol_id"] is None or row["symbol_start"] is None:
         return row["chunk_start"], row["chunk_end"]
-    return unit_range(row["symbol_start"], row["symbol_end"], row["outline_end"])
+    piece = (row["chunk_start"], row["chunk_end"]) if row["piece"] > 0 else None
+    return unit_range(row["symbol_start"], row["symbol_end"], row["outline_end"], piece)
 
 
 def _span(ranges: Iterable[tuple[int, int]]) -> tuple[int, int]:
@@ -109,12 +111,13 @@ def _hit_from_rows(rows: list[dict[str, Any]], score: float, retrievers: list[st
 
 
 def _unit_weight(row: Row) -> float:
-    """How much a hit of this unit counts: a function or method fully, an outline or a file's
-    top-level code less (they mention what their members do, the members answer)."""
+    """How much a hit of this unit counts: a function or method fully; a declaration (class,
+    interface, struct, type...) or a file's top-level code less: they name and describe what
+    the functions around them do, and those answer."""
     if row["symbol_id"] is None:
         return FILE_WEIGHT
-    if row["outline_end"] is not None:
-        return OUTLINE_WEIGHT
+    if row["symbol_kind"] not in FUNCTION_KINDS:
+        return DECLARATION_WEIGHT
     return 1.0
 
 
@@ -143,25 +146,30 @@ def fuse(rankings: dict[str, list[Row]]) -> list[Hit]:
     """Weighted Reciprocal Rank Fusion over named rankings of candidate rows, pieces collapsed."""
     scores: dict[tuple[Any, ...], float] = {}
     found_by: dict[tuple[Any, ...], list[str]] = {}
-    rows_of: dict[tuple[Any, ...], dict[int | None, Row]] = {}  # per key, one row per symbol
+    # per key, one row per symbol: its piece that counted most (the part a long declaration
+    # is answered by)
+    rows_of: dict[tuple[Any, ...], dict[int | None, tuple[float, Row]]] = {}
     for retriever, rows in rankings.items():
+        name = retriever.split(":", 1)[0]
         rank = 0
         seen: set[tuple[Any, ...]] = set()
         for row in rows:
             key = _key(row)
-            rows_of.setdefault(key, {}).setdefault(row["symbol_id"], row)
+            share = RETRIEVER_WEIGHTS.get(name, 1.0) * _unit_weight(row) / (RRF_K + rank + 1)
+            best = rows_of.setdefault(key, {})
+            if row["symbol_id"] not in best or best[row["symbol_id"]][0] < share:
+                best[row["symbol_id"]] = (share, row)
             if key in seen:  # a later piece or definition of the symbol already ranked
                 continue
             seen.add(key)
             rank += 1
-            name = retriever.split(":", 1)[0]
-            weight = RETRIEVER_WEIGHTS.get(name, 1.0) * _unit_weight(row)
-            scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank)
+            scores[key] = scores.get(key, 0.0) + share
             if name not in found_by.setdefault(key, []):
                 found_by[key].append(name)
     ordered = sorted(scores, key=lambda k: (-scores[k], k[1], k[3], k[4]))
     return [
-        _hit_from_rows(list(rows_of[k].values()), round(scores[k], 6), found_by[k]) for k in ordered
+        _hit_from_rows([row for _, row in rows_of[k].values()], round(scores[k], 6), found_by[k])
+        for k in ordered
     ]
 
 
@@ -218,8 +226,11 @@ def add_symbol_hits(symbol_hits: Iterable[Hit], fused: list[Hit]) -> list[Hit]:
         elif "symbol" not in twin.retrievers:
             twin.score = round(twin.score + share, 6)
             twin.retrievers.insert(0, "symbol")
-            twin.start_line = min(twin.start_line, hit.start_line)
-            twin.end_line = max(twin.end_line, hit.end_line)
+            if twin.kind in FUNCTION_KINDS:  # with the overloads found by name
+                twin.start_line = min(twin.start_line, hit.start_line)
+                twin.end_line = max(twin.end_line, hit.end_line)
+            else:  # a declaration named exactly: its head, not the piece that matched
+                twin.start_line, twin.end_line = hit.start_line, hit.end_line
     return sorted(hits, key=lambda h: -h.score)
 
 

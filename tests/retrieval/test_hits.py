@@ -1,4 +1,5 @@
-"""The unit of a hit: a whole function or method, a long class's outline, never a whole file."""
+"""The unit of a hit: a whole function or method; of a long declaration its head or the piece
+that matched; never a whole file."""
 
 from __future__ import annotations
 
@@ -9,8 +10,14 @@ from tests.retrieval.indexing import index_repository
 def test_a_short_class_is_returned_whole_and_a_long_one_as_its_outline():
     assert unit_range(10, 30, 14) == (10, 30)
     assert unit_range(10, 10 + SHORT_CONTAINER_LINES, 14) == (10, 14)
-    # a function (no members, no outline) is always whole
+    # a function (no outline) is always whole, whichever of its pieces matched
     assert unit_range(1, 500, None) == (1, 500)
+    assert unit_range(1, 500, None, piece=(200, 230)) == (1, 500)
+
+
+def test_a_long_declaration_is_answered_by_the_piece_that_matched():
+    assert unit_range(10, 130, 25, piece=(60, 80)) == (60, 80)
+    assert unit_range(10, 30, 14, piece=(20, 30)) == (10, 30)  # short: whole
 
 
 def _long_class() -> str:
@@ -93,4 +100,57 @@ def test_overload_signatures_and_their_implementation_are_one_hit(
         # the stubs (lines 4-5, 8-9) and the implementation (12-15) side by side, once
         assert [(h.start_line, h.end_line) for h in parsed] == [(4, 15)], mode
         assert hits[0].symbol == "parse_amount"
+    conn.close()
+
+
+def _options_interface() -> str:
+    fields = [
+        f"  /**\n   * Tuning knob number {i} of the refund desk.\n   */\n  knob{i}?: number\n"
+        for i in range(40)
+    ]
+    return (
+        "/** Options of the refund desk. */\n"
+        "export interface RefundOptions {\n"
+        + "".join(fields[:20])
+        + "  /**\n   * How many days after delivery a refund is still accepted.\n   */\n"
+        "  graceDays?: number\n"
+        + "".join(fields[20:])
+        + "}\n\n"
+        "export function isRefundEligible(order: Order, options: RefundOptions): boolean {\n"
+        "  const days = options.graceDays ?? 14\n"
+        "  return order.deliveredDaysAgo <= days\n"
+        "}\n"
+    )
+
+
+def test_a_long_interface_of_options_answers_with_the_matching_piece_below_the_function(
+    settings_env, database_url, git_repo
+):
+    from codeatlas.core.database import connect
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from retrieval.search import search_code
+
+    git_repo.write("refunds.ts", _options_interface())
+    git_repo.commit("refunds")
+    index_repository(database_url, git_repo.path, "refunds")
+    conn = connect(database_url, autocommit=True)
+    scope = resolve_scope(conn, ensure_operator(conn), ["refunds"])
+    source = _options_interface().splitlines()
+    grace = next(i for i, line in enumerate(source, 1) if "graceDays?" in line)
+    for mode in ("lexical", "hybrid"):
+        hits = search_code(conn, scope, "refund grace days after delivery", mode=mode).hits
+        # the function holding the behaviour first; the interface (167 lines) as the piece
+        # around the option (one chunk's worth), not whole
+        assert hits[0].symbol == "isRefundEligible", mode
+        [options] = [h for h in hits if h.symbol == "RefundOptions"]
+        assert options.start_line <= grace <= options.end_line, mode
+        assert options.end_line - options.start_line + 1 < 167 // 3, mode
+    # named exactly, the interface is answered with its head (the declaration and first fields)
+    named = [
+        h for h in search_code(conn, scope, "RefundOptions", mode="hybrid").hits
+        if h.symbol == "RefundOptions"
+    ]
+    assert [h.start_line for h in named] == [1]  # its docblock first
+    assert named[0].end_line < grace
     conn.close()
