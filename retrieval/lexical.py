@@ -1,9 +1,11 @@
 """Lexical retriever: BM25 over the inverted index of chunk terms (docs/lexical.md).
 
 Document frequencies and lengths are those of the scope's repositories at their current
-snapshots, summed over the scope. A term's postings are read best-first (by `impact`) and at most
-`TERM_BUDGET` of them per term, shared between repositories by their document frequency; the best
-candidates are then scored exactly with every query term before the visibility check.
+snapshots, summed over the scope. A term's postings are read best-first (by `impact`), at most a
+budget in proportion to its weight (`TERM_BUDGET` for the query's rarest term: the words that
+identify an answer are read further than the common ones), shared between repositories by their
+document frequency; the best candidates are then scored exactly with every query term before the
+visibility check.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from retrieval.hits import OUTLINE_END
 from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 
-TERM_BUDGET = 2000  # postings read per query term (all of a rarer term's)
+TERM_BUDGET = 4000  # postings read for the query's rarest term (all of a rarer term's)
+UNSEEN_READS = 4  # postings read per repository of a term its statistics do not hold
 RESCORE_FACTOR = 4  # candidates scored exactly per result asked for
 
-# Parameters: terms, weights, repos, budget, candidates, k1, b.
+# Parameters: terms, weights, repos, budget, unseen, candidates, k1, b.
 BM25_QUERY: LiteralString = """
 WITH q AS (SELECT * FROM unnest(%(terms)s::bigint[], %(weights)s::float8[]) AS q(term, qw)),
 corpus AS (
@@ -36,19 +39,20 @@ weights AS (
     FROM q CROSS JOIN corpus
     LEFT JOIN (SELECT term, sum(df) AS df FROM df GROUP BY term) t ON t.term = q.term),
 reads AS (
-    -- per repository and term: a share of the budget in proportion to its postings
-    SELECT w.term, r.id AS repository_id,
-           ceil(%(budget)s * coalesce(d.df, 0)::float8 / greatest(w.df, 1))::int + 4 AS n
+    -- per term a budget in proportion to its weight (the query's rarest term gets all of it),
+    -- shared between the repositories by their postings; a few where the statistics have none
+    -- (a working-tree overlay's own words)
+    SELECT w.term, w.w, r.id AS repository_id,
+           coalesce(ceil(%(budget)s * w.w / greatest(max(w.w) OVER (), 1e-9)
+                         * d.df::float8 / greatest(w.df, 1))::int, %(unseen)s) AS n
     FROM weights w CROSS JOIN unnest(%(repos)s::bigint[]) AS r(id)
     LEFT JOIN df d ON d.term = w.term AND d.repository_id = r.id),
 partial AS (
-    SELECT p.chunk_id, sum(w.w * p.tf * (%(k1)s + 1)
-               / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl / corpus.avgdl))) AS score
+    -- the best postings' impacts (BM25's tf factor at a nominal length) give the candidates
+    SELECT p.chunk_id, sum(x.w * p.impact) AS score
     FROM reads x
-    JOIN weights w ON w.term = x.term
-    CROSS JOIN corpus
     CROSS JOIN LATERAL (
-        SELECT chunk_id, tf, dl FROM lexical_postings lp
+        SELECT chunk_id, impact FROM lexical_postings lp
         WHERE lp.repository_id = x.repository_id AND lp.term = x.term
         ORDER BY lp.impact DESC LIMIT x.n) p
     GROUP BY p.chunk_id
@@ -77,6 +81,7 @@ def lexical_candidates(conn: DbConnection, scope: Scope, query: str, limit: int)
             "weights": list(terms.values()),
             "repos": sorted({r.repository_id for r in scope.repositories}),
             "budget": TERM_BUDGET,
+            "unseen": UNSEEN_READS,
             "candidates": max(200, limit * RESCORE_FACTOR),
             "k1": K1,
             "b": B,

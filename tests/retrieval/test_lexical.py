@@ -151,3 +151,36 @@ def test_an_overlay_file_is_ranked_in_place_of_its_committed_version(zoo, databa
     assert (hit["path"], hit["source"]) == ("b.py", "working-tree")
     # the committed b.py (which has a zebra) is hidden behind the overlay
     assert [(r["path"], r["source"]) for r in payload(zebra)["results"]] == [("a.py", "commit")]
+
+
+def test_the_rarest_term_is_read_furthest_and_candidates_are_scored_exactly(
+    settings_env, database_url, tmp_path, monkeypatch
+):
+    """A budget of 4 postings: 'zebra' (in 12 files) gets a share of it by its weight, 'lion'
+    (in one) all of it; the file with both is found and scored with both terms."""
+    import retrieval.lexical as lexical
+    from tests.conftest import GitRepo
+
+    repo = GitRepo(tmp_path / "herd")
+    for i in range(12):
+        repo.write(f"z{i:02}.py", f"def zebra_{i}():\n    return zebra + zebra + zebra\n")
+    repo.write("pair.py", "def pair():\n    return zebra + lion\n")
+    repo.commit("herd")
+    index_repository(database_url, repo.path, "herd")
+    conn = _connect(database_url)
+    monkeypatch.setattr(lexical, "TERM_BUDGET", 4)
+    rows = _lexical(conn, ["herd"], "lion zebra")
+    n, total = (
+        conn.execute("SELECT documents, total_length FROM lexical_corpus").fetchone().values()
+    )
+    pair_length = conn.execute(
+        "SELECT lexical_length FROM code_chunks WHERE qualified_name = 'pair'"
+    ).fetchone()["lexical_length"]
+    avgdl = total / n
+    assert rows[0]["qualified_name"] == "pair"
+    expected = _bm25(1, pair_length, 1, n, avgdl) + _bm25(1, pair_length, 13, n, avgdl)
+    assert rows[0]["rank"] == pytest.approx(expected, rel=1e-5)
+    # 'zebra' (idf 0.04) weighs a sixtieth of 'lion' (idf 2.2): one of its postings is read,
+    # the best by impact, so two candidates in all (the old flat budget read 4 + 4)
+    assert len(rows) == 2 and rows[1]["qualified_name"].startswith("zebra_")
+    conn.close()
