@@ -26,6 +26,8 @@ _KINDS = ("call", "import", "extends", "implements")
 _SEPARATORS = re.compile(r"(?:\.|::|\\|/|->)")
 _QUALIFIER_LIMIT = 120
 _PATH = re.compile(r"^[\w$@\\.:]+$")
+# tokens of a receiver path inside a macro's token tree
+_PATH_TOKENS = frozenset({"identifier", "self", "super", "crate", ".", "::"})
 
 
 def find_edges(matches: list, source: Source, symbols: list[FoundSymbol]) -> list[Edge]:
@@ -77,6 +79,8 @@ def _receiver(
     name: Node, container: Node | None, source: Source, *, scoped_only: bool = False
 ) -> str | None:
     """Text in front of the name inside the callee expression, without the trailing separator."""
+    if container is not None and container.type == "token_tree":
+        return _token_receiver(name, source)
     outer = container if container is not None else name.parent
     if outer is None:
         return None
@@ -94,6 +98,18 @@ def _receiver(
     if not text or len(text) > _QUALIFIER_LIMIT:
         return None
     return text
+
+
+def _token_receiver(name: Node, source: Source) -> str | None:
+    """The receiver of a call inside a macro's token tree: the path tokens just before the name
+    (`self.` in `ok!(self.react(x))`, `Utils::` in `tri!(Utils::parse(r))`)."""
+    tokens: list[str] = []
+    node = name.prev_sibling
+    while node is not None and node.type in _PATH_TOKENS:
+        tokens.insert(0, source.text(node.start_byte, node.end_byte))
+        node = node.prev_sibling
+    text = re.sub(r"^(?:\.|::)+|(?:\.|::)+$", "", "".join(tokens))
+    return text if text and len(text) <= _QUALIFIER_LIMIT else None
 
 
 def _innermost(symbols: list[FoundSymbol], starts: list[int], offset: int) -> int | None:

@@ -50,6 +50,13 @@
 (macro_invocation
   macro: (identifier) @name.reference.call) @reference.call
 
+; the arguments of a macro are token trees, not expressions (`ok!(self.react(x))`,
+; `tri!(parse_escape(r))`): a name right before a parenthesised token tree is a call there
+(token_tree
+  (identifier) @name.reference.call
+  .
+  (token_tree) @reference.call)
+
 (use_declaration
   argument: [(identifier) (scoped_identifier)] @name.reference.import) @reference.import
 

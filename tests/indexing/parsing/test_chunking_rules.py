@@ -156,3 +156,23 @@ def test_the_invariant_checker_notices_a_chunk_that_lies_about_its_source():
     assert any("lines do not match" in p for p in found)
     assert any("content differs" in p for p in found)
     assert any("overlap" in p for p in found)
+
+
+RUST_MACROS = b"""impl Parser {
+    fn parse(&mut self) -> Result<(), Error> {
+        let matched = ok!(self.react(arg));
+        tri!(parse_escape(self, validate));
+        assert_eq!(did_you_mean("tst", values), Some("test"));
+        Ok(())
+    }
+}
+"""
+
+
+def test_calls_inside_rust_macro_arguments_are_edges_with_their_receiver():
+    parsed = parse_file("parser.rs", RUST_MACROS)
+    calls = {(e.callee_name, e.qualifier, e.line) for e in parsed.edges if e.kind == "call"}
+    assert {("react", "self", 3), ("parse_escape", None, 4), ("did_you_mean", None, 5)} <= calls
+    assert {("ok", None, 3), ("tri", None, 4)} <= calls  # the macros themselves too
+    caller = parsed.symbols[next(e.caller for e in parsed.edges if e.callee_name == "react")]
+    assert caller.qualified_name == "Parser::parse"
