@@ -20,6 +20,8 @@ from retrieval.scope import VISIBLE_FILES, Scope
 from retrieval.symbols import exact_symbols, normalize_name
 
 MAX_EDGES = 5000
+# languages where a method calls its own class's methods without a receiver
+IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby"})
 # the receivers that name the enclosing class (PHP writes `$this->`, `self::`, `static::`)
 SELF_RECEIVERS = frozenset({"self", "cls", "this", "$this", "super", "super()", "static", "parent"})
 
@@ -45,6 +47,12 @@ def _defined_in(paths: list[str], definition_path: str, absolute: bool) -> bool:
     return False
 
 
+def _enclosing(qualified: str) -> str:
+    """`Class` of `Class.method` (or Rust's `Type::method`); empty for a top-level name."""
+    head = re.sub(r"(?:\.|::)[^.:]+$", "", qualified)
+    return "" if head == qualified else head
+
+
 class _Resolver:
     """Decides, per call site, which definition (if any) the call reaches."""
 
@@ -66,12 +74,15 @@ class _Resolver:
             local = [d for d in same_repo if d.path == edge["path"] and "." not in d.symbol]
             if local:
                 return local[0]
-            return self._through_import(edge, edge["callee_name"], same_repo)
+            # a bare call in a method reaches its own class's method of that name where the
+            # language needs no receiver for it (Java, C#, Kotlin, C++, Ruby)
+            own = self._own_method(edge, same_repo)
+            return own or self._through_import(edge, edge["callee_name"], same_repo)
         if qualifier in SELF_RECEIVERS and edge["caller"]:
+            own = self._own_method(edge, same_repo)
+            if own is not None:
+                return own
             owner = edge["caller"].rsplit(".", 1)[0]
-            for d in same_repo:
-                if d.path == edge["path"] and d.symbol == f"{owner}.{d.name}":
-                    return d
             # inherited: `self.x()` in a subclass reaches the base class's `x`
             for d in same_repo:
                 if d.symbol.rsplit(".", 1)[0] in self.bases.get(owner, ()):
@@ -81,6 +92,19 @@ class _Resolver:
             if d.symbol.endswith(f"{qualifier}.{d.name}") and "." in d.symbol:
                 return d
         return self._through_import(edge, qualifier.split(".")[0], same_repo, as_module=True)
+
+    @staticmethod
+    def _own_method(edge: dict[str, Any], defs: list[SymbolMatch]) -> SymbolMatch | None:
+        """The definition of the called name in the caller's own class, in its file."""
+        if not edge["caller"] or edge["caller_kind"] not in ("method", "constructor"):
+            return None
+        if edge["qualifier"] is None and edge["language"] not in IMPLICIT_SELF_LANGUAGES:
+            return None
+        owner = _enclosing(edge["caller"])
+        for d in defs:
+            if d.path == edge["path"] and owner and _enclosing(d.symbol) == owner:
+                return d
+        return None
 
     def _through_import(
         self, edge: Row, name: str, defs: list[SymbolMatch], *, as_module: bool = False
@@ -106,8 +130,9 @@ def _edges(
     return conn.execute(
         f"WITH {VISIBLE_FILES}"
         " SELECT e.callee_name, e.qualifier, e.line, e.kind, e.file_version_id, f.repository,"
-        " f.path, f.commit_sha, f.source, cs.qualified_name AS caller, cs.kind AS caller_kind"
-        " FROM files f JOIN code_edges e ON e.file_version_id = f.file_version_id"
+        " f.path, f.commit_sha, f.source, cs.qualified_name AS caller, cs.kind AS caller_kind,"
+        " fv.language FROM files f JOIN code_edges e ON e.file_version_id = f.file_version_id"
+        " JOIN file_versions fv ON fv.id = e.file_version_id"
         " LEFT JOIN code_symbols cs ON cs.id = e.caller_symbol_id"
         f" WHERE {where} ORDER BY f.repository, f.path, e.line, e.ordinal LIMIT %(max_edges)s",
         {**scope.params(), **params, "max_edges": MAX_EDGES},

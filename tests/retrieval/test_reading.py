@@ -191,3 +191,69 @@ def test_php_callers_know_this_and_leave_out_calls_of_another_same_named_method(
         # `$this->dump()` inside Dumper reaches Dumper.dump, itself
         _defs, sites = find_callers(conn, scope, "dump", path="src/Dumper.php")
         assert {(s.path, s.line, s.certainty) for s in sites} == {("src/Dumper.php", 7, "certain")}
+
+
+HISTORY_JAVA = """package console;
+
+public class History {
+    public void showHistoryLine() {
+        render(lines.get(index));
+    }
+
+    public void back() {
+        index--;
+        showHistoryLine();
+    }
+}
+"""
+AWT_JAVA = """package console;
+
+public class AwtConsole {
+    private void showHistoryLine() {
+        text.setText(history.line());
+    }
+
+    public void keyPressed(int key) {
+        showHistoryLine();
+    }
+}
+"""
+TOOLBAR_PY = """from console import show_history_line
+
+
+class Toolbar:
+    def show_history_line(self):
+        return None
+
+    def click(self):
+        show_history_line()
+"""
+
+
+def test_a_bare_call_reaches_its_own_classs_method_where_the_language_needs_no_receiver(
+    settings_env, database_url, git_repo
+):
+    from codeatlas.core.database import connection
+    from retrieval.graph import find_callers
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from tests.retrieval.indexing import fake_embedder, index_repository
+
+    git_repo.write("console/History.java", HISTORY_JAVA)
+    git_repo.write("console/AwtConsole.java", AWT_JAVA)
+    git_repo.write("console/toolbar.py", TOOLBAR_PY)
+    git_repo.write("console/__init__.py", "def show_history_line():\n    return 1\n")
+    git_repo.commit("console")
+    index_repository(database_url, git_repo.path, "console", embedder=fake_embedder())
+    with connection(database_url, autocommit=True) as conn:
+        scope = resolve_scope(conn, ensure_operator(conn), ["console"])
+        # Java: `showHistoryLine()` in AwtConsole is AwtConsole's own method, not History's
+        _defs, sites = find_callers(conn, scope, "History.showHistoryLine")
+        assert {(s.path, s.caller, s.certainty) for s in sites} == {
+            ("console/History.java", "console.History.back", "certain")
+        }
+        # Python needs `self.`: a bare call in a method is the imported function's
+        _defs, sites = find_callers(conn, scope, "show_history_line", path="console/__init__.py")
+        assert {(s.path, s.caller, s.certainty) for s in sites} == {
+            ("console/toolbar.py", "Toolbar.click", "certain")
+        }
