@@ -51,7 +51,8 @@ def summary(quality: dict[str, dict], callers: dict[str, dict]) -> str:
     out = [
         "## Summary across languages",
         "",
-        "Key systems on each public dev set (all systems are in each language's section).",
+        "Key systems on each set, the public dev sets first, then the held-out ones (all"
+        " systems are in each language's section).",
         "",
         table(
             [
@@ -82,7 +83,8 @@ def summary(quality: dict[str, dict], callers: dict[str, dict]) -> str:
             continue
         c = (callers.get(name) or {}).get("all_sites") or {}
         budget_goal = bm25["recall@2000tok"] + TARGETS["budget_gain"] if bm25 else None
-        row = [EVAL_SETS[name].language]
+        held_out = " (held out)" if EVAL_SETS[name].holdout else ""
+        row = [EVAL_SETS[name].language + held_out]
         for metric in ("recall@5", "tight@5", "mrr@10"):
             row.append(f"{ours[metric]} {_mark(ours[metric] >= TARGETS[metric])}")
         row.append(

@@ -2,11 +2,12 @@
 
 python -m benchmarks.run_all                 # everything (eval-corpus databases rebuilt)
 python -m benchmarks.run_all --quick         # quality + callers only, reusing indexes
-python -m benchmarks.run_all --sets ts       # only some eval sets (speed needs py)
+python -m benchmarks.run_all --sets ts       # some eval sets (default: all seven; speed needs py)
 python -m benchmarks.run_all --fresh-scale   # also rebuild the ~20k/~100k-chunk databases
 
-Quality and find_callers run on every public dev set (benchmarks/eval_sets.py); speed, latency
-and storage on the Python set's corpus and the scale repositories.
+Quality and find_callers run on every eval set, the public dev sets and the held-out ones
+(benchmarks/eval_sets.py, benchmarks/holdout/); speed, latency and storage on the Python set's
+corpus and the scale repositories.
 """
 
 from __future__ import annotations
@@ -69,7 +70,11 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated scale databases to measure latency on ('' for none)",
     )
     p.add_argument("--provider", default="local", help="embedder for quality (local | fake)")
-    p.add_argument("--sets", default="py,php,ts", help="eval sets for quality and callers")
+    p.add_argument(
+        "--sets",
+        default="all",
+        help="eval sets for quality and callers (all: the dev and held-out sets)",
+    )
     p.add_argument("--note", help="a sentence for BENCHMARKS.md about the conditions")
     p.add_argument(
         "--output", type=Path, help="write the report here (and its .json beside it) instead"
