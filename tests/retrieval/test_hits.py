@@ -113,9 +113,7 @@ def _options_interface() -> str:
         "export interface RefundOptions {\n"
         + "".join(fields[:20])
         + "  /**\n   * How many days after delivery a refund is still accepted.\n   */\n"
-        "  graceDays?: number\n"
-        + "".join(fields[20:])
-        + "}\n\n"
+        "  graceDays?: number\n" + "".join(fields[20:]) + "}\n\n"
         "export function isRefundEligible(order: Order, options: RefundOptions): boolean {\n"
         "  const days = options.graceDays ?? 14\n"
         "  return order.deliveredDaysAgo <= days\n"
@@ -148,7 +146,8 @@ def test_a_long_interface_of_options_answers_with_the_matching_piece_below_the_f
         assert options.end_line - options.start_line + 1 < 167 // 3, mode
     # named exactly, the interface is answered with its head (the declaration and first fields)
     named = [
-        h for h in search_code(conn, scope, "RefundOptions", mode="hybrid").hits
+        h
+        for h in search_code(conn, scope, "RefundOptions", mode="hybrid").hits
         if h.symbol == "RefundOptions"
     ]
     assert [h.start_line for h in named] == [1]  # its docblock first

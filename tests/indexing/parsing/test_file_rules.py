@@ -45,7 +45,8 @@ def test_the_words_of_a_generator_or_of_prose_below_the_top_do_not_make_a_file_g
     prose = b"use std::fmt;\n\n" * 8 + b"/// `clap` auto-generated help writer\npub struct W;\n"
     assert skip_reason("src/output/help_template.rs", len(prose), prose) is None
     dumper = (
-        b"<?php\n\nclass Dumper\n{\n" + b"    // ...\n" * 8
+        b"<?php\n\nclass Dumper\n{\n"
+        + b"    // ...\n" * 8
         + b"    return <<<EOF\n/**\n * This file has been auto-generated\n */\nEOF;\n}\n"
     )
     assert skip_reason("Dumper.php", len(dumper), dumper) is None
