@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks.eval_sets import EVAL_SETS
+from benchmarks.eval_sets import EVAL_SETS, HOLDOUT_DIR
 from benchmarks.scoring import EVAL_DIR
 
 MODEL_WINDOW = 256
@@ -183,7 +183,11 @@ def quality_section(q: dict, figures: list[str]) -> str:
         f"{k} {v['over_model_window']:.0%}" for k, v in build.items() if "over_model_window" in v
     )
     lang = eval_set.language
-    folder = "shared/" + eval_set.folder.relative_to(EVAL_DIR.parent).as_posix()
+    folder = (
+        eval_set.folder.relative_to(HOLDOUT_DIR.parent.parent).as_posix()
+        if eval_set.holdout
+        else "shared/" + eval_set.folder.relative_to(EVAL_DIR.parent).as_posix()
+    )
     out = [
         f"### {lang}: retrieval quality",
         "",
