@@ -13,7 +13,7 @@ from assets.run_liveness import live_execution, process_tags, reap_dead_runs
 from codeatlas.core.config import load_settings
 from codeatlas.core.database import connection, index_database_url
 from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError, first_line
-from orchestration.instance import prepare_dagster_home
+from orchestration.instance import open_instance
 
 
 class IndexRunError(CodeatlasError):
@@ -74,8 +74,7 @@ def index_commit(
     started = time.monotonic()
     settings = load_settings()
     if instance is None:
-        prepare_dagster_home(settings)
-        instance = DagsterInstance.get()
+        instance = open_instance(settings)
     key = partition_key(repository, commit_sha)
     assert snapshot_partitions.name is not None
     instance.add_dynamic_partitions(snapshot_partitions.name, [key])

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from codeatlas.core.config import Settings
 from codeatlas.core.database import (
     DAGSTER_DATABASE,
+    connection,
     create_database_if_missing,
     dagster_storage_url,
     index_database_url,
 )
+
+if TYPE_CHECKING:
+    from dagster import DagsterInstance
 
 DAGSTER_YAML = """\
 # Written by codeatlas; the storage URL comes from CODEATLAS_DAGSTER_STORAGE_URL.
@@ -96,3 +101,22 @@ def prepare_dagster_home(settings: Settings) -> Path:
     # subprocesses (webserver, daemon, code server) reach the same server without restarting it
     os.environ.setdefault("CODEATLAS_DATABASE_URL", url)
     return home
+
+
+# advisory lock id: one process at a time opens the instance (and so creates Dagster's tables)
+_INSTANCE_LOCK = 7_345_002
+
+
+def open_instance(settings: Settings) -> DagsterInstance:
+    """The Dagster instance of these settings, DAGSTER_HOME prepared. The first opening on a new
+    database creates Dagster's tables; two first commands doing it at once failed with `type
+    "job_ticks" already exists`, so openings take turns on an advisory lock."""
+    from dagster import DagsterInstance
+
+    prepare_dagster_home(settings)
+    with connection(index_database_url(settings), autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (_INSTANCE_LOCK,))
+        try:
+            return DagsterInstance.get()
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (_INSTANCE_LOCK,))
