@@ -95,10 +95,16 @@ class _Resolver:
 
     @staticmethod
     def _own_method(edge: dict[str, Any], defs: list[SymbolMatch]) -> SymbolMatch | None:
-        """The definition of the called name in the caller's own class, in its file."""
-        if not edge["caller"] or edge["caller_kind"] not in ("method", "constructor"):
-            return None
-        if edge["qualifier"] is None and edge["language"] not in IMPLICIT_SELF_LANGUAGES:
+        """The definition of the called name in the caller's own class, in its file (a bare
+        call: only from a method, in a language that needs no receiver)."""
+        bare = edge["qualifier"] is None
+        if not edge["caller"] or (
+            bare
+            and (
+                edge["caller_kind"] not in ("method", "constructor")
+                or edge["language"] not in IMPLICIT_SELF_LANGUAGES
+            )
+        ):
             return None
         owner = _enclosing(edge["caller"])
         for d in defs:

@@ -93,7 +93,9 @@ def skip_reason(
         return "minified" if ".min." in name.lower() else "generated"
     if content is None:
         return None
-    if _GENERATED_HEAD.search(b"\n".join(content[:_HEAD_BYTES].split(b"\n")[:_HEAD_LINES])):
+    if _GENERATED_HEAD.search(
+        b"\n".join(content[:_HEAD_BYTES].split(b"\n", _HEAD_LINES)[:_HEAD_LINES])
+    ):
         return "generated"
     if _looks_minified(content):
         return "minified"

@@ -153,3 +153,15 @@ def test_a_long_interface_of_options_answers_with_the_matching_piece_below_the_f
     assert [h.start_line for h in named] == [1]  # its docblock first
     assert named[0].end_line < grace
     conn.close()
+
+
+def test_the_outline_sql_answers_every_function_kind_whole():
+    """OUTLINE_END names the function-like kinds in SQL; they are the parser's FUNCTION_KINDS."""
+    import re
+
+    from indexing.parsing.grammars import FUNCTION_KINDS
+    from retrieval.hits import OUTLINE_END
+
+    listed = re.search(r"NOT IN \(([^)]*)\)", OUTLINE_END)
+    assert listed is not None
+    assert set(re.findall(r"'(\w+)'", listed.group(1))) == FUNCTION_KINDS
