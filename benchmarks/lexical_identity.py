@@ -28,10 +28,11 @@ def answers(url: str, concurrent: bool = False) -> dict:
     """{"lexical|scope|query": [[chunk_id, score], ...], "hybrid|scope|query": [hit, ...]}."""
     from codeatlas.core.database import connect
     from indexing.embedding.fake import FakeEmbedder
+    from retrieval.concurrency import spare_connections
     from retrieval.lexical import lexical_candidates
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
-    from retrieval.search import search_code, spare_connections
+    from retrieval.search import search_code
 
     embedder = FakeEmbedder(dimensions=384)
     conn = connect(url)
@@ -54,7 +55,9 @@ def answers(url: str, concurrent: bool = False) -> dict:
         for label, scope in scopes.items():
             for q in EVAL_SETS[key].queries():
                 query = q["query"]
-                rows = lexical_candidates(conn, scope, query, DEPTH)
+                rows = lexical_candidates(
+                    conn, scope, query, DEPTH, spare_connections(pool) if pool else None
+                )
                 out[f"lexical|{key}:{label}|{query}"] = [
                     [r["chunk_id"], round(r["rank"], 9)] for r in rows
                 ]

@@ -24,6 +24,7 @@ from codeatlas.core.config import Settings
 from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError
 from mcp_app.limits import ServerLimits
 from mcp_app.pool import DatabasePool
+from retrieval.concurrency import Connections
 from retrieval.principals import (
     OPERATOR_PRINCIPAL,
     DbConnection,
@@ -33,7 +34,7 @@ from retrieval.principals import (
     principal_by_id,
 )
 from retrieval.scope import Scope
-from retrieval.search import Connections, SearchReport, search_code
+from retrieval.search import SearchReport, search_code
 from retrieval.semantic import QueryEmbedder
 from retrieval.status import ReplicaLag, replica_lag
 

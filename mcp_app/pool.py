@@ -13,8 +13,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from codeatlas.core.database import open_pool
 from codeatlas.core.errors import DatabaseUnavailableError
+from retrieval.concurrency import Connections, spare_connections
 from retrieval.principals import DbConnection
-from retrieval.search import Connections, spare_connections
 
 log = logging.getLogger(__name__)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import LiteralString
 
 from codeatlas.core.terms import K1, B, query_terms, term_id
+from retrieval.concurrency import Connections, run_concurrently
 from retrieval.hits import OUTLINE_END
 from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
@@ -20,8 +21,13 @@ from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_am
 TERM_BUDGET = 4000  # postings read for the query's rarest term (all of a rarer term's)
 UNSEEN_READS = 4  # postings read per repository of a term its statistics do not hold
 RESCORE_FACTOR = 4  # candidates scored exactly per result asked for
+MIN_CANDIDATES = 200  # and at least this many
+# with spare connections, a scope of this many repositories is scored in `GROUPS` groups at once
+GROUP_MIN_REPOSITORIES = 8
+GROUPS = 2
 
-# Parameters: terms, weights, repos, budget, unseen, candidates, k1, b.
+# Parameters: terms, weights, repos (the statistics' scope), read (the repositories whose
+# postings are read: all of them, or a group), budget, unseen, candidates, k1, b.
 BM25_QUERY: LiteralString = """
 WITH q AS (SELECT * FROM unnest(%(terms)s::bigint[], %(weights)s::float8[]) AS q(term, qw)),
 corpus AS (
@@ -45,7 +51,7 @@ reads AS (
     SELECT w.term, w.w, r.id AS repository_id,
            coalesce(ceil(%(budget)s * w.w / greatest(max(w.w) OVER (), 1e-9)
                          * d.df::float8 / greatest(w.df, 1))::int, %(unseen)s) AS n
-    FROM weights w CROSS JOIN unnest(%(repos)s::bigint[]) AS r(id)
+    FROM weights w CROSS JOIN unnest(%(read)s::bigint[]) AS r(id)
     LEFT JOIN df d ON d.term = w.term AND d.repository_id = r.id),
 partial AS (
     -- the best postings' impacts (BM25's tf factor at a nominal length) give the candidates
@@ -58,35 +64,57 @@ partial AS (
     GROUP BY p.chunk_id
     ORDER BY score DESC LIMIT %(candidates)s),
 exact AS (
-    SELECT c.chunk_id, sum(w.w * p.tf * (%(k1)s + 1)
+    SELECT c.chunk_id, c.score AS partial, sum(w.w * p.tf * (%(k1)s + 1)
                / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl / corpus.avgdl))) AS score
     FROM partial c
     JOIN lexical_postings p ON p.chunk_id = c.chunk_id AND p.term = ANY(%(terms)s)
     JOIN weights w ON w.term = p.term
     CROSS JOIN corpus
-    GROUP BY c.chunk_id)
-SELECT chunk_id, score FROM exact ORDER BY score DESC, chunk_id
+    GROUP BY c.chunk_id, c.score)
+SELECT chunk_id, partial, score FROM exact ORDER BY score DESC, chunk_id
 """
 
 
-def lexical_candidates(conn: DbConnection, scope: Scope, query: str, limit: int) -> list[Row]:
-    """The best chunks by BM25, as candidate rows (see `CANDIDATE_COLUMNS`)."""
+def lexical_candidates(
+    conn: DbConnection,
+    scope: Scope,
+    query: str,
+    limit: int,
+    connections: Connections | None = None,
+) -> list[Row]:
+    """The best chunks by BM25, as candidate rows (see `CANDIDATE_COLUMNS`). Given spare
+    `connections`, a scope of many repositories is scored in groups at the same time."""
     terms = query_terms(query)
     if not terms or not scope.repositories:
         return []
-    scored = conn.execute(
-        BM25_QUERY,
-        {
-            "terms": [term_id(t) for t in terms],
-            "weights": list(terms.values()),
-            "repos": sorted({r.repository_id for r in scope.repositories}),
-            "budget": TERM_BUDGET,
-            "unseen": UNSEEN_READS,
-            "candidates": max(200, limit * RESCORE_FACTOR),
-            "k1": K1,
-            "b": B,
-        },
-    ).fetchall()
+    repos = sorted({r.repository_id for r in scope.repositories})
+    candidates = max(MIN_CANDIDATES, limit * RESCORE_FACTOR)
+    params = {
+        "terms": [term_id(t) for t in terms],
+        "weights": list(terms.values()),
+        "repos": repos,
+        "budget": TERM_BUDGET,
+        "unseen": UNSEEN_READS,
+        "candidates": candidates,
+        "k1": K1,
+        "b": B,
+    }
+    groups = (
+        [repos[i::GROUPS] for i in range(GROUPS)]
+        if connections is not None and len(repos) >= GROUP_MIN_REPOSITORIES
+        else [repos]
+    )
+    scored = _best_of_groups(
+        run_concurrently(
+            conn,
+            [
+                lambda c, group=group: c.execute(BM25_QUERY, {**params, "read": group}).fetchall()
+                for group in groups
+            ],
+            connections,
+        ),
+        candidates,
+    )
     if not scored:
         return []
     # a second statement, so the planner sees how few candidates the visibility check gets;
@@ -114,6 +142,16 @@ def lexical_candidates(conn: DbConnection, scope: Scope, query: str, limit: int)
             "limit": limit,
         },
     ).fetchall()
+
+
+def _best_of_groups(groups: list[list[Row]], candidates: int) -> list[Row]:
+    """The rows one statement over all the groups' repositories returns: a chunk's postings are
+    all in its own repository's group, so the best `candidates` by their partial sums are the
+    best of each group's best, and they are ordered by their exact scores."""
+    if len(groups) == 1:
+        return groups[0]
+    best = sorted((row for group in groups for row in group), key=lambda r: -r["partial"])
+    return sorted(best[:candidates], key=lambda r: (-r["score"], r["chunk_id"]))
 
 
 # what every retriever returns per chunk, so hits are assembled the same way

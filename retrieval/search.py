@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Generator, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from indexing.parsing.grammars import FUNCTION_KINDS
+from retrieval.concurrency import Connections, Task, run_concurrently
 from retrieval.hits import Hit, SymbolMatch, unit_range
 from retrieval.lexical import lexical_candidates
 from retrieval.principals import Row
@@ -19,18 +18,9 @@ from retrieval.semantic import QueryEmbedder, semantic_candidates
 from retrieval.symbols import exact_symbols, query_identifiers
 
 if TYPE_CHECKING:
-    from psycopg_pool import ConnectionPool
-
     from retrieval.rerank import Reranker
 
 log = logging.getLogger(__name__)
-
-# lends a free connection for one retriever's statements, or None when none is free right now
-Connections = Callable[[], AbstractContextManager["DbConnection | None"]]
-# how long a retriever waits for a free pooled connection before it runs on the caller's
-SPARE_WAIT_SECONDS = 0.05
-# one retriever's work on a connection
-Retriever = Callable[[DbConnection], Any]
 
 RRF_K = 60
 # fusion weights, chosen on the three public dev sets together (docs/retrieval.md)
@@ -234,50 +224,6 @@ def add_symbol_hits(symbol_hits: Iterable[Hit], fused: list[Hit]) -> list[Hit]:
     return sorted(hits, key=lambda h: -h.score)
 
 
-def run_retrievers(
-    conn: DbConnection, retrievers: list[Retriever], connections: Connections | None = None
-) -> list[Any]:
-    """Each retriever's result, in order. Given `connections`, they run at the same time, the
-    first on `conn` and each other on a lent connection (the server works on them in parallel
-    and psycopg releases the GIL while it waits), so a hybrid query takes as long as its
-    slowest retriever instead of their sum; a retriever lent no connection runs on `conn`
-    afterwards. Otherwise they run one after another on `conn`. Lent connections see only
-    committed rows: commit what the scope depends on first."""
-    if connections is None or len(retrievers) < 2:
-        return [retriever(conn) for retriever in retrievers]
-
-    def lent(retriever: Retriever) -> tuple[bool, Any]:
-        with connections() as other:
-            return (False, None) if other is None else (True, retriever(other))
-
-    first, *others = retrievers
-    with ThreadPoolExecutor(max_workers=len(others)) as threads:
-        started = [threads.submit(lent, retriever) for retriever in others]
-        results = [first(conn)]
-        for retriever, future in zip(others, started, strict=True):
-            ran, result = future.result()
-            results.append(result if ran else retriever(conn))
-    return results
-
-
-def spare_connections(pool: ConnectionPool[Any]) -> Connections:
-    """`Connections` from a psycopg pool: a connection free within `SPARE_WAIT_SECONDS`, else
-    None (a busy pool never makes a search wait for, or fail on, its concurrent retrievers)."""
-
-    @contextmanager
-    def spare() -> Generator[DbConnection | None, None, None]:
-        from psycopg_pool import PoolTimeout
-
-        with ExitStack() as lending:
-            try:
-                conn = lending.enter_context(pool.connection(timeout=SPARE_WAIT_SECONDS))
-            except PoolTimeout:
-                conn = None
-            yield conn
-
-    return spare
-
-
 def search_code(
     conn: DbConnection,
     scope: Scope,
@@ -292,13 +238,14 @@ def search_code(
 ) -> SearchReport:
     """Search the scope; `embed_query(model, text)` gives query vectors (None skips a model);
     a `reranker` (none by default, retrieval/rerank.py) re-orders the leading hits; given
-    `connections`, the retrievers run concurrently (`run_retrievers`)."""
+    `connections`, the retrievers run concurrently (`run_concurrently`), and in lexical mode the
+    lexical retriever's groups of repositories do."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
     wanted = offset + limit
     depth = max(50, wanted * 3)
     names: list[str] = []
-    retrievers: list[Retriever] = []
+    retrievers: list[Task] = []
     if mode in ("hybrid", "semantic"):
         for model in scope.by_model():
             names.append(f"semantic:{model}")
@@ -307,11 +254,15 @@ def search_code(
             )
     if mode in ("hybrid", "lexical"):
         names.append("lexical")
-        retrievers.append(lambda c: with_file_evidence(lexical_candidates(c, scope, query, depth)))
+        # alone, the lexical retriever may spread its repositories over the spare connections
+        spread = connections if mode == "lexical" else None
+        retrievers.append(
+            lambda c: with_file_evidence(lexical_candidates(c, scope, query, depth, spread))
+        )
     if mode == "hybrid":
         names.append("symbol")
         retrievers.append(lambda c: exact_symbol_hits(c, scope, query))
-    found = dict(zip(names, run_retrievers(conn, retrievers, connections), strict=True))
+    found = dict(zip(names, run_concurrently(conn, retrievers, connections), strict=True))
     notes = [
         f"semantic search skipped for model {name.split(':', 1)[1]!r} (no query embedder)"
         for name, rows in found.items()

@@ -47,7 +47,8 @@ def _hits(report) -> list[tuple]:
 def test_concurrent_retrievers_give_the_same_hits_and_notes_as_sequential(
     conn, operator_scope, pool, mode
 ):
-    from retrieval.search import search_code, spare_connections
+    from retrieval.concurrency import spare_connections
+    from retrieval.search import search_code
 
     for question in QUESTIONS:
         for embed in (_embed, None):
@@ -72,7 +73,7 @@ def _backend(conn) -> int:
 def test_each_retriever_after_the_first_runs_on_a_connection_of_its_own(conn, pool):
     import threading
 
-    from retrieval.search import run_retrievers, spare_connections
+    from retrieval.concurrency import run_concurrently, spare_connections
 
     both_running = threading.Barrier(2, timeout=30)
 
@@ -80,7 +81,7 @@ def test_each_retriever_after_the_first_runs_on_a_connection_of_its_own(conn, po
         both_running.wait()
         return _backend(c)
 
-    own, second, third = run_retrievers(
+    own, second, third = run_concurrently(
         conn, [_backend, together, together], spare_connections(pool)
     )
     assert own == conn.info.backend_pid
@@ -88,11 +89,12 @@ def test_each_retriever_after_the_first_runs_on_a_connection_of_its_own(conn, po
 
 
 def test_a_busy_pool_leaves_the_retrievers_on_the_callers_connection(conn, operator_scope, pool):
-    from retrieval.search import run_retrievers, search_code, spare_connections
+    from retrieval.concurrency import run_concurrently, spare_connections
+    from retrieval.search import search_code
 
     expected = search_code(conn, operator_scope, "refund", embed_query=_embed)
     with pool.connection(), pool.connection():  # every pooled connection is taken
-        pids = run_retrievers(conn, [_backend, _backend], spare_connections(pool))
+        pids = run_concurrently(conn, [_backend, _backend], spare_connections(pool))
         report = search_code(
             conn, operator_scope, "refund", embed_query=_embed, connections=spare_connections(pool)
         )
@@ -103,11 +105,11 @@ def test_a_busy_pool_leaves_the_retrievers_on_the_callers_connection(conn, opera
 def test_an_error_in_a_concurrent_retriever_reaches_the_caller(conn, pool):
     import psycopg
 
-    from retrieval.search import run_retrievers, spare_connections
+    from retrieval.concurrency import run_concurrently, spare_connections
 
     def broken(c) -> None:
         c.execute("SELECT no_such_column FROM code_chunks")
 
     with pytest.raises(psycopg.errors.UndefinedColumn):
-        run_retrievers(conn, [_backend, broken], spare_connections(pool))
+        run_concurrently(conn, [_backend, broken], spare_connections(pool))
     assert conn.execute("SELECT 1 AS one").fetchone()["one"] == 1

@@ -184,3 +184,71 @@ def test_the_rarest_term_is_read_furthest_and_candidates_are_scored_exactly(
     # the best by impact, so two candidates in all (the old flat budget read 4 + 4)
     assert len(rows) == 2 and rows[1]["qualified_name"].startswith("zebra_")
     conn.close()
+
+
+def test_many_repositories_scored_in_groups_on_spare_connections_rank_as_one_statement(
+    settings_env, database_url, tmp_path, monkeypatch
+):
+    """Three repositories in two groups, each group's statement on its own connection: the
+    same candidates (cut to three by their partial sums) with the same exact scores."""
+    from contextlib import contextmanager
+
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
+    import retrieval.lexical as lexical
+    from retrieval.concurrency import spare_connections
+    from tests.conftest import GitRepo
+
+    for name, words in (("north", 1), ("south", 2), ("east", 3)):
+        repo = GitRepo(tmp_path / name)
+        for i in range(1, 4):
+            zebras = " + ".join(["zebra"] * (words * i)) + " + lion" * (i % 2)
+            repo.write(f"{name}{i}.py", f"def {name}_{i}():\n    return {zebras}\n")
+        repo.commit(name)
+        index_repository(database_url, repo.path, name)
+    monkeypatch.setattr(lexical, "GROUP_MIN_REPOSITORIES", 2)
+    monkeypatch.setattr(lexical, "MIN_CANDIDATES", 1)
+    monkeypatch.setattr(lexical, "RESCORE_FACTOR", 1)
+    conn = _connect(database_url)
+    lent: list[int | None] = []
+    with ConnectionPool(
+        database_url, min_size=1, max_size=1, kwargs={"row_factory": dict_row}
+    ) as pool:
+        spare = spare_connections(pool)
+
+        @contextmanager
+        def recorded():
+            with spare() as other:
+                lent.append(other.info.backend_pid if other else None)
+                yield other
+
+        from retrieval.principals import ensure_operator
+        from retrieval.scope import resolve_scope
+
+        scope = resolve_scope(conn, ensure_operator(conn), None)
+        for query in ("zebra", "lion zebra", "lion"):
+            alone = lexical.lexical_candidates(conn, scope, query, 3)
+            grouped = lexical.lexical_candidates(conn, scope, query, 3, recorded)
+            assert [(r["chunk_id"], r["rank"]) for r in grouped] == [
+                (r["chunk_id"], r["rank"]) for r in alone
+            ]
+            assert len(alone) == 3
+    # each grouped query lent one connection (the second group's) other than the caller's
+    assert len(lent) == 3 and conn.info.backend_pid not in lent and None not in lent
+    conn.close()
+
+
+def test_the_best_of_groups_are_cut_by_partial_sums_and_ordered_by_exact_scores():
+    from retrieval.lexical import _best_of_groups
+
+    first = [
+        {"chunk_id": 1, "partial": 9.0, "score": 1.0},
+        {"chunk_id": 2, "partial": 2.0, "score": 8.0},
+    ]
+    second = [
+        {"chunk_id": 3, "partial": 5.0, "score": 5.0},
+        {"chunk_id": 4, "partial": 1.0, "score": 9.0},
+    ]
+    assert [r["chunk_id"] for r in _best_of_groups([first, second], 3)] == [2, 3, 1]
+    assert _best_of_groups([first], 1) == first
