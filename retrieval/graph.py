@@ -47,6 +47,37 @@ def _defined_in(paths: list[str], definition_path: str, absolute: bool) -> bool:
     return False
 
 
+def _implicit_self(edge: dict[str, Any]) -> bool:
+    """A bare call inside a method, in a language where that reaches the method's class."""
+    return (
+        edge["caller_kind"] in ("method", "constructor")
+        and edge["language"] in IMPLICIT_SELF_LANGUAGES
+    )
+
+
+def _same_package(edge: dict[str, Any], definition: SymbolMatch) -> bool:
+    """A Go function of the call's own package (Go qualifies names with the package)."""
+    return (
+        edge["language"] == "go"
+        and definition.kind == "function"
+        and posixpath.dirname(definition.path) == posixpath.dirname(edge["path"])
+    )
+
+
+def _last_segment(name: str) -> str:
+    """`Base` of `Rack::Protection::Base`, `App\\Base` or `pkg.Base`."""
+    return re.split(r"[.\\:]", name)[-1]
+
+
+def _names_owner(qualifier: str, symbol: str) -> bool:
+    """True when a call's receiver is the class or module that defines `symbol` (`Inline` in
+    `Inline::dump()` for `Inline.dump`, `Utils` for `Rack::Utils.unescape`); a receiver that
+    only ends the same way (`s` of `XThis.toString`) is not."""
+    owner, qualifier = _enclosing(symbol), qualifier.lstrip("\\:")
+    boundary = r"(?:\.|::|\\)" + re.escape(qualifier) + "$"
+    return bool(owner) and (owner == qualifier or re.search(boundary, owner) is not None)
+
+
 def _enclosing(qualified: str) -> str:
     """`Class` of `Class.method` (or Rust's `Type::method`); empty for a top-level name."""
     head = re.sub(r"(?:\.|::)[^.:]+$", "", qualified)
@@ -72,39 +103,44 @@ class _Resolver:
         same_repo = [d for d in self.definitions if d.repository == edge["repository"]]
         if qualifier is None:
             local = [d for d in same_repo if d.path == edge["path"] and "." not in d.symbol]
+            # Go: a bare call reaches a function of its own package (its file's directory)
+            local = local or [d for d in same_repo if _same_package(edge, d)]
             if local:
                 return local[0]
-            # a bare call in a method reaches its own class's method of that name where the
-            # language needs no receiver for it (Java, C#, Kotlin, C++, Ruby)
+            # a bare call in a method reaches its own class's method of that name, or the one
+            # it inherits, where the language needs no receiver for it (Java, C#, Kotlin, C++,
+            # Ruby)
             own = self._own_method(edge, same_repo)
+            if own is None and _implicit_self(edge):
+                own = self._inherited(edge, same_repo)
             return own or self._through_import(edge, edge["callee_name"], same_repo)
         if qualifier in SELF_RECEIVERS and edge["caller"]:
-            own = self._own_method(edge, same_repo)
-            if own is not None:
-                return own
-            owner = edge["caller"].rsplit(".", 1)[0]
-            # inherited: `self.x()` in a subclass reaches the base class's `x`
-            for d in same_repo:
-                if d.symbol.rsplit(".", 1)[0] in self.bases.get(owner, ()):
-                    return d
-            return None
+            # `self.x()` in a class, or in a subclass of the class defining `x`
+            return self._own_method(edge, same_repo) or self._inherited(edge, same_repo)
         for d in same_repo:
-            if d.symbol.endswith(f"{qualifier}.{d.name}") and "." in d.symbol:
+            if _names_owner(qualifier, d.symbol):
                 return d
         return self._through_import(edge, qualifier.split(".")[0], same_repo, as_module=True)
+
+    def _inherited(self, edge: dict[str, Any], defs: list[SymbolMatch]) -> SymbolMatch | None:
+        """The definition of the called name in a base class of the caller's class (bases are
+        known by the names the `extends` clauses write, so a namespaced class matches by its
+        last segment too)."""
+        if not edge["caller"]:
+            return None
+        bases = self.bases.get(_enclosing(edge["caller"]), set())
+        short = {_last_segment(b) for b in bases}
+        for d in defs:
+            owner = _enclosing(d.symbol)
+            if owner and (owner in bases or _last_segment(owner) in short):
+                return d
+        return None
 
     @staticmethod
     def _own_method(edge: dict[str, Any], defs: list[SymbolMatch]) -> SymbolMatch | None:
         """The definition of the called name in the caller's own class, in its file (a bare
         call: only from a method, in a language that needs no receiver)."""
-        bare = edge["qualifier"] is None
-        if not edge["caller"] or (
-            bare
-            and (
-                edge["caller_kind"] not in ("method", "constructor")
-                or edge["language"] not in IMPLICIT_SELF_LANGUAGES
-            )
-        ):
+        if not edge["caller"] or (edge["qualifier"] is None and not _implicit_self(edge)):
             return None
         owner = _enclosing(edge["caller"])
         for d in defs:
@@ -222,9 +258,23 @@ def find_callers(
             certain.append(_site(edge, target, "certain"))
         elif target is None and not (qualified_ask and edge["qualifier"] in SELF_RECEIVERS):
             unresolved.append(edge)
+    unresolved = [edge for edge in unresolved if _may_reach(asked, edge)]
     if len(definitions) > len(asked_ids):  # the name has other definitions: calls may be theirs
         unresolved = _receivers_in_sight(conn, asked, unresolved)
     return asked, certain + [_site(edge, None, "ambiguous") for edge in unresolved]
+
+
+def _may_reach(asked: list[SymbolMatch], edge: dict[str, Any]) -> bool:
+    """False for a call the language's visibility rules keep from every asked definition: Go's
+    lower-case names belong to their package (the definition's directory), and an unexported
+    function is called there without a qualifier (`n.walk()` is a method's call, and no other
+    package can write `chi.walk()`)."""
+    if not asked or not all(d.path.endswith(".go") and d.name[:1].islower() for d in asked):
+        return True
+    packages = {(d.repository, posixpath.dirname(d.path)) for d in asked}
+    if (edge["repository"], posixpath.dirname(edge["path"])) not in packages:
+        return False
+    return edge["qualifier"] is None or any(d.kind != "function" for d in asked)
 
 
 def _owner(definition: SymbolMatch) -> str | None:

@@ -257,3 +257,148 @@ def test_a_bare_call_reaches_its_own_classs_method_where_the_language_needs_no_r
         assert {(s.path, s.caller, s.certainty) for s in sites} == {
             ("console/toolbar.py", "Toolbar.click", "certain")
         }
+
+
+UTILS_RB = """module Rack
+  module Utils
+    def secure_compare(a, b)
+      a == b
+    end
+
+    def check(token)
+      secure_compare(token, "x")
+    end
+  end
+end
+"""
+PROTECTION_RB = """module Rack
+  module Protection
+    class Base
+      def secure_compare(a, b)
+        a.bytesize == b.bytesize && a == b
+      end
+    end
+
+    class AuthenticityToken < Base
+      def accepts?(token)
+        secure_compare(token, real_token)
+      end
+    end
+  end
+end
+"""
+XTHIS_JAVA = """package bsh;
+
+public class XThis {
+    public String toString() {
+        return "XThis";
+    }
+}
+"""
+CONSOLE_JAVA = """package bsh;
+
+public class Console {
+    public String line(StringBuilder s) {
+        return s.toString();
+    }
+
+    public String name(XThis x) {
+        return XThis.toString();
+    }
+}
+"""
+
+
+def test_a_call_reaches_an_inherited_method_and_a_receiver_must_name_the_class(
+    settings_env, database_url, git_repo
+):
+    from codeatlas.core.database import connection
+    from retrieval.graph import find_callers
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from tests.retrieval.indexing import fake_embedder, index_repository
+
+    git_repo.write("lib/rack/utils.rb", UTILS_RB)
+    git_repo.write("lib/rack/protection.rb", PROTECTION_RB)
+    git_repo.write("bsh/XThis.java", XTHIS_JAVA)
+    git_repo.write("bsh/Console.java", CONSOLE_JAVA)
+    git_repo.commit("rack")
+    index_repository(database_url, git_repo.path, "rack", embedder=fake_embedder())
+    with connection(database_url, autocommit=True) as conn:
+        scope = resolve_scope(conn, ensure_operator(conn), ["rack"])
+        # Ruby: a bare call in a subclass reaches the method its base class defines
+        _defs, sites = find_callers(conn, scope, "secure_compare", path="lib/rack/utils.rb")
+        assert {(s.path, s.caller, s.certainty) for s in sites} == {
+            ("lib/rack/utils.rb", "Rack::Utils.check", "certain")
+        }
+        _defs, sites = find_callers(conn, scope, "secure_compare", path="lib/rack/protection.rb")
+        assert {(s.path, s.caller, s.certainty) for s in sites} == {
+            ("lib/rack/protection.rb", "Rack::Protection::AuthenticityToken.accepts?", "certain")
+        }
+        # Java: `s.toString()` is not XThis's although "XThis" ends with "s"; `XThis.` is
+        _defs, sites = find_callers(conn, scope, "toString", path="bsh/XThis.java")
+        assert {(s.line, s.certainty) for s in sites if s.certainty == "certain"} == {
+            (9, "certain")
+        }
+
+
+TREE_GO = """package chi
+
+func (n *node) addChild(child *node) *node {
+	n.children = append(n.children, child)
+	return n.addChild(child.next)
+}
+
+func walk(r Routes, fn WalkFunc) error {
+	return walk(r.Sub, fn)
+}
+"""
+MUX_GO = """package chi
+
+func (mx *Mux) Routes() error {
+	var tree *node = mx.tree
+	tree.addChild(nil)
+	return walk(mx, nil)
+}
+
+func (mx *Mux) Walk() {
+	mx.walk()
+}
+"""
+GIN_GO = """package gin
+
+func (n *node) addChild(child *node) {
+	n.children = append(n.children, child)
+}
+
+func (engine *Engine) addRoute() {
+	engine.root.addChild(nil)
+}
+"""
+
+
+def test_go_lower_case_names_are_reached_only_from_their_own_package(
+    settings_env, database_url, git_repo
+):
+    from codeatlas.core.database import connection
+    from retrieval.graph import find_callers
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from tests.retrieval.indexing import fake_embedder, index_repository
+
+    git_repo.write("chi/tree.go", TREE_GO)
+    git_repo.write("chi/mux.go", MUX_GO)
+    git_repo.write("gin/tree.go", GIN_GO)
+    git_repo.commit("routers")
+    index_repository(database_url, git_repo.path, "routers", embedder=fake_embedder())
+    with connection(database_url, autocommit=True) as conn:
+        scope = resolve_scope(conn, ensure_operator(conn), ["routers"])
+        # gin's `addChild` calls are gin's own: no other package can call chi's
+        _defs, sites = find_callers(conn, scope, "node.addChild", path="chi/tree.go")
+        assert {(s.path, s.line) for s in sites} == {("chi/tree.go", 5), ("chi/mux.go", 5)}
+        # a bare call in the package reaches the function, a call through a value does not
+        _defs, sites = find_callers(conn, scope, "chi.walk")
+        assert {(s.path, s.line, s.certainty) for s in sites} == {
+            ("chi/tree.go", 9, "certain"),
+            ("chi/mux.go", 6, "certain"),
+        }
