@@ -22,6 +22,9 @@ from retrieval.symbols import exact_symbols, normalize_name
 MAX_EDGES = 5000
 # languages where a method calls its own class's methods without a receiver
 IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby"})
+# languages where `a.f()` / `$a->f()` reaches only methods and a free function's path is written
+# `a::f()` / `a\\f()`
+PATH_QUALIFIED_LANGUAGES = frozenset({"rust", "cpp", "php"})
 # the receivers that name the enclosing class (PHP writes `$this->`, `self::`, `static::`)
 SELF_RECEIVERS = frozenset({"self", "cls", "this", "$this", "super", "super()", "static", "parent"})
 
@@ -258,7 +261,7 @@ def find_callers(
             certain.append(_site(edge, target, "certain"))
         elif target is None and not (qualified_ask and edge["qualifier"] in SELF_RECEIVERS):
             unresolved.append(edge)
-    unresolved = [edge for edge in unresolved if _may_reach(asked, edge)]
+    unresolved = _function_calls(conn, asked, [e for e in unresolved if _may_reach(asked, e)])
     if len(definitions) > len(asked_ids):  # the name has other definitions: calls may be theirs
         unresolved = _receivers_in_sight(conn, asked, unresolved)
     return asked, certain + [_site(edge, None, "ambiguous") for edge in unresolved]
@@ -275,6 +278,39 @@ def _may_reach(asked: list[SymbolMatch], edge: dict[str, Any]) -> bool:
     if (edge["repository"], posixpath.dirname(edge["path"])) not in packages:
         return False
     return edge["qualifier"] is None or any(d.kind != "function" for d in asked)
+
+
+def _function_calls(
+    conn: DbConnection, asked: list[SymbolMatch], edges: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Without the calls written with method syntax (`help.display_width()`, `$f->stop()`) when
+    only free functions were asked for, in languages where that syntax reaches methods alone and
+    a function's path is written with `::` or `\\` (Rust, C++, PHP). The edge keeps the receiver
+    without its separator, so the call's own text tells."""
+    if not asked or any(d.kind != "function" for d in asked):
+        return edges
+    dotted = [e for e in edges if e["qualifier"] and e["language"] in PATH_QUALIFIED_LANGUAGES]
+    if not dotted:
+        return edges
+    texts: dict[int, list[str]] = defaultdict(list)
+    for row in conn.execute(
+        "SELECT file_version_id, content FROM code_chunks"
+        " WHERE file_version_id = ANY(%s) AND strpos(content, %s) > 0",
+        (sorted({e["file_version_id"] for e in dotted}), asked[0].name),
+    ).fetchall():
+        texts[row["file_version_id"]].append(row["content"])
+
+    def method_syntax(edge: dict[str, Any]) -> bool:
+        receiver, name = re.escape(edge["qualifier"]), re.escape(edge["callee_name"])
+        as_method = re.compile(receiver + r"\s*(?:\?\.|\.|->|\?->)\s*" + name + r"\b")
+        as_path = re.compile(receiver + r"\s*(?:::|\\)\s*" + name + r"\b")
+        chunks = texts.get(edge["file_version_id"], [])
+        return any(as_method.search(t) for t in chunks) and not any(
+            as_path.search(t) for t in chunks
+        )
+
+    methods = {id(e) for e in dotted if method_syntax(e)}
+    return [e for e in edges if id(e) not in methods]
 
 
 def _owner(definition: SymbolMatch) -> str | None:

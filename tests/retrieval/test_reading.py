@@ -402,3 +402,39 @@ def test_go_lower_case_names_are_reached_only_from_their_own_package(
             ("chi/tree.go", 9, "certain"),
             ("chi/mux.go", 6, "certain"),
         }
+
+
+CORE_RS = """pub(crate) fn display_width(text: &str) -> usize {
+    text.chars().count()
+}
+"""
+TEMPLATE_RS = """pub(crate) struct Template {}
+
+impl Template {
+    pub(crate) fn write(&self, help: &StyledStr, raw: &str) -> usize {
+        let styled = help.display_width();
+        let plain = crate::output::display_width(raw);
+        styled + plain
+    }
+}
+"""
+
+
+def test_rust_method_syntax_never_reaches_a_free_function(settings_env, database_url, git_repo):
+    from codeatlas.core.database import connection
+    from retrieval.graph import find_callers
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from tests.retrieval.indexing import fake_embedder, index_repository
+
+    git_repo.write("src/output/core.rs", CORE_RS)
+    git_repo.write("src/output/template.rs", TEMPLATE_RS)
+    git_repo.commit("clap")
+    index_repository(database_url, git_repo.path, "clap", embedder=fake_embedder())
+    with connection(database_url, autocommit=True) as conn:
+        scope = resolve_scope(conn, ensure_operator(conn), ["clap"])
+        # `help.display_width()` is a method's call; the path `crate::output::` may be the function
+        _defs, sites = find_callers(conn, scope, "display_width")
+        assert {(s.path, s.line, s.callee) for s in sites} == {
+            ("src/output/template.rs", 6, "crate::output.display_width")
+        }
