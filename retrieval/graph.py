@@ -106,10 +106,16 @@ class _Resolver:
         same_repo = [d for d in self.definitions if d.repository == edge["repository"]]
         if qualifier is None:
             local = [d for d in same_repo if d.path == edge["path"] and "." not in d.symbol]
-            # Go: a bare call reaches a function of its own package (its file's directory)
-            local = local or [d for d in same_repo if _same_package(edge, d)]
             if local:
                 return local[0]
+            # Go: a bare call reaches the function of its own package (its file's directory);
+            # two of them there (files for other platforms) leave it open
+            package = [d for d in same_repo if _same_package(edge, d)]
+            mine = [d for d in package if d.path == edge["path"]] or package
+            if len(mine) == 1:
+                return mine[0]
+            if mine:
+                return None
             # a bare call in a method reaches its own class's method of that name, or the one
             # it inherits, where the language needs no receiver for it (Java, C#, Kotlin, C++,
             # Ruby)

@@ -364,6 +364,22 @@ func (mx *Mux) Routes() error {
 func (mx *Mux) Walk() {
 	mx.walk()
 }
+
+func (mx *Mux) Clean(p string) string {
+	return clean(p)
+}
+"""
+PATH_UNIX_GO = """package chi
+
+func clean(p string) string {
+	return p
+}
+"""
+PATH_WINDOWS_GO = """package chi
+
+func clean(p string) string {
+	return strings.ReplaceAll(p, "\\\\", "/")
+}
 """
 GIN_GO = """package gin
 
@@ -389,6 +405,8 @@ def test_go_lower_case_names_are_reached_only_from_their_own_package(
     git_repo.write("chi/tree.go", TREE_GO)
     git_repo.write("chi/mux.go", MUX_GO)
     git_repo.write("gin/tree.go", GIN_GO)
+    git_repo.write("chi/path_unix.go", PATH_UNIX_GO)
+    git_repo.write("chi/path_windows.go", PATH_WINDOWS_GO)
     git_repo.commit("routers")
     index_repository(database_url, git_repo.path, "routers", embedder=fake_embedder())
     with connection(database_url, autocommit=True) as conn:
@@ -402,6 +420,9 @@ def test_go_lower_case_names_are_reached_only_from_their_own_package(
             ("chi/tree.go", 9, "certain"),
             ("chi/mux.go", 6, "certain"),
         }
+        # one function per platform file: a package's call may reach either
+        _defs, sites = find_callers(conn, scope, "clean", path="chi/path_unix.go")
+        assert {(s.path, s.line, s.certainty) for s in sites} == {("chi/mux.go", 14, "ambiguous")}
 
 
 CORE_RS = """pub(crate) fn display_width(text: &str) -> usize {
