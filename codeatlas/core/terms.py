@@ -19,10 +19,13 @@ from dataclasses import dataclass
 import snowballstemmer
 
 # bump when the terms of the same chunk would differ: stored chunks are re-tokenized
-LEXICAL_VERSION = "bm25f-3"
+LEXICAL_VERSION = "bm25f-4"
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 _WORD_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+# the last segment of a qualified name (`.method`, Rust's and C++'s `::method`): what is left
+# is the enclosing class, impl type or module
+_ENCLOSING = re.compile(r"(?:\.|::)[^.:]*$|^[^.:]*$")
 _MIN_PART = 2
 _MAX_TEXT = 200_000
 _MAX_QUERY_TERMS = 32
@@ -98,7 +101,7 @@ def chunk_document(
     """The weighted terms of one chunk: name, context (enclosing names and path) and text."""
     text = Counter(text_terms(content))
     name = Counter(text_terms(symbol_name or ""))
-    enclosing = (qualified_name or "").rpartition(".")[0]
+    enclosing = _ENCLOSING.sub("", qualified_name or "", count=1)
     context = Counter(text_terms(enclosing) + text_terms(path))
     weighted: dict[str, float] = {}
     for counts, weight in ((text, TEXT_WEIGHT), (name, NAME_WEIGHT), (context, CONTEXT_WEIGHT)):

@@ -34,6 +34,19 @@ def test_a_chunk_weights_its_own_name_above_its_text():
     )  # def refund order return order total; refund; shop shop billing py
 
 
+def test_the_enclosing_type_is_context_whatever_the_language_writes_between_the_names():
+    body = "fn parse_userinfo(&mut self) {}\n"
+    rust = chunk_document(body, "parse_userinfo", "Parser::parse_userinfo", "src/lib.rs")
+    assert rust.tf[term_id("parser")] == CONTEXT_WEIGHT  # impl Parser, written `Parser::`
+    cpp = chunk_document("void run() {}\n", "run", "net::Server::run", "src/main.cc")
+    assert cpp.tf[term_id("server")] == cpp.tf[term_id("net")] == CONTEXT_WEIGHT
+    ruby = chunk_document("def call(env)\nend\n", "call", "Rack::Utils.call", "lib/x.rb")
+    assert ruby.tf[term_id("util")] == CONTEXT_WEIGHT
+    # a name with nothing around it has no enclosing context (PHP's namespace is in its path)
+    php = chunk_document("class Process {}\n", "Process", "App\\Process", "src/a.php")
+    assert term_id("app") not in php.tf
+
+
 def test_term_ids_are_stable_signed_64_bit_integers():
     assert term_id("zebra") == term_id("zebra")
     assert -(2**63) <= term_id("zebra") < 2**63
