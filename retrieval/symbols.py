@@ -94,20 +94,27 @@ def exact_symbols(
     if rows:
         return [_match(r, "exact-insensitive", 0.9) for r in rows]
     if "." in name:
-        # `Inner.method` asked, `Outer.Inner.method` stored; or `pkg.module.func`
+        # `Inner.method` asked, `Outer.Inner.method` stored; or `pkg.module.func`; or a name
+        # stored with the language's own separators (`Parser::parse`, `App\\Process.stop`)
         last = name.rsplit(".", 1)[1]
         rows = _rows(
             conn,
             scope,
             "lower(s.name) = lower(%(last)s) AND s.name = %(last)s",
-            {"last": last, "suffix": "%" + _like_escape("." + name)},
+            {"last": last, "name": name, "suffix": "%" + _like_escape("." + name)},
             limit,
-            file_where="(s.qualified_name LIKE %(suffix)s"
-            " OR replace(regexp_replace(f.path, '[.][^./]+$', ''), '/', '.') || '.'"
-            " || s.qualified_name LIKE %(suffix)s)",
+            rank=f"({_DOTTED} = %(name)s)::int",
+            file_where=f"('.' || {_DOTTED} LIKE %(suffix)s"
+            " OR '.' || replace(regexp_replace(f.path, '[.][^./]+$', ''), '/', '.') || '.'"
+            f" || {_DOTTED} LIKE %(suffix)s)",
         )
-        return [_match(r, "suffix", 0.8) for r in rows]
+        return [_match(r, "exact", 1.0) if r["rank"] else _match(r, "suffix", 0.8) for r in rows]
     return []
+
+
+# a stored qualified name with every separator written as `.` (Rust's and C++'s `::`, Ruby's
+# `Rack::Utils.unescape`, PHP's namespaces), as `normalize_name` writes an asked one
+_DOTTED: LiteralString = "regexp_replace(s.qualified_name, '::|\\\\', '.', 'g')"
 
 
 def _like_escape(text: str) -> str:

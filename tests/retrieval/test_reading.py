@@ -459,3 +459,59 @@ def test_rust_method_syntax_never_reaches_a_free_function(settings_env, database
         assert {(s.path, s.line, s.callee) for s in sites} == {
             ("src/output/template.rs", 6, "crate::output.display_width")
         }
+
+
+PARSER_RS = """pub struct Parser {}
+
+impl Parser {
+    pub fn parse_userinfo(&mut self) -> bool {
+        true
+    }
+}
+"""
+PROCESS_PHP = """<?php
+namespace Symfony\\Component\\Process;
+
+class Process
+{
+    public function stop(float $timeout = 10)
+    {
+        return $timeout;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("asked", "found", "match"),
+    [
+        ("Parser::parse_userinfo", "Parser::parse_userinfo", "exact"),
+        ("Parser.parse_userinfo", "Parser::parse_userinfo", "exact"),
+        (
+            "Symfony\\Component\\Process\\Process::stop",
+            "Symfony\\Component\\Process\\Process.stop",
+            "exact",
+        ),
+        ("Process::stop", "Symfony\\Component\\Process\\Process.stop", "suffix"),
+        ("Process->stop()", "Symfony\\Component\\Process\\Process.stop", "suffix"),
+        ("Utils.secure_compare", "Rack::Utils.secure_compare", "suffix"),
+        ("Rack::Utils#secure_compare", "Rack::Utils.secure_compare", "exact"),
+    ],
+)
+def test_a_qualified_name_is_found_whatever_separators_its_language_writes(
+    settings_env, database_url, git_repo, asked, found, match
+):
+    from codeatlas.core.database import connection
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from retrieval.symbols import exact_symbols
+    from tests.retrieval.indexing import fake_embedder, index_repository
+
+    git_repo.write("src/parser.rs", PARSER_RS)
+    git_repo.write("src/Process.php", PROCESS_PHP)
+    git_repo.write("lib/rack/utils.rb", UTILS_RB)
+    git_repo.commit("mixed")
+    index_repository(database_url, git_repo.path, "mixed", embedder=fake_embedder())
+    with connection(database_url, autocommit=True) as conn:
+        scope = resolve_scope(conn, ensure_operator(conn), ["mixed"])
+        assert [(m.symbol, m.match) for m in exact_symbols(conn, scope, asked)] == [(found, match)]
