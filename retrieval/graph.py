@@ -105,24 +105,24 @@ class _Resolver:
         qualifier = edge["qualifier"]
         same_repo = [d for d in self.definitions if d.repository == edge["repository"]]
         if qualifier is None:
-            local = [d for d in same_repo if d.path == edge["path"] and "." not in d.symbol]
+            # a bare call in a method reaches its own class's method of that name, or the one
+            # it inherits, where the language needs no receiver for it (Java, C#, Kotlin, C++,
+            # Ruby): the class's names come before the file's functions
+            if _implicit_self(edge):
+                own = self._own_method(edge, same_repo) or self._inherited(edge, same_repo)
+                if own is not None:
+                    return own
+            local = [d for d in same_repo if d.path == edge["path"] and d.kind == "function"]
             if local:
                 return local[0]
             # Go: a bare call reaches the function of its own package (its file's directory);
             # two of them there (files for other platforms) leave it open
             package = [d for d in same_repo if _same_package(edge, d)]
-            mine = [d for d in package if d.path == edge["path"]] or package
-            if len(mine) == 1:
-                return mine[0]
-            if mine:
+            if len(package) == 1:
+                return package[0]
+            if package:
                 return None
-            # a bare call in a method reaches its own class's method of that name, or the one
-            # it inherits, where the language needs no receiver for it (Java, C#, Kotlin, C++,
-            # Ruby)
-            own = self._own_method(edge, same_repo)
-            if own is None and _implicit_self(edge):
-                own = self._inherited(edge, same_repo)
-            return own or self._through_import(edge, edge["callee_name"], same_repo)
+            return self._through_import(edge, edge["callee_name"], same_repo)
         if qualifier in SELF_RECEIVERS and edge["caller"]:
             # `self.x()` in a class, or in a subclass of the class defining `x`
             return self._own_method(edge, same_repo) or self._inherited(edge, same_repo)
@@ -194,7 +194,7 @@ def _class_bases(
     conn: DbConnection, scope: Scope, edges: list[dict[str, Any]], levels: int = 4
 ) -> dict[str, set[str]]:
     """Base class names of the callers' classes, followed a few levels up by name."""
-    owners = {e["caller"].rsplit(".", 1)[0] for e in edges if e["caller"] and "." in e["caller"]}
+    owners = {_enclosing(e["caller"]) for e in edges if e["caller"]} - {""}
     bases: dict[str, set[str]] = {owner: set() for owner in owners}
     frontier = {owner: owner for owner in owners}  # class to expand -> the owner it serves
     for _ in range(levels):
@@ -321,10 +321,8 @@ def _function_calls(
 
 def _owner(definition: SymbolMatch) -> str | None:
     """The short name of the class a method belongs to (None for a function)."""
-    if "." not in definition.symbol:
-        return None
-    owner = definition.symbol.rsplit(".", 1)[0]
-    return re.split(r"[.\\:]", owner)[-1] or None
+    owner = _enclosing(definition.symbol)
+    return _last_segment(owner) or None if owner else None
 
 
 def _receivers_in_sight(

@@ -515,3 +515,53 @@ def test_a_qualified_name_is_found_whatever_separators_its_language_writes(
     with connection(database_url, autocommit=True) as conn:
         scope = resolve_scope(conn, ensure_operator(conn), ["mixed"])
         assert [(m.symbol, m.match) for m in exact_symbols(conn, scope, asked)] == [(found, match)]
+
+
+SHAPES_CPP = """namespace geo {
+
+class Shape {
+public:
+    void log() {}
+};
+
+class Circle : public Shape {
+public:
+    void draw() {
+        log();
+    }
+};
+
+class Printer {
+public:
+    void log() {}
+    void flush() {
+        log();
+    }
+};
+
+}
+"""
+
+
+def test_cpp_a_bare_call_in_a_subclass_reaches_the_inherited_method(
+    settings_env, database_url, git_repo
+):
+    from codeatlas.core.database import connection
+    from retrieval.graph import find_callers
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from tests.retrieval.indexing import fake_embedder, index_repository
+
+    git_repo.write("src/shapes.hpp", SHAPES_CPP)
+    git_repo.commit("geo")
+    index_repository(database_url, git_repo.path, "geo", embedder=fake_embedder())
+    with connection(database_url, autocommit=True) as conn:
+        scope = resolve_scope(conn, ensure_operator(conn), ["geo"])
+        _defs, sites = find_callers(conn, scope, "Shape::log")
+        assert {(s.line, s.caller, s.certainty) for s in sites} == {
+            (11, "geo::Circle::draw", "certain")
+        }
+        _defs, sites = find_callers(conn, scope, "Printer::log")
+        assert {(s.line, s.caller, s.certainty) for s in sites} == {
+            (19, "geo::Printer::flush", "certain")
+        }
