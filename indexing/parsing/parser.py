@@ -24,7 +24,7 @@ from indexing.parsing.redaction import redact
 from indexing.parsing.source import Source, estimate_tokens
 from indexing.parsing.symbols import find_symbols
 
-PARSER_VERSION = "2025.3-ts0.26-lp0.13"  # .3: calls inside Rust macro arguments
+PARSER_VERSION = "2025.4-ts0.26-lp0.13"  # .4: C++ template arguments left out of names
 
 log = logging.getLogger(__name__)
 

@@ -149,9 +149,21 @@ def _split_name(raw: str, core: Node, kind: str) -> tuple[str, list[str]]:
         if core.type == "operator_declaration":
             return "operator", []
         return kind, []
-    raw = re.sub(r"<.*>$", "", raw.strip()) or raw
+    raw = _without_type_arguments(raw.strip()) or raw
     parts = [p for p in re.split(r"::|\.(?=\w)", raw) if p]
     return (parts[-1] if parts else raw), parts[:-1]
+
+
+def _without_type_arguments(name: str) -> str:
+    """`formatter` of `formatter<TupleT, Char, enable_if_t<...>>` and `formatter::format` of
+    `formatter<bool>::format`: a template's or generic's arguments, nested or over several
+    lines, are not part of its name (an operator's `<` is)."""
+    if "operator" in name:
+        return name
+    stripped = name
+    while (shorter := re.sub(r"<[^<>]*>", "", stripped)) != stripped:
+        stripped = shorter
+    return name if stripped == name else re.sub(r"\s+", "", stripped)
 
 
 def _kotlin_class_kind(node: Node) -> str:

@@ -176,3 +176,33 @@ def test_calls_inside_rust_macro_arguments_are_edges_with_their_receiver():
     assert {("ok", None, 3), ("tri", None, 4)} <= calls  # the macros themselves too
     caller = parsed.symbols[next(e.caller for e in parsed.edges if e.callee_name == "react")]
     assert caller.qualified_name == "Parser::parse"
+
+
+CPP_SPECIALIZATIONS = b"""namespace fmt {
+template <typename TupleT, typename Char>
+struct formatter<TupleT, Char,
+                 enable_if_t<is_tuple_like<TupleT>::value>> {
+  auto parse(int ctx) -> int { return ctx; }
+};
+
+template <> struct formatter<char> {
+  auto format(char c) -> int { return c; }
+};
+
+auto formatter<bool>::format(bool b) -> int { return b; }
+
+bool operator<(int a, int b) { return a < b; }
+}
+"""
+
+
+def test_cpp_template_arguments_are_not_part_of_qualified_names():
+    parsed = parse_file("fmt/ranges.h", CPP_SPECIALIZATIONS)
+    names = {s.qualified_name for s in parsed.symbols}
+    assert {
+        "fmt::formatter",
+        "fmt::formatter::parse",
+        "fmt::formatter::format",
+    } <= names
+    assert not [n for n in names if "<" in n and "operator" not in n]
+    assert any(s.name.startswith("operator") for s in parsed.symbols)
