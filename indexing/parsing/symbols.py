@@ -151,7 +151,13 @@ def _split_name(raw: str, core: Node, kind: str) -> tuple[str, list[str]]:
         return kind, []
     raw = _without_type_arguments(raw.strip()) or raw
     parts = [p for p in re.split(r"::|\.(?=\w)", raw) if p]
-    return (parts[-1] if parts else raw), parts[:-1]
+    name = parts[-1] if parts else raw
+    if "operator" not in name and "`" not in name and name.split():
+        # a C/C++ declaration behind a macro the grammar cannot expand (`FMT_CONSTEXPR
+        # width_checker`, `JSON_HEDLEY_WARN_UNUSED_RESULT static basic_json meta`) or a
+        # function-pointer member (`(*format)`): the name is the declarator's last word
+        name = re.sub(r"[()*&]", "", name.split()[-1]) or name
+    return name, parts[:-1]
 
 
 def _without_type_arguments(name: str) -> str:

@@ -206,3 +206,28 @@ def test_cpp_template_arguments_are_not_part_of_qualified_names():
     } <= names
     assert not [n for n in names if "<" in n and "operator" not in n]
     assert any(s.name.startswith("operator") for s in parsed.symbols)
+
+
+# the macros are defined in another header, as in fmt and nlohmann/json
+CPP_MACROS = b"""template <typename ErrorHandler> class width_checker {
+ public:
+  explicit FMT_CONSTEXPR width_checker(ErrorHandler& eh) : handler_(eh) {}
+  ErrorHandler& handler_;
+};
+
+class basic_json {
+  public:
+    JSON_HEDLEY_WARN_UNUSED_RESULT
+    static basic_json meta()
+    {
+        return basic_json();
+    }
+};
+"""
+
+
+def test_cpp_a_declaration_behind_a_macro_is_named_by_its_declarator():
+    parsed = parse_file("fmt/format.h", CPP_MACROS)
+    names = {s.qualified_name for s in parsed.symbols}
+    assert not [n for n in names if " " in n]
+    assert "width_checker::width_checker" in names
