@@ -322,7 +322,7 @@ def _function_calls(
 def _owner(definition: SymbolMatch) -> str | None:
     """The short name of the class a method belongs to (None for a function)."""
     owner = _enclosing(definition.symbol)
-    return _last_segment(owner) or None if owner else None
+    return (_last_segment(owner) or None) if owner else None
 
 
 def _receivers_in_sight(
