@@ -13,6 +13,7 @@ import re
 from collections import defaultdict
 from typing import Any, LiteralString
 
+from codeatlas.core.terms import enclosing_name
 from retrieval.hits import CallSite, SymbolMatch
 from retrieval.principals import DbConnection, Row
 from retrieval.reading import clean_path
@@ -76,15 +77,9 @@ def _names_owner(qualifier: str, symbol: str) -> bool:
     """True when a call's receiver is the class or module that defines `symbol` (`Inline` in
     `Inline::dump()` for `Inline.dump`, `Utils` for `Rack::Utils.unescape`); a receiver that
     only ends the same way (`s` of `XThis.toString`) is not."""
-    owner, qualifier = _enclosing(symbol), qualifier.lstrip("\\:")
+    owner, qualifier = enclosing_name(symbol), qualifier.lstrip("\\:")
     boundary = r"(?:\.|::|\\)" + re.escape(qualifier) + "$"
     return bool(owner) and (owner == qualifier or re.search(boundary, owner) is not None)
-
-
-def _enclosing(qualified: str) -> str:
-    """`Class` of `Class.method` (or Rust's `Type::method`); empty for a top-level name."""
-    head = re.sub(r"(?:\.|::)[^.:]+$", "", qualified)
-    return "" if head == qualified else head
 
 
 class _Resolver:
@@ -137,10 +132,10 @@ class _Resolver:
         last segment too)."""
         if not edge["caller"]:
             return None
-        bases = self.bases.get(_enclosing(edge["caller"]), set())
+        bases = self.bases.get(enclosing_name(edge["caller"]), set())
         short = {_last_segment(b) for b in bases}
         for d in defs:
-            owner = _enclosing(d.symbol)
+            owner = enclosing_name(d.symbol)
             if owner and (owner in bases or _last_segment(owner) in short):
                 return d
         return None
@@ -151,9 +146,9 @@ class _Resolver:
         call: only from a method, in a language that needs no receiver)."""
         if not edge["caller"] or (edge["qualifier"] is None and not _implicit_self(edge)):
             return None
-        owner = _enclosing(edge["caller"])
+        owner = enclosing_name(edge["caller"])
         for d in defs:
-            if d.path == edge["path"] and owner and _enclosing(d.symbol) == owner:
+            if d.path == edge["path"] and owner and enclosing_name(d.symbol) == owner:
                 return d
         return None
 
@@ -194,7 +189,7 @@ def _class_bases(
     conn: DbConnection, scope: Scope, edges: list[dict[str, Any]], levels: int = 4
 ) -> dict[str, set[str]]:
     """Base class names of the callers' classes, followed a few levels up by name."""
-    owners = {_enclosing(e["caller"]) for e in edges if e["caller"]} - {""}
+    owners = {enclosing_name(e["caller"]) for e in edges if e["caller"]} - {""}
     bases: dict[str, set[str]] = {owner: set() for owner in owners}
     frontier = {owner: owner for owner in owners}  # class to expand -> the owner it serves
     for _ in range(levels):
@@ -321,7 +316,7 @@ def _function_calls(
 
 def _owner(definition: SymbolMatch) -> str | None:
     """The short name of the class a method belongs to (None for a function)."""
-    owner = _enclosing(definition.symbol)
+    owner = enclosing_name(definition.symbol)
     return (_last_segment(owner) or None) if owner else None
 
 

@@ -23,9 +23,6 @@ LEXICAL_VERSION = "bm25f-4"
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+")
 _WORD_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-# the last segment of a qualified name (`.method`, Rust's and C++'s `::method`): what is left
-# is the enclosing class, impl type or module
-_ENCLOSING = re.compile(r"(?:\.|::)[^.:]*$|^[^.:]*$")
 _MIN_PART = 2
 _MAX_TEXT = 200_000
 _MAX_QUERY_TERMS = 32
@@ -70,6 +67,13 @@ def term_id(term: str) -> int:
     )
 
 
+def enclosing_name(qualified: str) -> str:
+    """`Class` of `Class.method`, `Parser` of Rust's or C++'s `Parser::parse`, `Rack::Utils` of
+    Ruby's `Rack::Utils.unescape`; empty for a top-level name."""
+    head = re.sub(r"(?:\.|::)[^.:]+$", "", qualified)
+    return "" if head == qualified else head
+
+
 def identifier_terms(identifier: str) -> list[str]:
     """Stemmed parts of one identifier, plus the whole identifier when it has several parts."""
     parts = [p.lower() for p in _WORD_PART.findall(identifier)]
@@ -101,7 +105,7 @@ def chunk_document(
     """The weighted terms of one chunk: name, context (enclosing names and path) and text."""
     text = Counter(text_terms(content))
     name = Counter(text_terms(symbol_name or ""))
-    enclosing = _ENCLOSING.sub("", qualified_name or "", count=1)
+    enclosing = enclosing_name(qualified_name or "")
     context = Counter(text_terms(enclosing) + text_terms(path))
     weighted: dict[str, float] = {}
     for counts, weight in ((text, TEXT_WEIGHT), (name, NAME_WEIGHT), (context, CONTEXT_WEIGHT)):

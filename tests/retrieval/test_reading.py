@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 
 from tests.retrieval import sample_code
+
+
+@contextmanager
+def _indexed(database_url: str, git_repo, name: str, files: dict[str, str]):
+    """A connection and the operator's scope over `files`, committed and indexed as `name`."""
+    from codeatlas.core.database import connection
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from tests.retrieval.indexing import fake_embedder, index_repository
+
+    for path, text in files.items():
+        git_repo.write(path, text)
+    git_repo.commit(name)
+    index_repository(database_url, git_repo.path, name, embedder=fake_embedder())
+    with connection(database_url, autocommit=True) as conn:
+        yield conn, resolve_scope(conn, ensure_operator(conn), [name])
 
 
 def test_read_symbol_returns_the_complete_source_of_a_split_symbol_without_piece_headers(
@@ -160,20 +178,15 @@ class Stopwatch
 def test_php_callers_know_this_and_leave_out_calls_of_another_same_named_method(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.core.database import connection
     from retrieval.graph import find_callers
-    from retrieval.principals import ensure_operator
-    from retrieval.scope import resolve_scope
-    from tests.retrieval.indexing import fake_embedder, index_repository
 
-    git_repo.write("src/Inline.php", INLINE_PHP)
-    git_repo.write("src/Dumper.php", DUMPER_PHP)
-    git_repo.write("src/Console.php", CONSOLE_PHP)
-    git_repo.write("src/Stopwatch.php", STOPWATCH_PHP)
-    git_repo.commit("yaml")
-    index_repository(database_url, git_repo.path, "yaml", embedder=fake_embedder())
-    with connection(database_url, autocommit=True) as conn:
-        scope = resolve_scope(conn, ensure_operator(conn), ["yaml"])
+    files = {
+        "src/Inline.php": INLINE_PHP,
+        "src/Dumper.php": DUMPER_PHP,
+        "src/Console.php": CONSOLE_PHP,
+        "src/Stopwatch.php": STOPWATCH_PHP,
+    }
+    with _indexed(database_url, git_repo, "yaml", files) as (conn, scope):
         _defs, sites = find_callers(conn, scope, "dump", path="src/Inline.php")
         # `->dump()` through an object is only a guess: kept in files that name Inline at all
         # (Console), left out where nothing points at it (Stopwatch)
@@ -233,20 +246,15 @@ class Toolbar:
 def test_a_bare_call_reaches_its_own_classs_method_where_the_language_needs_no_receiver(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.core.database import connection
     from retrieval.graph import find_callers
-    from retrieval.principals import ensure_operator
-    from retrieval.scope import resolve_scope
-    from tests.retrieval.indexing import fake_embedder, index_repository
 
-    git_repo.write("console/History.java", HISTORY_JAVA)
-    git_repo.write("console/AwtConsole.java", AWT_JAVA)
-    git_repo.write("console/toolbar.py", TOOLBAR_PY)
-    git_repo.write("console/__init__.py", "def show_history_line():\n    return 1\n")
-    git_repo.commit("console")
-    index_repository(database_url, git_repo.path, "console", embedder=fake_embedder())
-    with connection(database_url, autocommit=True) as conn:
-        scope = resolve_scope(conn, ensure_operator(conn), ["console"])
+    files = {
+        "console/History.java": HISTORY_JAVA,
+        "console/AwtConsole.java": AWT_JAVA,
+        "console/toolbar.py": TOOLBAR_PY,
+        "console/__init__.py": "def show_history_line():\n    return 1\n",
+    }
+    with _indexed(database_url, git_repo, "console", files) as (conn, scope):
         # Java: `showHistoryLine()` in AwtConsole is AwtConsole's own method, not History's
         _defs, sites = find_callers(conn, scope, "History.showHistoryLine")
         assert {(s.path, s.caller, s.certainty) for s in sites} == {
@@ -312,20 +320,15 @@ public class Console {
 def test_a_call_reaches_an_inherited_method_and_a_receiver_must_name_the_class(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.core.database import connection
     from retrieval.graph import find_callers
-    from retrieval.principals import ensure_operator
-    from retrieval.scope import resolve_scope
-    from tests.retrieval.indexing import fake_embedder, index_repository
 
-    git_repo.write("lib/rack/utils.rb", UTILS_RB)
-    git_repo.write("lib/rack/protection.rb", PROTECTION_RB)
-    git_repo.write("bsh/XThis.java", XTHIS_JAVA)
-    git_repo.write("bsh/Console.java", CONSOLE_JAVA)
-    git_repo.commit("rack")
-    index_repository(database_url, git_repo.path, "rack", embedder=fake_embedder())
-    with connection(database_url, autocommit=True) as conn:
-        scope = resolve_scope(conn, ensure_operator(conn), ["rack"])
+    files = {
+        "lib/rack/utils.rb": UTILS_RB,
+        "lib/rack/protection.rb": PROTECTION_RB,
+        "bsh/XThis.java": XTHIS_JAVA,
+        "bsh/Console.java": CONSOLE_JAVA,
+    }
+    with _indexed(database_url, git_repo, "rack", files) as (conn, scope):
         # Ruby: a bare call in a subclass reaches the method its base class defines
         _defs, sites = find_callers(conn, scope, "secure_compare", path="lib/rack/utils.rb")
         assert {(s.path, s.caller, s.certainty) for s in sites} == {
@@ -396,21 +399,16 @@ func (engine *Engine) addRoute() {
 def test_go_lower_case_names_are_reached_only_from_their_own_package(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.core.database import connection
     from retrieval.graph import find_callers
-    from retrieval.principals import ensure_operator
-    from retrieval.scope import resolve_scope
-    from tests.retrieval.indexing import fake_embedder, index_repository
 
-    git_repo.write("chi/tree.go", TREE_GO)
-    git_repo.write("chi/mux.go", MUX_GO)
-    git_repo.write("gin/tree.go", GIN_GO)
-    git_repo.write("chi/path_unix.go", PATH_UNIX_GO)
-    git_repo.write("chi/path_windows.go", PATH_WINDOWS_GO)
-    git_repo.commit("routers")
-    index_repository(database_url, git_repo.path, "routers", embedder=fake_embedder())
-    with connection(database_url, autocommit=True) as conn:
-        scope = resolve_scope(conn, ensure_operator(conn), ["routers"])
+    files = {
+        "chi/tree.go": TREE_GO,
+        "chi/mux.go": MUX_GO,
+        "gin/tree.go": GIN_GO,
+        "chi/path_unix.go": PATH_UNIX_GO,
+        "chi/path_windows.go": PATH_WINDOWS_GO,
+    }
+    with _indexed(database_url, git_repo, "routers", files) as (conn, scope):
         # gin's `addChild` calls are gin's own: no other package can call chi's
         _defs, sites = find_callers(conn, scope, "node.addChild", path="chi/tree.go")
         assert {(s.path, s.line) for s in sites} == {("chi/tree.go", 5), ("chi/mux.go", 5)}
@@ -442,18 +440,13 @@ impl Template {
 
 
 def test_rust_method_syntax_never_reaches_a_free_function(settings_env, database_url, git_repo):
-    from codeatlas.core.database import connection
     from retrieval.graph import find_callers
-    from retrieval.principals import ensure_operator
-    from retrieval.scope import resolve_scope
-    from tests.retrieval.indexing import fake_embedder, index_repository
 
-    git_repo.write("src/output/core.rs", CORE_RS)
-    git_repo.write("src/output/template.rs", TEMPLATE_RS)
-    git_repo.commit("clap")
-    index_repository(database_url, git_repo.path, "clap", embedder=fake_embedder())
-    with connection(database_url, autocommit=True) as conn:
-        scope = resolve_scope(conn, ensure_operator(conn), ["clap"])
+    files = {
+        "src/output/core.rs": CORE_RS,
+        "src/output/template.rs": TEMPLATE_RS,
+    }
+    with _indexed(database_url, git_repo, "clap", files) as (conn, scope):
         # `help.display_width()` is a method's call; the path `crate::output::` may be the function
         _defs, sites = find_callers(conn, scope, "display_width")
         assert {(s.path, s.line, s.callee) for s in sites} == {
@@ -501,19 +494,14 @@ class Process
 def test_a_qualified_name_is_found_whatever_separators_its_language_writes(
     settings_env, database_url, git_repo, asked, found, match
 ):
-    from codeatlas.core.database import connection
-    from retrieval.principals import ensure_operator
-    from retrieval.scope import resolve_scope
     from retrieval.symbols import exact_symbols
-    from tests.retrieval.indexing import fake_embedder, index_repository
 
-    git_repo.write("src/parser.rs", PARSER_RS)
-    git_repo.write("src/Process.php", PROCESS_PHP)
-    git_repo.write("lib/rack/utils.rb", UTILS_RB)
-    git_repo.commit("mixed")
-    index_repository(database_url, git_repo.path, "mixed", embedder=fake_embedder())
-    with connection(database_url, autocommit=True) as conn:
-        scope = resolve_scope(conn, ensure_operator(conn), ["mixed"])
+    files = {
+        "src/parser.rs": PARSER_RS,
+        "src/Process.php": PROCESS_PHP,
+        "lib/rack/utils.rb": UTILS_RB,
+    }
+    with _indexed(database_url, git_repo, "mixed", files) as (conn, scope):
         assert [(m.symbol, m.match) for m in exact_symbols(conn, scope, asked)] == [(found, match)]
 
 
@@ -546,17 +534,12 @@ public:
 def test_cpp_a_bare_call_in_a_subclass_reaches_the_inherited_method(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.core.database import connection
     from retrieval.graph import find_callers
-    from retrieval.principals import ensure_operator
-    from retrieval.scope import resolve_scope
-    from tests.retrieval.indexing import fake_embedder, index_repository
 
-    git_repo.write("src/shapes.hpp", SHAPES_CPP)
-    git_repo.commit("geo")
-    index_repository(database_url, git_repo.path, "geo", embedder=fake_embedder())
-    with connection(database_url, autocommit=True) as conn:
-        scope = resolve_scope(conn, ensure_operator(conn), ["geo"])
+    files = {
+        "src/shapes.hpp": SHAPES_CPP,
+    }
+    with _indexed(database_url, git_repo, "geo", files) as (conn, scope):
         _defs, sites = find_callers(conn, scope, "Shape::log")
         assert {(s.line, s.caller, s.certainty) for s in sites} == {
             (11, "geo::Circle::draw", "certain")
