@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, LiteralString
 
@@ -42,6 +43,54 @@ def unit_range(
     if piece is not None:
         return piece
     return start, max(start, min(outline_end, end))
+
+
+# A function whose code is at most this many lines (its signature and a statement or two, not
+# counting comments, docstrings, attributes and closing brackets) is *thin*: an accessor, a
+# delegation, a one-line predicate. It names what it returns or forwards; the code that computes
+# it answers a question about how (docs/retrieval.md).
+THIN_FUNCTION_LINES = 3
+# the text of a chunk short enough to be a thin function (NULL for the others): a SQL column
+SHORT_CONTENT: LiteralString = """
+    CASE WHEN c.piece_count = 1 AND c.end_line - c.start_line < 40 THEN c.content END
+       AS short_content
+"""
+_COMMENT_LINE = re.compile(r"//|#|/\*|\*(?:\s|/|$)")
+_BRACKETS_LINE = re.compile(r"[\[\]{}(),;:]*|end")
+_TRIPLE_QUOTES = ('"""', "'''")
+
+
+def code_lines(text: str) -> int:
+    """Lines of `text` holding code: not blank, not a comment or docstring line, not an
+    attribute or decorator line (`@property`, `#[inline]`, `[Obsolete]`), not only brackets
+    or `end`."""
+    count = 0
+    docstring = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if docstring is not None:
+            if docstring in stripped:
+                docstring = None
+            continue
+        quote = stripped.lstrip("rRbBuU")[:3]
+        if quote in _TRIPLE_QUOTES:
+            if stripped.count(quote) < 2:
+                docstring = quote
+            continue
+        if (
+            _COMMENT_LINE.match(stripped)
+            or _BRACKETS_LINE.fullmatch(stripped)
+            or stripped.startswith("@")
+            or (stripped.startswith("[") and stripped.endswith("]"))
+        ):
+            continue
+        count += 1
+    return count
+
+
+def is_thin(short_content: str | None) -> bool:
+    """True for a single-chunk function of at most `THIN_FUNCTION_LINES` lines of code."""
+    return short_content is not None and code_lines(short_content) <= THIN_FUNCTION_LINES
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import LiteralString
 
 from codeatlas.core.terms import K1, B, query_terms, term_id
 from retrieval.concurrency import Connections, run_concurrently
-from retrieval.hits import OUTLINE_END
+from retrieval.hits import OUTLINE_END, SHORT_CONTENT
 from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 
@@ -162,5 +162,7 @@ CANDIDATE_COLUMNS: LiteralString = (
     s.start_line AS symbol_start, s.end_line AS symbol_end,
     f.repository, f.path, f.commit_sha, f.source, left(c.content, 400) AS head,
 """
+    + SHORT_CONTENT
+    + ","
     + OUTLINE_END
 )

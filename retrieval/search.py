@@ -4,18 +4,18 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, Task, run_concurrently
-from retrieval.hits import Hit, SymbolMatch, unit_range
+from retrieval.hits import Hit, SymbolMatch, is_thin, unit_range
 from retrieval.lexical import lexical_candidates
 from retrieval.principals import Row
 from retrieval.scope import DbConnection, Scope
 from retrieval.semantic import QueryEmbedder, semantic_candidates
-from retrieval.symbols import exact_symbols, query_identifiers
+from retrieval.symbols import exact_symbols, normalize_name, query_identifiers
 
 if TYPE_CHECKING:
     from retrieval.rerank import Reranker
@@ -28,6 +28,7 @@ RRF_K = 60
 RETRIEVER_WEIGHTS = {"lexical": 1.0, "semantic": 0.2, "symbol": 1.0}
 DECLARATION_WEIGHT = 0.5
 FILE_WEIGHT = 0.5
+THIN_FUNCTION_WEIGHT = 0.5
 # a lexical candidate inherits this share of the score of the best other candidate of its file
 FILE_EVIDENCE_SHARE = 0.2
 MODES = ("hybrid", "semantic", "lexical")
@@ -100,15 +101,25 @@ def _hit_from_rows(rows: list[dict[str, Any]], score: float, retrievers: list[st
     )
 
 
-def _unit_weight(row: Row) -> float:
+def _unit_weight(row: Row, named: Sequence[str]) -> float:
     """How much a hit of this unit counts: a function or method fully; a declaration (class,
-    interface, struct, type...) or a file's top-level code less: they name and describe what
-    the functions around them do, and those answer."""
+    interface, struct, type...), a file's top-level code or a thin function (an accessor, a
+    delegation: `is_thin`) less: they name and describe what the functions around them do, and
+    those answer. A thin function the question names (`named`: its identifiers) is what was
+    asked."""
     if row["symbol_id"] is None:
         return FILE_WEIGHT
     if row["symbol_kind"] not in FUNCTION_KINDS:
         return DECLARATION_WEIGHT
+    if is_thin(row["short_content"]) and not _is_named(row["qualified_name"], named):
+        return THIN_FUNCTION_WEIGHT
     return 1.0
+
+
+def _is_named(qualified_name: str, named: Sequence[str]) -> bool:
+    """True when one of the names is the symbol's, or its last segments (`Account.limit`)."""
+    dotted = "." + normalize_name(qualified_name)
+    return any(dotted.endswith("." + name) for name in named)
 
 
 def with_file_evidence(rows: list[Row]) -> list[Row]:
@@ -132,8 +143,9 @@ def _file(row: Row) -> tuple[Any, ...]:
     return (row["repository"], row["path"], row["source"])
 
 
-def fuse(rankings: dict[str, list[Row]]) -> list[Hit]:
-    """Weighted Reciprocal Rank Fusion over named rankings of candidate rows, pieces collapsed."""
+def fuse(rankings: dict[str, list[Row]], named: Sequence[str] = ()) -> list[Hit]:
+    """Weighted Reciprocal Rank Fusion over named rankings of candidate rows, pieces collapsed
+    (`named`: the identifiers of the question, `_unit_weight`)."""
     scores: dict[tuple[Any, ...], float] = {}
     found_by: dict[tuple[Any, ...], list[str]] = {}
     # per key, one row per symbol: its piece that counted most (the part a long declaration
@@ -145,7 +157,8 @@ def fuse(rankings: dict[str, list[Row]]) -> list[Hit]:
         seen: set[tuple[Any, ...]] = set()
         for row in rows:
             key = _key(row)
-            share = RETRIEVER_WEIGHTS.get(name, 1.0) * _unit_weight(row) / (RRF_K + rank + 1)
+            weight = RETRIEVER_WEIGHTS.get(name, 1.0) * _unit_weight(row, named)
+            share = weight / (RRF_K + rank + 1)
             best = rows_of.setdefault(key, {})
             if row["symbol_id"] not in best or best[row["symbol_id"]][0] < share:
                 best[row["symbol_id"]] = (share, row)
@@ -269,7 +282,7 @@ def search_code(
         if rows is None
     ]
     rankings = {name: rows for name, rows in found.items() if name != "symbol" and rows is not None}
-    hits = fuse(rankings)
+    hits = fuse(rankings, query_identifiers(query))
     if mode == "hybrid":
         hits = add_symbol_hits(found["symbol"], hits)
     if reranker is not None:

@@ -115,6 +115,7 @@ def _options_interface() -> str:
         + "  /**\n   * How many days after delivery a refund is still accepted.\n   */\n"
         "  graceDays?: number\n" + "".join(fields[20:]) + "}\n\n"
         "export function isRefundEligible(order: Order, options: RefundOptions): boolean {\n"
+        "  if (order.refunded) return false\n"
         "  const days = options.graceDays ?? 14\n"
         "  return order.deliveredDaysAgo <= days\n"
         "}\n"
@@ -165,3 +166,87 @@ def test_the_outline_sql_answers_every_function_kind_whole():
     listed = re.search(r"NOT IN \(([^)]*)\)", OUTLINE_END)
     assert listed is not None
     assert set(re.findall(r"'(\w+)'", listed.group(1))) == FUNCTION_KINDS
+
+
+def test_a_function_of_a_statement_or_two_is_thin_whatever_its_comments_and_brace_style():
+    from retrieval.hits import code_lines, is_thin
+
+    php_getter = (
+        "    /**\n     * Returns all passes of the optimization phase.\n     *\n"
+        "     * @return CompilerPassInterface[]\n     */\n"
+        "    public function getOptimizationPasses(): array\n    {\n"
+        "        return $this->optimizationPasses;\n    }\n"
+    )
+    php_setter = (
+        "    public function setTimeout(float $timeout): static\n    {\n"
+        "        $this->timeout = $timeout;\n\n        return $this;\n    }\n"
+    )
+    python_property = (
+        "    @property\n    def name(self):\n"
+        '        """The name, as the user\n        wrote it."""\n'
+        "        # cached\n        return self._name\n"
+    )
+    rust_delegation = (
+        "    /// The length.\n    #[inline]\n    pub fn len(&self) -> usize {\n"
+        "        self.inner.len()\n    }\n"
+    )
+    ruby_predicate = "  def empty?\n    size.zero?\n  end\n"
+    assert [code_lines(t) for t in (php_getter, php_setter, python_property)] == [2, 3, 2]
+    assert all(is_thin(t) for t in (php_getter, php_setter, python_property))
+    assert all(is_thin(t) for t in (rust_delegation, ruby_predicate))
+    c_body = "int next(int *p) {\n  *p += 1;\n  --count;\n  return *p;\n}\n"
+    assert code_lines(c_body) == 4  # a dereference or a decrement is code, not a comment
+    assert not is_thin(c_body)
+    assert not is_thin(None)  # too long to be sent as short content
+
+
+def _accounts() -> str:
+    return (
+        "class Account:\n"
+        "    def refund_limit(self):\n"
+        '        """The refund limit of the account."""\n'
+        "        return self._refund_limit\n\n"
+        "    def approve_refund(self, amount):\n"
+        '        """Approves a refund within the limit."""\n'
+        "        if amount <= 0:\n"
+        "            raise ValueError(amount)\n"
+        "        limit = self._refund_limit - self.refunded\n"
+        "        approved = min(amount, limit)\n"
+        "        self.refunded += approved\n"
+        "        return approved\n"
+    )
+
+
+def test_an_accessor_counts_less_than_the_method_that_computes_the_answer(
+    settings_env, database_url, git_repo
+):
+    from codeatlas.core.database import connect
+    from retrieval.lexical import lexical_candidates
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from retrieval.search import search_code
+
+    git_repo.write("accounts.py", _accounts())
+    git_repo.commit("accounts")
+    index_repository(database_url, git_repo.path, "accounts")
+    conn = connect(database_url, autocommit=True)
+    scope = resolve_scope(conn, ensure_operator(conn), ["accounts"])
+    question = "how is the refund limit of an account applied"
+    # BM25 prefers the short accessor, whose words are nearly all the question's
+    bm25 = lexical_candidates(conn, scope, question, 10)
+    assert [r["qualified_name"] for r in bm25][:2] == [
+        "Account.refund_limit",
+        "Account.approve_refund",
+    ]
+    for mode in ("lexical", "hybrid"):
+        hits = search_code(conn, scope, question, mode=mode).hits
+        assert [h.symbol for h in hits][:2] == ["Account.approve_refund", "Account.refund_limit"]
+    # named, the accessor is what was asked, in lexical mode too (no symbol ranking there)
+    for mode, question in [
+        ("lexical", "refund_limit"),
+        ("hybrid", "where is `Account.refund_limit` set"),
+    ]:
+        assert (
+            search_code(conn, scope, question, mode=mode).hits[0].symbol == "Account.refund_limit"
+        )
+    conn.close()
