@@ -10,10 +10,11 @@ change; it is part of every content hash, so stored parses and vectors are inval
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from tree_sitter import QueryCursor
+from tree_sitter import Node, QueryCursor, Tree
 
 from indexing.parsing.chunking import build_chunks
 from indexing.parsing.edges import find_edges
@@ -27,6 +28,14 @@ from indexing.parsing.symbols import find_symbols
 PARSER_VERSION = "2025.4-ts0.26-lp0.13"  # .4: C++ template arguments left out of names
 
 log = logging.getLogger(__name__)
+
+# C#'s conditional directives stand on lines of their own and may cut through any construct
+# (`class A : B` / `#if X` / `, C` / `#endif`, `else` / `#endif` / `{`), which the grammar only
+# parses between statements and members: a file that does not parse is parsed again with
+# these lines blanked (both branches then read as one text).
+_CONDITIONAL_DIRECTIVE = {
+    "csharp": re.compile(rb"^[ \t]*#[ \t]*(?:if|elif|else|endif)\b[^\r\n]*", re.MULTILINE)
+}
 
 
 def parse_file(
@@ -42,7 +51,7 @@ def parse_file(
     if language not in LANGUAGES:
         return ParsedFile(language=language or "unknown")
     text = Source(source, count_tokens or estimate_tokens)
-    tree = parser_for(language).parse(text.for_parser)
+    tree = _parse(language, text.for_parser)
     root = tree.root_node
     matches = QueryCursor(tags_query(language)).matches(root)
     found = find_symbols(language, root, matches, text)
@@ -81,3 +90,25 @@ def parse_file(
         has_syntax_errors=root.has_error,
         redactions=redactions,
     )
+
+
+def _parse(language: str, data: bytes) -> Tree:
+    """The file's syntax tree; for C#, with its conditional directives blanked when that
+    leaves fewer bytes in errors (offsets unchanged: only the directives' own bytes become
+    spaces)."""
+    tree = parser_for(language).parse(data)
+    directive = _CONDITIONAL_DIRECTIVE.get(language)
+    if directive is None or not tree.root_node.has_error:
+        return tree
+    blanked = directive.sub(lambda m: b" " * len(m.group(0)), data)
+    retry = parser_for(language).parse(blanked)
+    return retry if _error_bytes(retry.root_node) < _error_bytes(tree.root_node) else tree
+
+
+def _error_bytes(node: Node) -> int:
+    """How many bytes of the tree lie in ERROR nodes (a missing token counts as one)."""
+    if node.is_error or node.is_missing:
+        return max(node.end_byte - node.start_byte, 1)
+    if not node.has_error:
+        return 0
+    return sum(_error_bytes(child) for child in node.children)

@@ -231,3 +231,40 @@ def test_cpp_a_declaration_behind_a_macro_is_named_by_its_declarator():
     names = {s.qualified_name for s in parsed.symbols}
     assert not [n for n in names if " " in n]
     assert "width_checker::width_checker" in names
+
+
+CSHARP_DIRECTIVES = b"""namespace Shop.Orders
+{
+    public class Basket : IEnumerable<Item>
+#if !PORTABLE
+        , ICloneable
+#endif
+    {
+        public void Add(Item item)
+        {
+#if NET20
+            if (item is LegacyItem)
+                AddLegacy(item);
+            else
+#endif
+            {
+                Store(item);
+            }
+        }
+
+        public void Clear() { Reset(); }
+    }
+}
+"""
+
+
+def test_csharp_conditional_directives_cutting_through_a_declaration_keep_its_members():
+    parsed = parse_file("Basket.cs", CSHARP_DIRECTIVES)
+    names = {s.qualified_name: s for s in parsed.symbols}
+    assert not parsed.has_syntax_errors
+    assert {"Shop.Orders.Basket.Add", "Shop.Orders.Basket.Clear"} <= set(names)
+    assert (names["Shop.Orders.Basket"].start_line, names["Shop.Orders.Basket"].end_line) == (3, 21)
+    calls = {(e.callee_name, parsed.symbols[e.caller].qualified_name) for e in parsed.edges}
+    assert {("AddLegacy", "Shop.Orders.Basket.Add"), ("Store", "Shop.Orders.Basket.Add")} <= calls
+    assert "#if !PORTABLE" in next(c.content for c in parsed.chunks if c.symbol_name == "Basket")
+    assert not problems(CSHARP_DIRECTIVES, parsed)
