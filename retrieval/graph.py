@@ -54,7 +54,7 @@ def _defined_in(paths: list[str], definition_path: str, absolute: bool) -> bool:
 def _implicit_self(edge: dict[str, Any]) -> bool:
     """A bare call inside a method, in a language where that reaches the method's class."""
     return (
-        edge["caller_kind"] in ("method", "constructor")
+        edge["caller_kind"] in ("method", "constructor", "property")
         and edge["language"] in IMPLICIT_SELF_LANGUAGES
     )
 

@@ -29,7 +29,8 @@ SHORT_CONTAINER_LINES = 40
 # symbol, which is answered whole): a SQL column
 OUTLINE_END: LiteralString = """
     (SELECT max(h.end_line) FROM code_chunks h WHERE h.symbol_id = s.id AND h.piece = 0
-       AND s.kind NOT IN ('function', 'method', 'constructor', 'macro')) AS outline_end
+       AND s.kind NOT IN ('function', 'method', 'constructor', 'macro', 'property'))
+       AS outline_end
 """
 
 

@@ -12,7 +12,8 @@ from tree_sitter_language_pack import get_language, get_parser
 # TSX is TypeScript plus JSX: it shares the TypeScript tag query.
 _QUERY_FILE = {"tsx": "typescript"}
 
-FUNCTION_KINDS = frozenset({"function", "method", "constructor", "macro"})
+# C#'s properties and indexers with code in their accessors are function-like
+FUNCTION_KINDS = frozenset({"function", "method", "constructor", "macro", "property"})
 CONTAINER_KINDS = frozenset(
     {"class", "interface", "trait", "enum", "struct", "module", "impl", "object"}
 )

@@ -141,13 +141,14 @@ def _blank_lines_between(prev: Node, start: int, source: Source) -> int:
 
 
 def _split_name(raw: str, core: Node, kind: str) -> tuple[str, list[str]]:
+    special = _member_name(raw.strip(), core)
+    if special:
+        return special, []
     if not raw:
         if core.type == "companion_object":
             return "Companion", []
         if core.type == "secondary_constructor":
             return "constructor", []
-        if core.type == "operator_declaration":
-            return "operator", []
         return kind, []
     raw = _without_type_arguments(raw.strip()) or raw
     parts = [p for p in re.split(r"::|\.(?=\w)", raw) if p]
@@ -160,15 +161,34 @@ def _split_name(raw: str, core: Node, kind: str) -> tuple[str, list[str]]:
     return name, parts[:-1]
 
 
+def _member_name(raw: str, core: Node) -> str:
+    """C#'s members named by their syntax, as C++ names them: `~Basket` (a destructor, never
+    the constructor), `operator+`, `operator true`, `operator int` (a conversion, without the
+    type's arguments: `operator List` of `operator List<T>`), `this` (an indexer)."""
+    if core.type == "destructor_declaration" and raw:
+        return "~" + raw
+    if core.type == "operator_declaration" and raw:
+        return f"operator {raw}" if raw[:1].isalpha() else f"operator{raw}"
+    if core.type == "conversion_operator_declaration" and raw:
+        return "operator " + re.sub(r"\s+", "", _strip_type_arguments(raw))
+    if core.type == "indexer_declaration":
+        return "this"
+    return ""
+
+
+def _strip_type_arguments(text: str) -> str:
+    while (shorter := re.sub(r"<[^<>]*>", "", text)) != text:
+        text = shorter
+    return text
+
+
 def _without_type_arguments(name: str) -> str:
     """`formatter` of `formatter<TupleT, Char, enable_if_t<...>>` and `formatter::format` of
     `formatter<bool>::format`: a template's or generic's arguments, nested or over several
     lines, are not part of its name (an operator's `<` is)."""
     if "operator" in name:
         return name
-    stripped = name
-    while (shorter := re.sub(r"<[^<>]*>", "", stripped)) != stripped:
-        stripped = shorter
+    stripped = _strip_type_arguments(name)
     return name if stripped == name else re.sub(r"\s+", "", stripped)
 
 

@@ -1,4 +1,4 @@
-; codeatlas tags for C#: types, methods, constructors, properties' owners, calls, usings, bases.
+; codeatlas tags for C#: types, methods, constructors, operators, properties, calls, usings, bases.
 (class_declaration
   name: (identifier) @name.definition.class) @definition.class
 
@@ -23,7 +23,26 @@
 (destructor_declaration
   name: (identifier) @name.definition.method) @definition.method
 
-(operator_declaration) @definition.method
+(operator_declaration
+  operator: _ @name.definition.method) @definition.method
+
+(conversion_operator_declaration
+  type: _ @name.definition.method) @definition.method
+
+; properties and indexers whose accessors hold code (auto-properties are fields)
+(property_declaration
+  name: (identifier) @name.definition.property
+  accessors: (accessor_list (accessor_declaration body: (_)))) @definition.property
+
+(property_declaration
+  name: (identifier) @name.definition.property
+  value: (arrow_expression_clause)) @definition.property
+
+(indexer_declaration
+  accessors: (accessor_list (accessor_declaration body: (_)))) @definition.property
+
+(indexer_declaration
+  value: (arrow_expression_clause)) @definition.property
 
 (local_function_statement
   name: (identifier) @name.definition.function) @definition.function
@@ -36,6 +55,10 @@
       (identifier) @name.reference.call
       (generic_name (identifier) @name.reference.call)
     ])
+    (conditional_access_expression (member_binding_expression name: [
+      (identifier) @name.reference.call
+      (generic_name (identifier) @name.reference.call)
+    ]) .)
   ]) @reference.call
 
 (object_creation_expression

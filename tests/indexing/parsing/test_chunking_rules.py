@@ -268,3 +268,58 @@ def test_csharp_conditional_directives_cutting_through_a_declaration_keep_its_me
     assert {("AddLegacy", "Shop.Orders.Basket.Add"), ("Store", "Shop.Orders.Basket.Add")} <= calls
     assert "#if !PORTABLE" in next(c.content for c in parsed.chunks if c.symbol_name == "Basket")
     assert not problems(CSHARP_DIRECTIVES, parsed)
+
+
+CSHARP_MEMBERS = b"""namespace Shop;
+
+public sealed class Money<TUnit> : IEquatable<Money<TUnit>>
+{
+    public decimal Amount { get; }
+    public bool IsZero { get { return Check(Amount); } }
+    public string Label => Format(Amount);
+    public decimal this[int cents] => Scale(cents);
+
+    public Money(decimal amount) { Amount = amount; }
+    ~Money() { Release(); }
+
+    public static Money<TUnit> operator +(Money<TUnit> a, Money<TUnit> b) => a.Add(b);
+    public static bool operator true(Money<TUnit> m) => !m.IsZero;
+    public static explicit operator List<decimal>(Money<TUnit> m) => m.Split();
+
+    public void Pay(Wallet wallet)
+    {
+        wallet?.Debit(this);
+        wallet?.Owner.Notify<Money<TUnit>>(this);
+    }
+}
+"""
+
+
+def test_csharp_properties_indexers_operators_and_destructors_are_named_members():
+    parsed = parse_file("Money.cs", CSHARP_MEMBERS)
+    kinds = {s.qualified_name: s.kind for s in parsed.symbols}
+    assert kinds == {
+        "Shop.Money": "class",
+        "Shop.Money.IsZero": "property",
+        "Shop.Money.Label": "property",
+        "Shop.Money.this": "property",
+        "Shop.Money.Money": "constructor",
+        "Shop.Money.~Money": "method",
+        "Shop.Money.operator+": "method",
+        "Shop.Money.operator true": "method",
+        "Shop.Money.operator List": "method",
+        "Shop.Money.Pay": "method",
+    }  # an auto-property (`Amount`) is a field of the class's chunk
+    assert "decimal Amount { get; }" in parsed.chunks[1].content
+    calls = {(e.callee_name, e.qualifier, parsed.symbols[e.caller].name) for e in parsed.edges}
+    assert {
+        ("Check", None, "IsZero"),
+        ("Format", None, "Label"),
+        ("Scale", None, "this"),
+        ("Release", None, "~Money"),
+        ("Add", "a", "operator+"),
+        ("Split", "m", "operator List"),
+    } <= calls
+    # null-conditional calls
+    assert {("Debit", "wallet", "Pay"), ("Notify", "wallet?.Owner", "Pay")} <= calls
+    assert not problems(CSHARP_MEMBERS, parsed)
