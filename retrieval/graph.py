@@ -28,6 +28,11 @@ IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby"})
 PATH_QUALIFIED_LANGUAGES = frozenset({"rust", "cpp", "php"})
 # the receivers that name the enclosing class (PHP writes `$this->`, `self::`, `static::`)
 SELF_RECEIVERS = frozenset({"self", "cls", "this", "$this", "super", "super()", "static", "parent"})
+# receivers naming the class only in one language (a variable's name elsewhere): C#'s `base.`
+LANGUAGE_SELF_RECEIVERS = {"csharp": frozenset({"base"})}
+# the ones naming the class's base: `super.f()` in an override reaches the method it overrides,
+# never the class's own
+BASE_RECEIVERS = frozenset({"super", "super()", "parent", "base"})
 
 
 def _module_paths(importing_path: str, module: str) -> list[str]:
@@ -56,6 +61,14 @@ def _implicit_self(edge: dict[str, Any]) -> bool:
     return (
         edge["caller_kind"] in ("method", "constructor", "property")
         and edge["language"] in IMPLICIT_SELF_LANGUAGES
+    )
+
+
+def _names_self(edge: dict[str, Any]) -> bool:
+    """The call's receiver names the enclosing class or its base (`this.`, `super.`, `base.`)."""
+    qualifier = edge["qualifier"]
+    return qualifier in SELF_RECEIVERS or qualifier in LANGUAGE_SELF_RECEIVERS.get(
+        edge["language"], ()
     )
 
 
@@ -118,8 +131,11 @@ class _Resolver:
             if package:
                 return None
             return self._through_import(edge, edge["callee_name"], same_repo)
-        if qualifier in SELF_RECEIVERS and edge["caller"]:
-            # `self.x()` in a class, or in a subclass of the class defining `x`
+        if _names_self(edge) and edge["caller"]:
+            # `self.x()` in a class, or in a subclass of the class defining `x`; `super.x()`
+            # only in a base class
+            if qualifier in BASE_RECEIVERS:
+                return self._inherited(edge, same_repo)
             return self._own_method(edge, same_repo) or self._inherited(edge, same_repo)
         for d in same_repo:
             if _names_owner(qualifier, d.symbol):
@@ -260,7 +276,7 @@ def find_callers(
         target = resolver.resolve(edge)
         if target is not None and target.symbol_id in asked_ids:
             certain.append(_site(edge, target, "certain"))
-        elif target is None and not (qualified_ask and edge["qualifier"] in SELF_RECEIVERS):
+        elif target is None and not (qualified_ask and _names_self(edge)):
             unresolved.append(edge)
     unresolved = _function_calls(conn, asked, [e for e in unresolved if _may_reach(asked, e)])
     if len(definitions) > len(asked_ids):  # the name has other definitions: calls may be theirs
@@ -331,7 +347,7 @@ def _receivers_in_sight(
     if not edges or not owners or None in owners:
         return edges
     names = sorted(o for o in owners if o)
-    through_object = [e for e in edges if e["qualifier"] and e["qualifier"] not in SELF_RECEIVERS]
+    through_object = [e for e in edges if e["qualifier"] and not _names_self(e)]
     if not through_object:
         return edges
     pattern = r"\m(" + "|".join(re.escape(o) for o in names) + r")\M"
@@ -344,9 +360,7 @@ def _receivers_in_sight(
         ).fetchall()
     }
     return [
-        e
-        for e in edges
-        if not e["qualifier"] or e["qualifier"] in SELF_RECEIVERS or e["file_version_id"] in naming
+        e for e in edges if not e["qualifier"] or _names_self(e) or e["file_version_id"] in naming
     ]
 
 

@@ -548,3 +548,49 @@ def test_cpp_a_bare_call_in_a_subclass_reaches_the_inherited_method(
         assert {(s.line, s.caller, s.certainty) for s in sites} == {
             (19, "geo::Printer::flush", "certain")
         }
+
+
+WRITER_CS = """namespace Shop.IO
+{
+    public class Writer
+    {
+        public virtual void Flush() { }
+    }
+}
+"""
+BUFFERED_WRITER_CS = """namespace Shop.IO
+{
+    public class BufferedWriter : Writer
+    {
+        public override void Flush()
+        {
+            base.Flush();
+        }
+
+        public int Pending { get { return Count(); } }
+
+        private int Count() => 0;
+    }
+}
+"""
+
+
+def test_csharp_base_reaches_the_overridden_method_and_a_property_calls_its_class(
+    settings_env, database_url, git_repo
+):
+    from retrieval.graph import find_callers
+
+    files = {"IO/Writer.cs": WRITER_CS, "IO/BufferedWriter.cs": BUFFERED_WRITER_CS}
+    with _indexed(database_url, git_repo, "shop", files) as (conn, scope):
+        # `base.Flush()` in an override is the base class's method, not the override itself
+        _defs, sites = find_callers(conn, scope, "Writer.Flush")
+        assert {(s.path, s.caller, s.certainty) for s in sites} == {
+            ("IO/BufferedWriter.cs", "Shop.IO.BufferedWriter.Flush", "certain")
+        }
+        _defs, sites = find_callers(conn, scope, "BufferedWriter.Flush")
+        assert sites == []
+        # a bare call in a property's getter reaches its class's method
+        _defs, sites = find_callers(conn, scope, "BufferedWriter.Count")
+        assert {(s.line, s.caller, s.certainty) for s in sites} == {
+            (10, "Shop.IO.BufferedWriter.Pending", "certain")
+        }
