@@ -26,13 +26,14 @@ IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby"})
 # languages where `a.f()` / `$a->f()` reaches only methods and a free function's path is written
 # `a::f()` / `a\\f()`
 PATH_QUALIFIED_LANGUAGES = frozenset({"rust", "cpp", "php"})
-# the receivers that name the enclosing class (PHP writes `$this->`, `self::`, `static::`)
-SELF_RECEIVERS = frozenset({"self", "cls", "this", "$this", "super", "super()", "static", "parent"})
-# receivers naming the class only in one language (a variable's name elsewhere): C#'s `base.`
-LANGUAGE_SELF_RECEIVERS = {"csharp": frozenset({"base"})}
-# the ones naming the class's base: `super.f()` in an override reaches the method it overrides,
-# never the class's own
-BASE_RECEIVERS = frozenset({"super", "super()", "parent", "base"})
+# the receivers that name the enclosing class (PHP writes `$this->`, `self::`, `static::`), and
+# the ones naming its base: `super.f()` in an override reaches the method it overrides, never
+# the class's own
+SELF_RECEIVERS = frozenset({"self", "cls", "this", "$this", "static"})
+BASE_RECEIVERS = frozenset({"super", "super()"})
+# the same words where only one language reads them so (a variable's name elsewhere: a tree's
+# `parent.children()`): PHP's `parent::`, C#'s `base.`
+LANGUAGE_BASE_RECEIVERS = {"php": frozenset({"parent"}), "csharp": frozenset({"base"})}
 
 
 def _module_paths(importing_path: str, module: str) -> list[str]:
@@ -66,8 +67,13 @@ def _implicit_self(edge: dict[str, Any]) -> bool:
 
 def _names_self(edge: dict[str, Any]) -> bool:
     """The call's receiver names the enclosing class or its base (`this.`, `super.`, `base.`)."""
+    return edge["qualifier"] in SELF_RECEIVERS or _names_base(edge)
+
+
+def _names_base(edge: dict[str, Any]) -> bool:
+    """The call's receiver names the enclosing class's base (`super.`, `parent::`, `base.`)."""
     qualifier = edge["qualifier"]
-    return qualifier in SELF_RECEIVERS or qualifier in LANGUAGE_SELF_RECEIVERS.get(
+    return qualifier in BASE_RECEIVERS or qualifier in LANGUAGE_BASE_RECEIVERS.get(
         edge["language"], ()
     )
 
@@ -134,7 +140,7 @@ class _Resolver:
         if _names_self(edge) and edge["caller"]:
             # `self.x()` in a class, or in a subclass of the class defining `x`; `super.x()`
             # only in a base class
-            if qualifier in BASE_RECEIVERS:
+            if _names_base(edge):
                 return self._inherited(edge, same_repo)
             return self._own_method(edge, same_repo) or self._inherited(edge, same_repo)
         for d in same_repo:
@@ -277,6 +283,8 @@ def find_callers(
         if target is not None and target.symbol_id in asked_ids:
             certain.append(_site(edge, target, "certain"))
         elif target is None and not (qualified_ask and _names_self(edge)):
+            if _names_base(edge) and edge["caller"]:
+                continue  # its class's bases hold no definition of the name: it calls outside
             unresolved.append(edge)
     unresolved = _function_calls(conn, asked, [e for e in unresolved if _may_reach(asked, e)])
     if len(definitions) > len(asked_ids):  # the name has other definitions: calls may be theirs

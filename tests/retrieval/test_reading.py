@@ -594,3 +594,41 @@ def test_csharp_base_reaches_the_overridden_method_and_a_property_calls_its_clas
         assert {(s.line, s.caller, s.certainty) for s in sites} == {
             (10, "Shop.IO.BufferedWriter.Pending", "certain")
         }
+
+
+SETTINGS_JAVA = """package shop;
+
+public class Settings {
+    public String toString() {
+        return "settings " + super.toString();
+    }
+}
+"""
+
+NODES_JS = """class Node {
+  remove() {
+    return this.parent.detach(this);
+  }
+  children() {
+    return [];
+  }
+  siblings(parent) {
+    return parent.children();
+  }
+}
+"""
+
+
+def test_super_of_a_class_whose_base_is_not_in_the_repository_reaches_none_of_its_methods(
+    settings_env, database_url, git_repo
+):
+    from retrieval.graph import find_callers
+
+    files = {"src/shop/Settings.java": SETTINGS_JAVA, "web/nodes.js": NODES_JS}
+    with _indexed(database_url, git_repo, "shop", files) as (conn, scope):
+        # `super.toString()` is Object's: neither this override nor any other toString
+        _defs, sites = find_callers(conn, scope, "toString")
+        assert sites == []
+        # outside PHP, `parent` is a variable's name, not the base class
+        _defs, sites = find_callers(conn, scope, "children")
+        assert [(s.path, s.line) for s in sites] == [("web/nodes.js", 9)]
