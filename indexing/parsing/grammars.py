@@ -107,6 +107,11 @@ LEADING_TYPES = frozenset(
     }
 )
 
+# Nodes a grammar lets swallow the comments that follow them (tree-sitter-kotlin nests a comment
+# after the last import, or after `package x` when there are no imports, in that node): such a
+# comment at their very end still leads the next definition.
+SWALLOWING_TYPES = frozenset({"import_list", "import_header", "package_header"})
+
 # Source holding nothing but blanks and closing punctuation is never a chunk or piece of its own.
 TRIVIAL = re.compile(rb"^(?:\s|[})\];,]|\bend\b|<\?php|\?>)*$")
 

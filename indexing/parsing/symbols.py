@@ -28,6 +28,7 @@ from indexing.parsing.grammars import (
     LEADING_TYPES,
     NAMESPACE_SEPARATOR,
     NAMESPACE_TYPES,
+    SWALLOWING_TYPES,
     WRAPPER_TYPES,
 )
 from indexing.parsing.source import Source
@@ -122,6 +123,8 @@ def _leading_start(node: Node, source: Source) -> int:
                 current = parent
                 continue
             return start
+        if prev.type in SWALLOWING_TYPES:
+            prev = _swallowed_comment(prev, source) or prev
         if prev.type not in LEADING_TYPES or _blank_lines_between(prev, start, source) > 0:
             return start
         if source.line_of(prev.end_byte - 1) == source.line_of(start) and prev.type.endswith(
@@ -130,6 +133,22 @@ def _leading_start(node: Node, source: Source) -> int:
             return start  # a trailing comment of the previous line's code
         start = prev.start_byte
         current = prev
+
+
+def _swallowed_comment(node: Node, source: Source) -> Node | None:
+    """The comment a grammar nested at the very end of `node` (see SWALLOWING_TYPES), when it
+    starts a line of its own."""
+    while node.type in SWALLOWING_TYPES and node.named_children:
+        last = node.named_children[-1]
+        if "comment" in last.type:
+            before = last.prev_sibling
+            if before is None or source.line_of(before.end_byte - 1) < source.line_of(
+                last.start_byte
+            ):
+                return last
+            return None
+        node = last
+    return None
 
 
 def _blank_lines_between(prev: Node, start: int, source: Source) -> int:

@@ -323,3 +323,42 @@ def test_csharp_properties_indexers_operators_and_destructors_are_named_members(
     # null-conditional calls
     assert {("Debit", "wallet", "Pay"), ("Notify", "wallet?.Owner", "Pay")} <= calls
     assert not problems(CSHARP_MEMBERS, parsed)
+
+
+KOTLIN = b"""package shop.cart
+
+import shop.money.Price
+
+/**
+ * A cart of items.
+ */
+@Serializable
+class Cart<T : Item>(private val items: MutableList<T>) {
+    fun total(): Price = items.sumOf { it.price } plus Price.ZERO
+
+    companion object Factory {
+        fun empty(): Cart<Item> = Cart(mutableListOf())
+    }
+}
+
+internal typealias Items<T> = List<T>
+
+object Registry {
+    fun lookup(id: String) = Cart.empty()
+}
+"""
+
+
+def test_a_kotlin_kdoc_after_the_imports_is_part_of_the_first_declaration():
+    # tree-sitter-kotlin nests the comments that follow the last import (or the package line)
+    # inside the import list: they are still the declaration's leading comments
+    parsed = parse_file("Cart.kt", KOTLIN)
+    cart = parsed.symbols[_by_name(parsed, "shop.cart.Cart")]
+    assert cart.start_line == 5
+    chunk = next(c for c in parsed.chunks if c.symbol_name == "Cart")
+    assert chunk.content.startswith("/**\n * A cart of items.")
+    head = next(c for c in parsed.chunks if c.kind == "file")
+    assert "A cart" not in head.content
+    no_imports = parse_file("Cart.kt", b"package shop\n\n/** Doc. */\nfun main() = Unit\n")
+    assert no_imports.symbols[0].start_line == 3
+    assert not problems(KOTLIN, parsed)
