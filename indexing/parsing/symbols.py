@@ -11,7 +11,9 @@ Rules:
   PHP `Illuminate\\Support\\Str.camel`, C++ and Rust `ns::Class::method`, Ruby
   `Rack::Utils.escape`, every other language `.` (`com.foo.Bar.baz`, `Flask.make_response`).
   Go methods are qualified by their receiver type (`errors.withStack.Cause`) and their parent is
-  that type when it is declared in the same file.
+  that type when it is declared in the same file. The members of a Kotlin companion object are
+  qualified by its class (`shop.Cart.empty`; the companion itself is `shop.Cart.Companion`, or
+  its own name).
 """
 
 from __future__ import annotations
@@ -287,7 +289,10 @@ def _qualify(
         receiver = _go_receiver(symbol.node, source)
         names = [receiver] if receiver else []
     else:
-        names = [n for p in reversed(path) for n in [*p.scope, p.name]]
+        # a Kotlin companion object adds no segment to its members' names: Kotlin calls them
+        # `Cart.empty()`, as Java calls a static method `Cart.empty()`
+        outer = [p for p in reversed(path) if p.node.type != "companion_object"]
+        names = [n for p in outer for n in [*p.scope, p.name]]
     names.extend(symbol.scope)
     symbol.qualified_name = _join(language, namespace, names, symbol)
 

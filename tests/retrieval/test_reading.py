@@ -570,12 +570,50 @@ BUFFERED_WRITER_CS = """namespace Shop.IO
         public int Pending { get { return Count(); } }
 
         private int Count() => 0;
+
+
+CART_KT = """package shop
+
+open class Cart {
+    fun reset() {
+        items = empty().items
+    }
+
+    companion object {
+        fun empty(): Cart = Cart()
+    }
+}
+"""
+CHECKOUT_KT = """package shop
+
+class BigCart : Cart() {
+    fun refill() {
+        empty()
+    }
+}
+
+fun checkout() {
+    val cart = Cart.empty()
+}
+"""
+BASKET_KT = """package shop
+
+class Basket {
+    fun clear() {
+        empty()
+    }
+
+    companion object {
+        fun empty(): Basket = Basket()
     }
 }
 """
 
 
 def test_csharp_base_reaches_the_overridden_method_and_a_property_calls_its_class(
+
+
+def test_kotlin_calls_reach_a_companion_objects_method_through_its_class(
     settings_env, database_url, git_repo
 ):
     from retrieval.graph import find_callers
@@ -632,3 +670,14 @@ def test_super_of_a_class_whose_base_is_not_in_the_repository_reaches_none_of_it
         # outside PHP, `parent` is a variable's name, not the base class
         _defs, sites = find_callers(conn, scope, "children")
         assert [(s.path, s.line) for s in sites] == [("web/nodes.js", 9)]
+
+
+    files = {"shop/Cart.kt": CART_KT, "shop/Checkout.kt": CHECKOUT_KT, "shop/Basket.kt": BASKET_KT}
+    with _indexed(database_url, git_repo, "shop", files) as (conn, scope):
+        # `empty()` inside Cart and its subclass, and `Cart.empty()`; Basket's own is its own
+        _defs, sites = find_callers(conn, scope, "Cart.empty")
+        assert {(s.path, s.caller, s.certainty) for s in sites} == {
+            ("shop/Cart.kt", "shop.Cart.reset", "certain"),
+            ("shop/Checkout.kt", "shop.BigCart.refill", "certain"),
+            ("shop/Checkout.kt", "shop.checkout", "certain"),
+        }

@@ -5,7 +5,8 @@
 (object_declaration
   (type_identifier) @name.definition.class) @definition.class
 
-(companion_object) @definition.class
+(companion_object
+  (type_identifier)? @name.definition.class) @definition.class
 
 (function_declaration
   (simple_identifier) @name.definition.function) @definition.function

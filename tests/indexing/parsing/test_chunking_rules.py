@@ -362,3 +362,16 @@ def test_a_kotlin_kdoc_after_the_imports_is_part_of_the_first_declaration():
     no_imports = parse_file("Cart.kt", b"package shop\n\n/** Doc. */\nfun main() = Unit\n")
     assert no_imports.symbols[0].start_line == 3
     assert not problems(KOTLIN, parsed)
+
+
+def test_kotlin_companion_members_are_named_by_their_class_as_kotlin_calls_them():
+    # `Cart.empty()`, like a Java static method `shop.cart.Cart.empty`; a named companion
+    # (`companion object Factory`) is named by its name
+    parsed = parse_file("Cart.kt", KOTLIN)
+    names = {s.qualified_name: s.kind for s in parsed.symbols}
+    assert names["shop.cart.Cart.Factory"] == "class"
+    empty = parsed.symbols[_by_name(parsed, "shop.cart.Cart.empty")]
+    assert empty.kind == "method"
+    assert parsed.symbols[empty.parent].qualified_name == "shop.cart.Cart.Factory"
+    unnamed = parse_file("A.kt", b"class A {\n  companion object {\n    fun of() = A()\n  }\n}\n")
+    assert [s.qualified_name for s in unnamed.symbols] == ["A", "A.Companion", "A.of"]
