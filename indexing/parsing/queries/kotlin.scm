@@ -1,4 +1,4 @@
-; codeatlas tags for Kotlin: classes, objects, functions, calls, imports, supertypes.
+; codeatlas tags for Kotlin: classes, objects, functions, typealiases, calls, imports, supertypes.
 (class_declaration
   (type_identifier) @name.definition.class) @definition.class
 
@@ -13,11 +13,21 @@
 
 (secondary_constructor) @definition.constructor
 
+(type_alias
+  (type_identifier) @name.definition.type) @definition.type
+
 (call_expression
   [
     (simple_identifier) @name.reference.call
     (navigation_expression (navigation_suffix (simple_identifier) @name.reference.call))
   ]) @reference.call
+
+; `a shl 2`, `x to y`: the function between the operands (the left one is its receiver)
+(infix_expression
+  .
+  (_)
+  .
+  (simple_identifier) @name.reference.call) @reference.call
 
 (import_header
   (identifier) @name.reference.import) @reference.import

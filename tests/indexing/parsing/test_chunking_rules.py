@@ -375,3 +375,19 @@ def test_kotlin_companion_members_are_named_by_their_class_as_kotlin_calls_them(
     assert parsed.symbols[empty.parent].qualified_name == "shop.cart.Cart.Factory"
     unnamed = parse_file("A.kt", b"class A {\n  companion object {\n    fun of() = A()\n  }\n}\n")
     assert [s.qualified_name for s in unnamed.symbols] == ["A", "A.Companion", "A.of"]
+
+
+def test_a_kotlin_typealias_is_a_type_symbol_named_without_its_type_parameters():
+    parsed = parse_file("Cart.kt", KOTLIN)
+    items = parsed.symbols[_by_name(parsed, "shop.cart.Items")]
+    assert (items.kind, items.start_line, items.end_line) == ("type", 17, 17)
+    assert items.signature == "internal typealias Items<T> = List<T>"
+
+
+def test_a_kotlin_infix_call_is_a_call_with_its_left_operand_as_receiver():
+    parsed = parse_file("Cart.kt", KOTLIN)
+    calls = {(e.callee_name, e.qualifier, e.line) for e in parsed.edges if e.kind == "call"}
+    assert ("plus", "items.sumOf{it.price}", 10) in calls
+    assert {("sumOf", "items", 10), ("empty", "Cart", 20)} <= calls
+    # the operands themselves are not calls
+    assert not {n for n, _, line in calls if line == 10} & {"items", "Price", "ZERO", "it"}
