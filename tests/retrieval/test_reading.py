@@ -574,19 +574,19 @@ BUFFERED_WRITER_CS = """namespace Shop.IO
 
 CART_KT = """package shop
 
-open class Cart {
+open class Cart<T> {
     fun reset() {
         items = empty().items
     }
 
     companion object {
-        fun empty(): Cart = Cart()
+        fun empty(): Cart<Any> = Cart()
     }
 }
 """
 CHECKOUT_KT = """package shop
 
-class BigCart : Cart() {
+class BigCart : Cart<Int>() {
     fun refill() {
         empty()
     }

@@ -32,7 +32,15 @@
 (import_header
   (identifier) @name.reference.import) @reference.import
 
+; the supertype's last name, with or without type arguments (`Base<T>()`, `p.Sink<T>`); an
+; interface delegated `by` an object is implemented too
 (delegation_specifier [
   (constructor_invocation (user_type (type_identifier) @name.reference.extends .))
+  (constructor_invocation
+    (user_type (type_identifier) @name.reference.extends . (type_arguments) .))
   (user_type (type_identifier) @name.reference.implements .)
+  (user_type (type_identifier) @name.reference.implements . (type_arguments) .)
+  (explicit_delegation (user_type (type_identifier) @name.reference.implements .))
+  (explicit_delegation
+    (user_type (type_identifier) @name.reference.implements . (type_arguments) .))
 ])

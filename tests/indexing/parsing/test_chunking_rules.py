@@ -391,3 +391,15 @@ def test_a_kotlin_infix_call_is_a_call_with_its_left_operand_as_receiver():
     assert {("sumOf", "items", 10), ("empty", "Cart", 20)} <= calls
     # the operands themselves are not calls
     assert not {n for n, _, line in calls if line == 10} & {"items", "Price", "ZERO", "it"}
+
+
+def test_kotlin_generic_and_delegated_supertypes_are_extends_and_implements_edges():
+    source = b"class Lines : Base<String>(), Sink<Int>, io.Closeable by closer, p.Named<T>\n"
+    parsed = parse_file("Lines.kt", source)
+    heritage = {(e.kind, e.callee_name, e.qualifier) for e in parsed.edges if e.kind != "call"}
+    assert heritage == {
+        ("extends", "Base", None),
+        ("implements", "Sink", None),
+        ("implements", "Closeable", "io"),
+        ("implements", "Named", "p"),
+    }
