@@ -23,6 +23,9 @@ from retrieval.symbols import exact_symbols, normalize_name
 MAX_EDGES = 5000
 # languages where a method calls its own class's methods without a receiver
 IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby"})
+# languages whose extension functions (`fun Job.cancelAndJoin()`) call their receiver's members
+# without a receiver
+EXTENSION_LANGUAGES = frozenset({"kotlin"})
 # languages where `a.f()` / `$a->f()` reaches only methods and a free function's path is written
 # `a::f()` / `a\\f()`
 PATH_QUALIFIED_LANGUAGES = frozenset({"rust", "cpp", "php"})
@@ -78,6 +81,17 @@ def _names_base(edge: dict[str, Any]) -> bool:
     )
 
 
+def _in_extension(edge: dict[str, Any]) -> bool:
+    """A call inside an extension function (`fun Job.cancelAndJoin()`, `fun <T> T.f()`), whose
+    signature writes a receiver type and a `.` in front of the function's name."""
+    if edge["language"] not in EXTENSION_LANGUAGES or not edge["caller"]:
+        return False
+    signature: str = edge["caller_signature"] or ""
+    name: str = edge["caller"].rsplit(".", 1)[-1]
+    head = signature.split(name + "(", 1)[0] if name + "(" in signature else ""
+    return head.rstrip().endswith(".")
+
+
 def _same_package(edge: dict[str, Any], definition: SymbolMatch) -> bool:
     """A Go function of the call's own package (Go qualifies names with the package)."""
     return (
@@ -126,6 +140,8 @@ class _Resolver:
                 own = self._own_method(edge, same_repo) or self._inherited(edge, same_repo)
                 if own is not None:
                     return own
+            if _in_extension(edge):
+                return None  # its receiver's member of that name, or the file's function
             local = [d for d in same_repo if d.path == edge["path"] and d.kind == "function"]
             if local:
                 return local[0]
@@ -199,7 +215,8 @@ def _edges(
         f"WITH {VISIBLE_FILES}"
         " SELECT e.callee_name, e.qualifier, e.line, e.kind, e.file_version_id, f.repository,"
         " f.path, f.commit_sha, f.source, cs.qualified_name AS caller, cs.kind AS caller_kind,"
-        " fv.language FROM files f JOIN code_edges e ON e.file_version_id = f.file_version_id"
+        " cs.signature AS caller_signature, fv.language FROM files f"
+        " JOIN code_edges e ON e.file_version_id = f.file_version_id"
         " JOIN file_versions fv ON fv.id = e.file_version_id"
         " LEFT JOIN code_symbols cs ON cs.id = e.caller_symbol_id"
         f" WHERE {where} ORDER BY f.repository, f.path, e.line, e.ordinal LIMIT %(max_edges)s",

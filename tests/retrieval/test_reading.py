@@ -570,50 +570,12 @@ BUFFERED_WRITER_CS = """namespace Shop.IO
         public int Pending { get { return Count(); } }
 
         private int Count() => 0;
-
-
-CART_KT = """package shop
-
-open class Cart<T> {
-    fun reset() {
-        items = empty().items
-    }
-
-    companion object {
-        fun empty(): Cart<Any> = Cart()
-    }
-}
-"""
-CHECKOUT_KT = """package shop
-
-class BigCart : Cart<Int>() {
-    fun refill() {
-        empty()
-    }
-}
-
-fun checkout() {
-    val cart = Cart.empty()
-}
-"""
-BASKET_KT = """package shop
-
-class Basket {
-    fun clear() {
-        empty()
-    }
-
-    companion object {
-        fun empty(): Basket = Basket()
     }
 }
 """
 
 
 def test_csharp_base_reaches_the_overridden_method_and_a_property_calls_its_class(
-
-
-def test_kotlin_calls_reach_a_companion_objects_method_through_its_class(
     settings_env, database_url, git_repo
 ):
     from retrieval.graph import find_callers
@@ -672,6 +634,49 @@ def test_super_of_a_class_whose_base_is_not_in_the_repository_reaches_none_of_it
         assert [(s.path, s.line) for s in sites] == [("web/nodes.js", 9)]
 
 
+CART_KT = """package shop
+
+open class Cart<T> {
+    fun reset() {
+        items = empty().items
+    }
+
+    companion object {
+        fun empty(): Cart<Any> = Cart()
+    }
+}
+"""
+CHECKOUT_KT = """package shop
+
+class BigCart : Cart<Int>() {
+    fun refill() {
+        empty()
+    }
+}
+
+fun checkout() {
+    val cart = Cart.empty()
+}
+"""
+BASKET_KT = """package shop
+
+class Basket {
+    fun clear() {
+        empty()
+    }
+
+    companion object {
+        fun empty(): Basket = Basket()
+    }
+}
+"""
+
+
+def test_kotlin_calls_reach_a_companion_objects_method_through_its_class(
+    settings_env, database_url, git_repo
+):
+    from retrieval.graph import find_callers
+
     files = {"shop/Cart.kt": CART_KT, "shop/Checkout.kt": CHECKOUT_KT, "shop/Basket.kt": BASKET_KT}
     with _indexed(database_url, git_repo, "shop", files) as (conn, scope):
         # `empty()` inside Cart and its subclass, and `Cart.empty()`; Basket's own is its own
@@ -681,3 +686,37 @@ def test_super_of_a_class_whose_base_is_not_in_the_repository_reaches_none_of_it
             ("shop/Checkout.kt", "shop.BigCart.refill", "certain"),
             ("shop/Checkout.kt", "shop.checkout", "certain"),
         }
+
+
+JOB_KT = """package jobs
+
+interface Job {
+    fun cancel()
+}
+
+suspend fun <T : Job> T.cancelAndJoin() {
+    cancel()
+}
+
+fun Context.cancel() {
+    this[Job]?.cancel()
+}
+
+fun stopAll(context: Context) {
+    context.cancel()
+}
+"""
+
+
+def test_a_bare_call_in_a_kotlin_extension_function_is_not_pinned_to_the_files_function(
+    settings_env, database_url, git_repo
+):
+    from retrieval.graph import find_callers
+
+    with _indexed(database_url, git_repo, "jobs", {"jobs/Job.kt": JOB_KT}) as (conn, scope):
+        # `cancel()` in `fun T.cancelAndJoin()` may be its receiver's `Job.cancel`: not certainly
+        # the file's `Context.cancel` extension, and still a possible caller of `Job.cancel`
+        _defs, sites = find_callers(conn, scope, "jobs.cancel")
+        assert ("jobs.cancelAndJoin", "certain") not in {(s.caller, s.certainty) for s in sites}
+        _defs, sites = find_callers(conn, scope, "Job.cancel")
+        assert ("jobs.cancelAndJoin", 8) in {(s.caller, s.line) for s in sites}
