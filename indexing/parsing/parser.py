@@ -25,7 +25,7 @@ from indexing.parsing.redaction import redact
 from indexing.parsing.source import Source, estimate_tokens
 from indexing.parsing.symbols import find_symbols
 
-PARSER_VERSION = "2025.4-ts0.26-lp0.13"  # .4: C++ template arguments left out of names
+PARSER_VERSION = "2025.5-ts0.26-lp0.13"  # .5: C# properties, operators, #if; Kotlin companions, KDoc
 
 log = logging.getLogger(__name__)
 
