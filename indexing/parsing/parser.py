@@ -17,6 +17,12 @@ from dataclasses import replace
 from tree_sitter import Node, QueryCursor, Tree
 
 from indexing.parsing.chunking import build_chunks
+from indexing.parsing.directives import (
+    blank_attribute_macros,
+    blank_cplusplus_branches,
+    blank_directive_comments,
+    keep_first_branches,
+)
 from indexing.parsing.edges import find_edges
 from indexing.parsing.grammars import parser_for, tags_query
 from indexing.parsing.languages import LANGUAGES, detect_language
@@ -25,7 +31,9 @@ from indexing.parsing.redaction import redact
 from indexing.parsing.source import Source, estimate_tokens
 from indexing.parsing.symbols import find_symbols
 
-PARSER_VERSION = "2025.5-ts0.26-lp0.13"  # .5: C# properties, operators, #if; Kotlin companions, KDoc
+PARSER_VERSION = (
+    "2025.5-ts0.26-lp0.13"  # .5: C# properties, operators, #if; Kotlin companions, KDoc
+)
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +41,39 @@ log = logging.getLogger(__name__)
 # (`class A : B` / `#if X` / `, C` / `#endif`, `else` / `#endif` / `{`), which the grammar only
 # parses between statements and members: a file that does not parse is parsed again with
 # these lines blanked (both branches then read as one text).
-_CONDITIONAL_DIRECTIVE = {
-    "csharp": re.compile(rb"^[ \t]*#[ \t]*(?:if|elif|else|endif)\b[^\r\n]*", re.MULTILINE)
+_CONDITIONAL_DIRECTIVE = re.compile(
+    rb"^[ \t]*#[ \t]*(?:if|elif|else|endif)\b[^\r\n]*", re.MULTILINE
+)
+
+
+def _blank_conditional_directives(data: bytes) -> bytes:
+    return _CONDITIONAL_DIRECTIVE.sub(lambda m: b" " * len(m.group(0)), data)
+
+
+# A file that does not parse is parsed again with each of these rewrites (same offsets), and
+# the parse with the fewest bytes in errors is kept (the first of equals). C and C++: attribute
+# macros of declarations (`int f(int a) ATTR;`); C also: only the first branch of each
+# conditional (`#ifdef` cutting through a function; see directives.py).
+_RETRY_REWRITES: dict[str, tuple[Callable[[bytes, Node], bytes], ...]] = {
+    "csharp": (lambda data, _: _blank_conditional_directives(data),),
+    "c": (
+        lambda data, _: blank_attribute_macros(data),
+        lambda data, root: keep_first_branches(blank_attribute_macros(data), _conditionals(root)),
+    ),
+    "cpp": (lambda data, _: blank_attribute_macros(data),),
 }
+
+
+def _conditionals(root: Node) -> set[int]:
+    """Where the conditionals the grammar parsed without errors start."""
+    found: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in ("preproc_if", "preproc_ifdef") and not node.has_error:
+            found.add(node.start_byte)
+        stack.extend(node.children)
+    return found
 
 
 def parse_file(
@@ -93,16 +131,26 @@ def parse_file(
 
 
 def _parse(language: str, data: bytes) -> Tree:
-    """The file's syntax tree; for C#, with its conditional directives blanked when that
-    leaves fewer bytes in errors (offsets unchanged: only the directives' own bytes become
-    spaces)."""
+    """The file's syntax tree; for C and C++, with the comments inside directives blanked and
+    for C the `#ifdef __cplusplus` code too (see directives.py); when it has errors, the tree of
+    the retry rewrite leaving the fewest bytes in errors, if fewer (offsets unchanged: only the
+    rewritten bytes become spaces)."""
+    if language in ("c", "cpp"):
+        data = blank_directive_comments(data)
+    if language == "c":
+        data = blank_cplusplus_branches(data)
     tree = parser_for(language).parse(data)
-    directive = _CONDITIONAL_DIRECTIVE.get(language)
-    if directive is None or not tree.root_node.has_error:
+    if not tree.root_node.has_error:
         return tree
-    blanked = directive.sub(lambda m: b" " * len(m.group(0)), data)
-    retry = parser_for(language).parse(blanked)
-    return retry if _error_bytes(retry.root_node) < _error_bytes(tree.root_node) else tree
+    best, errors = tree, _error_bytes(tree.root_node)
+    for rewrite in _RETRY_REWRITES.get(language, ()):
+        rewritten = rewrite(data, tree.root_node)
+        if rewritten == data:
+            continue
+        retry = parser_for(language).parse(rewritten)
+        if (retry_errors := _error_bytes(retry.root_node)) < errors:
+            best, errors = retry, retry_errors
+    return best
 
 
 def _error_bytes(node: Node) -> int:

@@ -403,3 +403,90 @@ def test_kotlin_generic_and_delegated_supertypes_are_extends_and_implements_edge
         ("implements", "Closeable", "io"),
         ("implements", "Named", "p"),
     }
+
+
+C_MACRO_WITH_COMMENT = b"""#define RESET(p) do {   \\
+    (p)->n = 0; /* empty */ \\
+    (p)->head = NULL;       \\
+} while (0)
+
+int queue_len(const struct queue *q) {
+    return q->n;
+}
+"""
+
+
+def test_c_a_comment_inside_a_multiline_macro_does_not_swallow_the_next_function():
+    parsed = parse_file("queue.c", C_MACRO_WITH_COMMENT)
+    assert not parsed.has_syntax_errors
+    chunk = next(c for c in parsed.chunks if c.symbol_name == "queue_len")
+    assert chunk.content.startswith("int queue_len(") and chunk.start_line == 6
+    assert "/* empty */" in next(c for c in parsed.chunks if c.kind == "file").content
+    assert not problems(C_MACRO_WITH_COMMENT, parsed)
+
+
+C_ATTRIBUTE_MACROS = b"""API int (*plugin_open)(const char *name, int (*cb)(void *)) API_ATTR;
+API int (*plugin_close)(int fd) API_ATTR;
+str str_fmt(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static LOG_LIKE(2, 3) void log_to(int level, const char *fmt, ...) {
+    emit(level, fmt);
+}
+
+static int plugin_init(void) {
+    int n = (int) MAX_PLUGINS;
+    return n;
+}
+"""
+
+
+def test_c_attribute_macros_around_declarations_keep_their_names_and_what_follows():
+    parsed = parse_file("plugin.h", C_ATTRIBUTE_MACROS)
+    functions = {s.name for s in parsed.symbols if s.kind == "function"}
+    assert {"str_fmt", "log_to", "plugin_init"} <= functions
+    log_to = next(s for s in parsed.symbols if s.name == "log_to")
+    assert log_to.signature.startswith("static LOG_LIKE(2, 3) void log_to(")
+    assert ("emit", None) in [(e.callee_name, e.qualifier) for e in parsed.edges]
+    assert not problems(C_ATTRIBUTE_MACROS, parsed)
+
+
+C_CONDITIONALS = b"""#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef USE_FAST
+static int pick(int a) { return a; }
+#else
+static int pick(int a) { return -a; }
+#endif
+
+static double
+scale
+#ifdef OLD_STYLE
+  (x) double x;
+#else
+  (double x)
+#endif
+{
+  return pick((int) x) * 2.0;
+}
+
+int after_scale(void) { return 1; }
+
+#ifdef __cplusplus
+}
+#endif
+"""
+
+
+def test_c_conditionals_cutting_through_a_function_leave_it_and_what_follows_a_symbol():
+    parsed = parse_file("scale.c", C_CONDITIONALS)
+    functions = [s.name for s in parsed.symbols if s.kind == "function"]
+    # a conditional around whole definitions keeps both branches; one cutting through a
+    # function's head is read with its first branch; a C compiler never sees __cplusplus code
+    assert functions == ["pick", "pick", "scale", "after_scale"]
+    scale = next(s for s in parsed.symbols if s.name == "scale")
+    assert (scale.start_line, scale.end_line) == (11, 20)
+    assert ("pick", None) in [
+        (e.callee_name, e.qualifier) for e in parsed.edges if e.caller == functions.index("scale")
+    ]
+    assert not problems(C_CONDITIONALS, parsed)
