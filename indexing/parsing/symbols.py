@@ -13,7 +13,9 @@ Rules:
   Go methods are qualified by their receiver type (`errors.withStack.Cause`) and their parent is
   that type when it is declared in the same file. The members of a Kotlin companion object are
   qualified by its class (`shop.Cart.empty`; the companion itself is `shop.Cart.Companion`, or
-  its own name).
+  its own name). JavaScript/TypeScript object-literal members (`fetchUser(id) {}`, `save: () =>
+  ...`) are methods qualified by the object's variable or assignment target and the keys above
+  them (`api.save`, `module.exports.get`, `config.hooks.init`); they have no parent symbol.
 """
 
 from __future__ import annotations
@@ -99,12 +101,57 @@ def _make_symbol(language: str, node: Node, name_node: Node | None, kind: str, s
         if name_node.parent.type == "member_expression" and owner is not None:
             text = source.text(owner.start_byte, owner.end_byte).replace(".prototype", "")
             scope = [text] if text != "prototype" else []
+    literal = core.parent if core.type in ("pair", "method_definition") else None
+    if literal is not None and literal.type == "object":
+        # a member of an object literal (`api = { save: async (u) => ... }`) is named by the
+        # object's path, as it is called (`api.save()`)
+        scope, kind = _object_path(literal, source), "method"
     symbol = FoundSymbol(core, name, scope, kind, start, end)
     head = core if node.type == "decorated_definition" else node
     symbol.signature = _signature(head, core, source)
     if kind == "class" and language == "kotlin":
         symbol.kind = _kotlin_class_kind(core)
     return symbol
+
+
+_OBJECT_WRAPPERS = frozenset({"parenthesized_expression", "satisfies_expression", "as_expression"})
+_OBJECT_OWNER = re.compile(r"^[\w$]+(?:\.[\w$]+)*$")
+
+
+def _object_path(obj: Node, source: Source) -> list[str]:
+    """The names an object literal is reached by: its variable or the target it is assigned to
+    (`module.exports`, `Foo.prototype` as `Foo`), then the keys of the literals it is nested in
+    (`config.hooks` for `const config = { hooks: { ... } }`); empty for an object passed to a
+    call or exported anonymously."""
+    path: list[str] = []
+    node = obj
+    while True:
+        parent = node.parent
+        while parent is not None and parent.type in _OBJECT_WRAPPERS:
+            node, parent = parent, parent.parent
+        if parent is None:
+            return path
+        if parent.type == "pair" and _is_field(parent, "value", node):
+            key = parent.child_by_field_name("key")
+            if key is None or key.type != "property_identifier" or parent.parent is None:
+                return path
+            path.insert(0, source.text(key.start_byte, key.end_byte))
+            node = parent.parent
+            continue
+        if parent.type == "variable_declarator" and _is_field(parent, "value", node):
+            target = parent.child_by_field_name("name")
+        elif parent.type == "assignment_expression" and _is_field(parent, "right", node):
+            target = parent.child_by_field_name("left")
+        else:
+            return path
+        text = source.text(target.start_byte, target.end_byte) if target is not None else ""
+        text = text.replace(".prototype", "")
+        return [text, *path] if _OBJECT_OWNER.match(text) else path
+
+
+def _is_field(parent: Node, field: str, node: Node) -> bool:
+    child = parent.child_by_field_name(field)
+    return child is not None and child.id == node.id
 
 
 def _wraps(node: Node) -> bool:

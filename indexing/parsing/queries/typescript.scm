@@ -50,6 +50,41 @@
     left: (member_expression property: (property_identifier) @name.definition.function)
     right: [(arrow_function) (function_expression)])) @definition.function
 
+(public_field_definition
+  name: [(property_identifier) (private_property_identifier)] @name.definition.function
+  value: [(arrow_function) (function_expression)]) @definition.function
+
+; a function wrapped by a call (`const Row = memo(function () {...})`, `forwardRef((p, r) => ...)`,
+; `create<S>()((set) => ...)`), directly or inside one more call (`memo(forwardRef(...))`)
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name.definition.function
+    value: (call_expression
+      arguments: (arguments [(arrow_function) (function_expression)])))) @definition.function
+
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name.definition.function
+    value: (call_expression
+      arguments: (arguments
+        (call_expression
+          arguments: (arguments [(arrow_function) (function_expression)])))))) @definition.function
+
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name.definition.function
+    value: (call_expression
+      arguments: (arguments [(arrow_function) (function_expression)])))) @definition.function
+
+; an anonymous default export (`export default () => <App />`) is named `default`
+(export_statement
+  "default" @name.definition.function
+  value: [(arrow_function) (function_expression)]) @definition.function
+
+(pair
+  key: (property_identifier) @name.definition.function
+  value: [(arrow_function) (function_expression)]) @definition.function
+
 (call_expression
   function: [
     (identifier) @name.reference.call
@@ -73,6 +108,25 @@
 (import_statement
   (import_clause (namespace_import (identifier) @name.reference.import))
   source: (string (string_fragment) @qualifier.reference.import)) @reference.import
+
+(variable_declarator
+  name: (identifier) @name.reference.import
+  value: (call_expression
+    function: (identifier) @_require (#eq? @_require "require")
+    arguments: (arguments . (string (string_fragment) @qualifier.reference.import)))) @reference.import
+
+(variable_declarator
+  name: (object_pattern [
+    (shorthand_property_identifier_pattern) @name.reference.import
+    (pair_pattern key: (property_identifier) @name.reference.import)
+  ])
+  value: (call_expression
+    function: (identifier) @_require (#eq? @_require "require")
+    arguments: (arguments . (string (string_fragment) @qualifier.reference.import)))) @reference.import
+
+(call_expression
+  function: (identifier) @_require (#eq? @_require "require")
+  arguments: (arguments . (string (string_fragment) @name.reference.import))) @reference.import
 
 (extends_clause
   value: [

@@ -47,8 +47,11 @@ EXPECTED = [
              "# URI escapes.", "end", "Rack::Utils", ("encode_www_form_component", "URI")),
     Expected("typescript", "internal/Observable.ts", "Observable.lift", "method",
              "/**", "}", "Observable", ("Observable", None)),
-    Expected("tsx", "components/Screen.tsx", "handleRef", "function",
-             "const handleRef = (ref", "};", None, ("setRef", None)),
+    # a component wrapped by `React.forwardRef(` / `function InnerScreen(props, ref) {`: its
+    # closures (`handleRef`) are part of it, and it is split although the function opens a line
+    # below the call's bracket
+    Expected("tsx", "components/Screen.tsx", "InnerScreen", "function",
+             "export const InnerScreen = React.forwardRef", ");", None, ("setRef", None)),
     Expected("kotlin", "rnscreens/ScreenStack.kt", "com.swmansion.rnscreens.ScreenStack.dismiss",
              "method", "/**", "}", "com.swmansion.rnscreens.ScreenStack",
              ("add", "dismissedWrappers")),
