@@ -4,11 +4,13 @@ Pieces are whole lines. A cut between two lines is *legal* when every syntax nod
 (starting before and ending after it, inside the region) is a block (a statement or member list),
 a compound statement owning a block (`if`, `for`, `try`, a function, a class...), or a construct
 whose own head sits on its first line around a crossing node that is itself legal
-(`const f = () => {`, `describe("x", function () {`). So no cut falls inside an expression, a
-simple statement, a string or a comment. A legal cut is *enabled* only when every crossing node
-below the region is itself too large for one piece: statements that fit are never split, which
-is the same as recursing into a statement's blocks only when it is too big. Pieces are packed
-greedily over the enabled cuts; a leaf statement too big on its own becomes an oversized piece.
+(`const f = () => {`, `describe("x", function () {`, or a bracket alone on that line:
+`forwardRef(` then `function Row(props, ref) {`), or a JSX element (a list of its children).
+So no cut falls inside an expression, a simple statement, a string or a comment. A legal cut
+is *enabled* only when every crossing node below the region is itself too large for one piece:
+statements that fit are never split, which is the same as recursing into a statement's blocks
+only when it is too big. Pieces are packed greedily over the enabled cuts; a leaf statement too
+big on its own becomes an oversized piece.
 """
 
 from __future__ import annotations
@@ -118,10 +120,15 @@ def _crossing_chain(root: Node, cut: int) -> list[Node]:
     return chain
 
 
+# Nodes that may be cut between their children, though they are not blocks a node around them
+# owns: a cut between `return (` and the JSX element it returns stays illegal.
+_CHILD_LISTS = frozenset({"jsx_element"})
+
+
 def _splittable(
     node: Node, below: Node | None, source: Source, owns_block: dict[int, bool]
 ) -> bool:
-    if node.type in BLOCK_TYPES or node.is_error:
+    if node.type in BLOCK_TYPES or node.type in _CHILD_LISTS or node.is_error:
         return True
     # cached: a node crosses every line it spans, and listing the children of a 10,000-entry
     # literal on each of its lines made one 600 KB data file take minutes (quadratic)
@@ -131,5 +138,8 @@ def _splittable(
         return True
     if below is None:
         return False
-    # `const f = () => {`: a head on the node's first line, then the crossing child.
-    return source.line_of(below.start_byte) == source.line_of(node.start_byte)
+    # `const f = () => {`: a head on the node's first line, then the crossing child; or a
+    # bracket alone before it (`forwardRef(` / `  function Row(props) {`, `return (` / `  <div>`)
+    if source.line_of(below.start_byte) == source.line_of(node.start_byte):
+        return True
+    return source.data[node.start_byte : below.start_byte].strip() in (b"(", b"[")
