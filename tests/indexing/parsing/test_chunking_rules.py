@@ -490,3 +490,115 @@ def test_c_conditionals_cutting_through_a_function_leave_it_and_what_follows_a_s
         (e.callee_name, e.qualifier) for e in parsed.edges if e.caller == functions.index("scale")
     ]
     assert not problems(C_CONDITIONALS, parsed)
+
+
+STORE_JS = b"""import { request } from './http';
+
+/** Talks to the server. */
+export const client = {
+  load(id) {
+    return request('GET', id);
+  },
+  save: async (item) => {
+    return request('PUT', item);
+  },
+  hooks: {
+    before: function () { return audit(); },
+  },
+};
+
+module.exports = { ping: () => request('HEAD') };
+
+export const Row = memo(function Row(props) {
+  return format(props);
+});
+
+export const Field = memo(
+  forwardRef((props, ref) => {
+    return render(props, ref);
+  }),
+);
+
+export default () => {
+  return start();
+};
+
+export class Panel extends Base {
+  #count = 0;
+  onClick = (event) => {
+    this.toggle(event);
+  };
+  #reset = () => { this.#count = 0; };
+  toggle(event) {}
+}
+"""
+
+
+def test_javascript_object_literal_members_are_methods_named_by_their_object():
+    for path in ("store.js", "store.ts"):
+        parsed = parse_file(path, STORE_JS)
+        kinds = {s.qualified_name: s.kind for s in parsed.symbols}
+        assert kinds["client.load"] == kinds["client.save"] == "method", path
+        assert kinds["client.hooks.before"] == "method", path
+        assert kinds["module.exports.ping"] == "method", path
+        call = next(e for e in parsed.edges if e.line == 9 and e.callee_name == "request")
+        assert parsed.symbols[call.caller].qualified_name == "client.save", path
+        assert not problems(STORE_JS, parsed)
+
+
+def test_javascript_functions_wrapped_by_a_call_and_anonymous_default_exports_are_symbols():
+    for path in ("view.jsx", "view.tsx"):
+        parsed = parse_file(path, STORE_JS)
+        by_name = {s.qualified_name: s for s in parsed.symbols}
+        assert by_name["Row"].kind == by_name["Field"].kind == "function", path
+        assert (by_name["Field"].start_line, by_name["Field"].end_line) == (22, 26), path
+        assert by_name["default"].kind == "function", path
+        callers = {e.callee_name: e.caller for e in parsed.edges if e.kind == "call"}
+        assert parsed.symbols[callers["render"]].qualified_name == "Field", path
+        assert parsed.symbols[callers["start"]].qualified_name == "default", path
+
+
+def test_javascript_class_fields_holding_functions_are_methods_of_their_class():
+    for path in ("panel.js", "panel.ts"):
+        parsed = parse_file(path, STORE_JS)
+        members = {(s.qualified_name, s.kind) for s in parsed.symbols}
+        assert {("Panel.onClick", "method"), ("Panel.#reset", "method")} <= members, path
+        assert not any(n == "Panel.#count" for n, _ in members), path
+        call = next(e for e in parsed.edges if e.callee_name == "toggle")
+        assert (call.qualifier, parsed.symbols[call.caller].qualified_name) == (
+            "this",
+            "Panel.onClick",
+        ), path
+
+
+def test_commonjs_requires_are_imports_of_the_names_they_bind():
+    source = b"const { parse, format: fmt } = require('./text');\nconst io = require('../io');\n"
+    for path in ("a.js", "a.ts"):
+        parsed = parse_file(path, source)
+        imports = {(e.callee_name, e.qualifier) for e in parsed.edges if e.kind == "import"}
+        assert {("parse", "./text"), ("format", "./text"), ("io", "../io")} <= imports, path
+
+
+def test_a_component_called_through_a_bracket_on_its_own_line_is_split_and_jsx_between_children():
+    rows = "".join(f"      <Cell key={{{i}}} value={{props.v{i}}} />\n" for i in range(40))
+    checks = "".join(f"    if (props.a{i}) {{\n      log({i});\n    }}\n" for i in range(30))
+    source = (
+        "export const Table = forwardRef(\n"
+        "  function Table(props, ref) {\n"
+        f"{checks}"
+        "    return (\n"
+        "      <Grid ref={ref}>\n"
+        f"{rows}"
+        "      </Grid>\n"
+        "    );\n"
+        "  },\n"
+        ");\n"
+    ).encode()
+    parsed = parse_file("table.jsx", source, max_tokens=128)
+    pieces = [c for c in parsed.chunks if c.symbol_name == "Table"]
+    assert len(pieces) > 3
+    lines = source.decode().split("\n")
+    for piece in pieces[1:]:
+        first = lines[piece.start_line - 1].strip()
+        assert first.startswith(("if (", "<Cell", "return (")), first
+    assert not problems(source, parsed)
