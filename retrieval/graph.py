@@ -53,6 +53,40 @@ def _module_paths(importing_path: str, module: str) -> list[str]:
     return [stem + ".py", stem + "/__init__.py"] if stem else []
 
 
+# languages whose imports name a file by a path relative to the importing file (`./api`)
+RELATIVE_IMPORT_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+_SCRIPT_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+_COMPILED_EXTENSIONS = {
+    ".js": (".ts", ".tsx"),
+    ".jsx": (".tsx",),
+    ".mjs": (".mts",),
+    ".cjs": (".cts",),
+}
+# what a CommonJS module assigns its exports to (`exports.get = ...`, `module.exports = {...}`)
+_COMMONJS_EXPORTS = frozenset({"", "exports", "module.exports"})
+
+
+def _relative_module_paths(importing_path: str, module: str) -> list[str]:
+    """Candidate files of a relative JavaScript/TypeScript import (`./api`, `../lib/x.js`): the
+    path itself, with each script extension, or its directory's `index` file; TypeScript writes
+    the compiled name (`./x.js` for `x.ts`). None for a package (`react`, `@/x`), which lies
+    outside the repository or behind a bundler's alias."""
+    if module not in (".", "..") and not module.startswith(("./", "../")):
+        return []
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(importing_path), module))
+    if joined == ".." or joined.startswith("../"):
+        return []
+    stem, ext = posixpath.splitext(joined)
+    compiled = [stem + e for e in _COMPILED_EXTENSIONS.get(ext, ())]
+    listed = [joined] if ext in _SCRIPT_EXTENSIONS else []
+    return [
+        *listed,
+        *compiled,
+        *(joined + e for e in _SCRIPT_EXTENSIONS),
+        *(f"{joined}/index{e}" for e in _SCRIPT_EXTENSIONS),
+    ]
+
+
 def _defined_in(paths: list[str], definition_path: str, absolute: bool) -> bool:
     for candidate in paths:
         if candidate == definition_path or (absolute and definition_path.endswith("/" + candidate)):
@@ -197,6 +231,11 @@ class _Resolver:
             if imp["callee_name"] != name:
                 continue
             module = imp["qualifier"] or ""
+            if edge["language"] in RELATIVE_IMPORT_LANGUAGES:
+                found = self._from_relative_module(edge["path"], module, defs, as_module)
+                if found is not None:
+                    return found
+                continue
             if as_module or not module:
                 # `import pkg.mod` / `from pkg import mod`: the name itself is the module
                 module = f"{module}.{name}" if module and module != "." else (module + name)
@@ -205,6 +244,20 @@ class _Resolver:
             for d in defs:
                 if _defined_in(paths, d.path, absolute):
                     return d
+        return None
+
+    @staticmethod
+    def _from_relative_module(
+        importing_path: str, module: str, defs: list[SymbolMatch], as_module: bool
+    ) -> SymbolMatch | None:
+        """The definition an import of `module` (`import { f } from './api'`, `const { f } =
+        require('./api')`) reaches: a top-level or CommonJS-exported one of the module's file;
+        any of that file's definitions when the name is the module itself (`import * as api`,
+        a default import, `const api = require('./api')`, called as `api.f()`)."""
+        paths = _relative_module_paths(importing_path, module)
+        for d in defs:
+            if d.path in paths and (as_module or enclosing_name(d.symbol) in _COMMONJS_EXPORTS):
+                return d
         return None
 
 

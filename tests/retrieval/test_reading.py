@@ -720,3 +720,62 @@ def test_a_bare_call_in_a_kotlin_extension_function_is_not_pinned_to_the_files_f
         assert ("jobs.cancelAndJoin", "certain") not in {(s.caller, s.certainty) for s in sites}
         _defs, sites = find_callers(conn, scope, "Job.cancel")
         assert ("jobs.cancelAndJoin", 8) in {(s.caller, s.line) for s in sites}
+
+
+FORMAT_TS = """export function formatPrice(cents: number): string {
+  return (cents / 100).toFixed(2);
+}
+"""
+
+CART_TSX = """import { formatPrice } from '../lib/format.js';
+import * as money from '../lib/format';
+
+export function Total({ cents }: { cents: number }) {
+  return <b>{formatPrice(cents)}</b>;
+}
+
+export function Tax({ cents }: { cents: number }) {
+  return <i>{money.formatPrice(cents / 5)}</i>;
+}
+"""
+
+LEGACY_JS = """const { formatPrice } = require('./legacy/format');
+
+exports.label = (c) => formatPrice(c);
+"""
+
+OTHER_FORMAT_JS = """exports.formatPrice = function (c) {
+  return '$' + c;
+};
+"""
+
+ORDERS_JS = """import { formatPrice } from 'some-package';
+
+export const show = (c) => formatPrice(c);
+"""
+
+
+def test_relative_javascript_imports_resolve_to_their_files(settings_env, database_url, git_repo):
+    from retrieval.graph import find_callers
+
+    files = {
+        "src/lib/format.ts": FORMAT_TS,
+        "src/cart/Cart.tsx": CART_TSX,
+        "src/legacy.js": LEGACY_JS,
+        "src/legacy/format.js": OTHER_FORMAT_JS,
+        "src/orders.js": ORDERS_JS,
+    }
+    with _indexed(database_url, git_repo, "shopjs", files) as (conn, scope):
+        _defs, sites = find_callers(conn, scope, "formatPrice", path="src/lib/format.ts")
+        # `./x.js` names the compiled `x.ts`, `import * as money` the module; the CommonJS
+        # require reaches the other definition (left out); a package's import stays a guess
+        assert {(s.path, s.caller, s.certainty) for s in sites} == {
+            ("src/cart/Cart.tsx", "Total", "certain"),
+            ("src/cart/Cart.tsx", "Tax", "certain"),
+            ("src/orders.js", "show", "ambiguous"),
+        }
+        _defs, sites = find_callers(conn, scope, "exports.formatPrice")
+        assert {(s.path, s.caller, s.certainty) for s in sites} == {
+            ("src/legacy.js", "exports.label", "certain"),
+            ("src/orders.js", "show", "ambiguous"),
+        }
