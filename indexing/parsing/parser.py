@@ -31,9 +31,8 @@ from indexing.parsing.redaction import redact
 from indexing.parsing.source import Source, estimate_tokens
 from indexing.parsing.symbols import find_symbols
 
-PARSER_VERSION = (
-    "2025.5-ts0.26-lp0.13"  # .5: C# properties, operators, #if; Kotlin companions, KDoc
-)
+# .6: C's directives and attribute macros, JS/TS object members; .5: C#, Kotlin
+PARSER_VERSION = "2025.6-ts0.26-lp0.13"
 
 log = logging.getLogger(__name__)
 
