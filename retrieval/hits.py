@@ -51,6 +51,7 @@ def unit_range(
 # delegation, a one-line predicate. It names what it returns or forwards; the code that computes
 # it answers a question about how (docs/retrieval.md).
 THIN_FUNCTION_LINES = 3
+THIN_FUNCTION_CHARACTERS = 300
 # the text of a chunk short enough to be a thin function (NULL for the others): a SQL column
 SHORT_CONTENT: LiteralString = """
     CASE WHEN c.piece_count = 1 AND c.end_line - c.start_line < 40 THEN c.content END
@@ -61,11 +62,11 @@ _BRACKETS_LINE = re.compile(r"[\[\]{}(),;:]*|end")
 _TRIPLE_QUOTES = ('"""', "'''")
 
 
-def code_lines(text: str) -> int:
-    """Lines of `text` holding code: not blank, not a comment or docstring line, not an
+def code_lines(text: str) -> list[str]:
+    """The lines of `text` holding code: not blank, not a comment or docstring line, not an
     attribute or decorator line (`@property`, `#[inline]`, `[Obsolete]`), not only brackets
     or `end`."""
-    count = 0
+    code: list[str] = []
     docstring = None
     for line in text.splitlines():
         stripped = line.strip()
@@ -85,13 +86,17 @@ def code_lines(text: str) -> int:
             or (stripped.startswith("[") and stripped.endswith("]"))
         ):
             continue
-        count += 1
-    return count
+        code.append(stripped)
+    return code
 
 
 def is_thin(short_content: str | None) -> bool:
-    """True for a single-chunk function of at most `THIN_FUNCTION_LINES` lines of code."""
-    return short_content is not None and code_lines(short_content) <= THIN_FUNCTION_LINES
+    """True for a single-chunk function of at most `THIN_FUNCTION_LINES` short lines of code (a
+    long one-liner holds more than an accessor)."""
+    if short_content is None:
+        return False
+    code = code_lines(short_content)
+    return len(code) <= THIN_FUNCTION_LINES and sum(map(len, code)) <= THIN_FUNCTION_CHARACTERS
 
 
 @dataclass

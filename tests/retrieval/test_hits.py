@@ -191,13 +191,15 @@ def test_a_function_of_a_statement_or_two_is_thin_whatever_its_comments_and_brac
         "        self.inner.len()\n    }\n"
     )
     ruby_predicate = "  def empty?\n    size.zero?\n  end\n"
-    assert [code_lines(t) for t in (php_getter, php_setter, python_property)] == [2, 3, 2]
+    assert [len(code_lines(t)) for t in (php_getter, php_setter, python_property)] == [2, 3, 2]
     assert all(is_thin(t) for t in (php_getter, php_setter, python_property))
     assert all(is_thin(t) for t in (rust_delegation, ruby_predicate))
     c_body = "int next(int *p) {\n  *p += 1;\n  --count;\n  return *p;\n}\n"
-    assert code_lines(c_body) == 4  # a dereference or a decrement is code, not a comment
+    assert len(code_lines(c_body)) == 4  # a dereference or a decrement is code, not a comment
     assert not is_thin(c_body)
     assert not is_thin(None)  # too long to be sent as short content
+    one_liner = "const f = (a) => " + " + ".join(f"g{i}(a)" for i in range(60)) + "\n"
+    assert not is_thin(one_liner)  # one line, but no accessor
 
 
 def _accounts() -> str:
