@@ -22,9 +22,12 @@ def a_job() -> None:
     wait_for_nothing()
 
 
-# a stand-in for a run's process: says when it listens, ends cleanly on Ctrl-C
+# a stand-in for a run's process: says when it listens, ends cleanly on Ctrl-C (its handler set
+# as a run's is by Dagster's capture_interrupts: a shell's background job starts with SIGINT
+# ignored, and a bare interpreter keeps that)
 SLEEPER = """
-import time
+import signal, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
 print("ready", flush=True)
 try:
     time.sleep(120)
