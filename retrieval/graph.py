@@ -53,6 +53,10 @@ def _module_paths(importing_path: str, module: str) -> list[str]:
     return [stem + ".py", stem + "/__init__.py"] if stem else []
 
 
+# a free function's definition, or its C/C++ prototype (which is never what a call resolves to:
+# a file declaring `int parse(const char *);` calls the `parse` defined elsewhere)
+FREE_FUNCTION_KINDS = frozenset({"function", "prototype"})
+
 # languages whose imports name a file by a path relative to the importing file (`./api`)
 RELATIVE_IMPORT_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 _SCRIPT_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
@@ -176,6 +180,7 @@ class _Resolver:
                     return own
             if _in_extension(edge):
                 return None  # its receiver's member of that name, or the file's function
+            # (a function: a prototype only declares what is defined elsewhere)
             local = [d for d in same_repo if d.path == edge["path"] and d.kind == "function"]
             if local:
                 return local[0]
@@ -372,7 +377,7 @@ def _may_reach(asked: list[SymbolMatch], edge: dict[str, Any]) -> bool:
     packages = {(d.repository, posixpath.dirname(d.path)) for d in asked}
     if (edge["repository"], posixpath.dirname(edge["path"])) not in packages:
         return False
-    return edge["qualifier"] is None or any(d.kind != "function" for d in asked)
+    return edge["qualifier"] is None or any(d.kind not in FREE_FUNCTION_KINDS for d in asked)
 
 
 def _function_calls(
@@ -382,7 +387,7 @@ def _function_calls(
     only free functions were asked for, in languages where that syntax reaches methods alone and
     a function's path is written with `::` or `\\` (Rust, C++, PHP). The edge keeps the receiver
     without its separator, so the call's own text tells."""
-    if not asked or any(d.kind != "function" for d in asked):
+    if not asked or any(d.kind not in FREE_FUNCTION_KINDS for d in asked):
         return edges
     dotted = [e for e in edges if e["qualifier"] and e["language"] in PATH_QUALIFIED_LANGUAGES]
     if not dotted:

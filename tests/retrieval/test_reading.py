@@ -779,3 +779,47 @@ def test_relative_javascript_imports_resolve_to_their_files(settings_env, databa
             ("src/legacy.js", "exports.label", "certain"),
             ("src/orders.js", "show", "ambiguous"),
         }
+
+
+PARSE_C = """#include "parse.h"
+
+static int token(const char *s);
+
+int parse(const char *s) {
+    return token(s) + 1;
+}
+
+static int token(const char *s) {
+    return *s == 'x';
+}
+"""
+PARSE_H = """/* Parses s. */
+int parse(const char *s);
+"""
+MAIN_C = """#include "parse.h"
+int parse(const char *s);
+
+int main(void) {
+    return parse("x");
+}
+"""
+
+
+def test_a_c_prototype_is_not_the_definition_a_call_reaches(settings_env, database_url, git_repo):
+    from retrieval.graph import find_callers
+    from retrieval.symbols import exact_symbols
+
+    files = {"src/parse.c": PARSE_C, "src/parse.h": PARSE_H, "src/main.c": MAIN_C}
+    with _indexed(database_url, git_repo, "c", files) as (conn, scope):
+        kinds = {(m.path, m.kind) for m in exact_symbols(conn, scope, "parse")}
+        assert kinds == {
+            ("src/parse.c", "function"),
+            ("src/parse.h", "prototype"),
+            ("src/main.c", "prototype"),
+        }
+        # main.c declares parse itself; its call still reaches the definition of parse.c
+        _defs, sites = find_callers(conn, scope, "parse", path="src/parse.c")
+        assert [(s.path, s.line) for s in sites] == [("src/main.c", 5)]
+        # a forward declaration and the definition of a static function: one function's callers
+        _defs, sites = find_callers(conn, scope, "token", path="src/parse.c")
+        assert [(s.path, s.line, s.certainty) for s in sites] == [("src/parse.c", 6, "certain")]

@@ -14,14 +14,15 @@
       declarator: (function_declarator
         declarator: (identifier) @name.definition.function)))) @definition.function
 
+; a prototype declares a function defined elsewhere (a header's, a forward declaration)
 (declaration
   declarator: (function_declarator
-    declarator: (identifier) @name.definition.function)) @definition.function
+    declarator: (identifier) @name.definition.prototype)) @definition.prototype
 
 (declaration
   declarator: (pointer_declarator
     declarator: (function_declarator
-      declarator: (identifier) @name.definition.function))) @definition.function
+      declarator: (identifier) @name.definition.prototype))) @definition.prototype
 
 (struct_specifier
   name: (type_identifier) @name.definition.struct

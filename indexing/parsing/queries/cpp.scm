@@ -29,9 +29,10 @@
     (function_declarator
       declarator: (_) @name.definition.function))) @definition.function
 
+; a prototype declares a function defined elsewhere (a header's, a forward declaration)
 (declaration
   declarator: (function_declarator
-    declarator: [(identifier) (qualified_identifier)] @name.definition.function)) @definition.function
+    declarator: [(identifier) (qualified_identifier)] @name.definition.prototype)) @definition.prototype
 
 (field_declaration
   declarator: (function_declarator

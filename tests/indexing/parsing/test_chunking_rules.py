@@ -441,8 +441,12 @@ static int plugin_init(void) {
 
 def test_c_attribute_macros_around_declarations_keep_their_names_and_what_follows():
     parsed = parse_file("plugin.h", C_ATTRIBUTE_MACROS)
-    functions = {s.name for s in parsed.symbols if s.kind == "function"}
-    assert {"str_fmt", "log_to", "plugin_init"} <= functions
+    kinds = {s.name: s.kind for s in parsed.symbols}
+    assert (kinds["str_fmt"], kinds["log_to"], kinds["plugin_init"]) == (
+        "prototype",
+        "function",
+        "function",
+    )
     log_to = next(s for s in parsed.symbols if s.name == "log_to")
     assert log_to.signature.startswith("static LOG_LIKE(2, 3) void log_to(")
     assert ("emit", None) in [(e.callee_name, e.qualifier) for e in parsed.edges]
