@@ -92,7 +92,7 @@ def _enabled(
     owns_block: dict[int, bool],
 ) -> bool:
     """May the region be cut at byte offset `cut` (the start of a line)?"""
-    chain = _crossing_chain(root, cut)
+    chain = _crossing_chain(root, source, cut)
     for i, node in enumerate(chain):
         around = node.start_byte <= start and node.end_byte >= end
         if around and (node.start_byte < start or node.end_byte > end):
@@ -108,12 +108,15 @@ def _enabled(
     return True
 
 
-def _crossing_chain(root: Node, cut: int) -> list[Node]:
-    """Nodes with start < cut < end, outermost first."""
+def _crossing_chain(root: Node, source: Source, cut: int) -> list[Node]:
+    """Nodes with start < cut < end, outermost first; a node whose rest after the cut is only
+    blanks does not cross it (tree-sitter-swift ends a `case` at the next one's first token)."""
     node: Node | None = root.descendant_for_byte_range(cut, cut)
     chain = []
     while node is not None:
-        if node.start_byte < cut < node.end_byte:
+        if node.start_byte < cut < node.end_byte and (
+            node.end_byte - cut > 64 or source.data[cut : node.end_byte].strip()
+        ):
             chain.append(node)
         node = node.parent
     chain.reverse()
