@@ -6,7 +6,8 @@ resolved to definitions at query time. Known imprecision: dynamic calls (`getatt
 `call_user_func`, `$obj->$name()`, reflection, function values passed around), calls through
 aliases and macros that hide calls are not seen or not resolvable; Ruby calls without arguments
 or parentheses look like variables and are missed; a call inside a closure belongs to the
-closure's enclosing symbol.
+closure's enclosing symbol. An Objective-C message (`[obj doThing:1 with:2]`) is a call of its
+selector's first keyword (`doThing`) with the receiver as qualifier.
 For imports, `callee_name` is the last segment of the imported path and `qualifier` the rest
 (`from a.b import c` -> `c` / `a.b`; `use A\\B\\C;` -> `C` / `A\\B`).
 """
@@ -81,6 +82,8 @@ def _receiver(
     """Text in front of the name inside the callee expression, without the trailing separator."""
     if container is not None and container.type == "token_tree":
         return _token_receiver(name, source)
+    if container is not None and container.type == "message_expression":
+        return _message_receiver(container, source)
     outer = container if container is not None else name.parent
     if outer is None:
         return None
@@ -109,6 +112,16 @@ def _token_receiver(name: Node, source: Source) -> str | None:
         tokens.insert(0, source.text(node.start_byte, node.end_byte))
         node = node.prev_sibling
     text = re.sub(r"^(?:\.|::)+|(?:\.|::)+$", "", "".join(tokens))
+    return text if text and len(text) <= _QUALIFIER_LIMIT else None
+
+
+def _message_receiver(message: Node, source: Source) -> str | None:
+    """The receiver of an Objective-C message (`self` of `[self doThing:x]`, `[Foo shared]` of
+    `[[Foo shared] doThing:x]`), its blanks collapsed."""
+    receiver = message.child_by_field_name("receiver")
+    if receiver is None:
+        return None
+    text = re.sub(r"\s+", " ", source.text(receiver.start_byte, receiver.end_byte)).strip()
     return text if text and len(text) <= _QUALIFIER_LIMIT else None
 
 

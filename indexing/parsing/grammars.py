@@ -15,7 +15,7 @@ _QUERY_FILE = {"tsx": "typescript"}
 # C#'s properties and indexers with code in their accessors are function-like
 FUNCTION_KINDS = frozenset({"function", "method", "constructor", "macro", "property"})
 CONTAINER_KINDS = frozenset(
-    {"class", "interface", "trait", "enum", "struct", "module", "impl", "object"}
+    {"class", "interface", "trait", "enum", "struct", "module", "impl", "object", "extension"}
 )
 
 # Nodes that hold a list of statements or members: a chunk may be cut between their children.
@@ -27,6 +27,8 @@ BLOCK_TYPES = frozenset(
         "declaration_list",
         "field_declaration_list",
         "class_body",
+        "protocol_body",
+        "computed_property",
         "interface_body",
         "enum_body",
         "enum_class_body",
@@ -50,6 +52,7 @@ BLOCK_TYPES = frozenset(
         "switch_block_statement_group",
         "switch_section",
         "switch_case",
+        "switch_entry",
         "switch_default",
         "case_statement",
         "case_clause",
@@ -112,8 +115,9 @@ LEADING_TYPES = frozenset(
 # comment at their very end still leads the next definition.
 SWALLOWING_TYPES = frozenset({"import_list", "import_header", "package_header"})
 
-# Source holding nothing but blanks and closing punctuation is never a chunk or piece of its own.
-TRIVIAL = re.compile(rb"^(?:\s|[})\];,]|\bend\b|<\?php|\?>)*$")
+# Source holding nothing but blanks and closing punctuation (`}`, `end`, Objective-C's `@end`) is
+# never a chunk or piece of its own.
+TRIVIAL = re.compile(rb"^(?:\s|[})\];,]|\bend\b|@end\b|<\?php|\?>)*$")
 
 # Nodes whose text names the file's namespace or package.
 NAMESPACE_TYPES = {

@@ -1,8 +1,9 @@
 """Which of the supported languages a file is written in, from its name and, if needed, its head.
 
 Language names are codeatlas' own and are also the grammar names in tree-sitter-language-pack
-(`csharp`, not `c_sharp`). A `.h` header is C unless its head shows C++ (classes, namespaces,
-templates, `std::`...).
+(`csharp`, not `c_sharp`). A `.h` header is C unless its head shows Objective-C (`@interface`,
+`@protocol`, `#import`) or C++ (classes, namespaces, templates, `std::`...). `.m` and `.mm` are
+Objective-C: there is no Objective-C++ grammar, so a `.mm` file's C++ parts may be errors.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ LANGUAGES = (
     "kotlin",
     "c",
     "cpp",
+    "swift",
+    "objc",
 )
 
 _BY_EXTENSION = {
@@ -61,6 +64,9 @@ _BY_EXTENSION = {
     ".h++": "cpp",
     ".ipp": "cpp",
     ".inl": "cpp",
+    ".swift": "swift",
+    ".m": "objc",
+    ".mm": "objc",
 }
 
 _BY_FILENAME = {
@@ -90,6 +96,15 @@ _CPP_MARKERS = re.compile(
 )
 
 
+# Objective-C's own syntax (`@interface`, `@protocol`, `#import`, `@import UIKit;`): it wins over
+# C++'s markers, as an Objective-C++ header's classes are Objective-C ones
+_OBJC_MARKERS = re.compile(
+    rb"^[ \t]*(@(interface|protocol|implementation|class|import)\b|#[ \t]*import[ \t]*[<\"])"
+    rb"|\bNS_ASSUME_NONNULL_BEGIN\b",
+    re.MULTILINE,
+)
+
+
 def detect_language(path: str, content: bytes | None = None) -> str | None:
     """Return the codeatlas language name of `path` (using `content` when the name is unclear)."""
     name = posixpath.basename(path.replace("\\", "/"))
@@ -98,7 +113,10 @@ def detect_language(path: str, content: bytes | None = None) -> str | None:
         return _BY_FILENAME[lower]
     _, ext = posixpath.splitext(lower)
     if ext == ".h":
-        return "cpp" if content is not None and _CPP_MARKERS.search(content[:65536]) else "c"
+        head = content[:65536] if content is not None else b""
+        if _OBJC_MARKERS.search(head):
+            return "objc"
+        return "cpp" if _CPP_MARKERS.search(head) else "c"
     if ext in _BY_EXTENSION:
         return _BY_EXTENSION[ext]
     if content is None:

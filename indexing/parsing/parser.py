@@ -16,6 +16,13 @@ from dataclasses import replace
 
 from tree_sitter import Node, QueryCursor, Tree
 
+from indexing.parsing.apple import (
+    blank_objc_cplusplus,
+    blank_objc_macros,
+    blank_swift_conditionals,
+    blank_swift_words,
+    read_ns_enums,
+)
 from indexing.parsing.chunking import build_chunks
 from indexing.parsing.directives import (
     blank_attribute_macros,
@@ -60,6 +67,17 @@ _RETRY_REWRITES: dict[str, tuple[Callable[[bytes, Node], bytes], ...]] = {
         lambda data, root: keep_first_branches(blank_attribute_macros(data), _conditionals(root)),
     ),
     "cpp": (lambda data, _: blank_attribute_macros(data),),
+    # Objective-C: macros; then the C++ of `.mm` files; Swift: Swift 6 words, then `#if` lines
+    # (see apple.py)
+    "objc": (
+        lambda data, _: blank_objc_macros(data),
+        lambda data, _: blank_objc_cplusplus(data),
+        lambda data, root: keep_first_branches(blank_objc_cplusplus(data), _conditionals(root)),
+    ),
+    "swift": (
+        lambda data, _: blank_swift_words(data),
+        lambda data, _: blank_swift_conditionals(data),
+    ),
 }
 
 
@@ -130,12 +148,15 @@ def parse_file(
 
 
 def _parse(language: str, data: bytes) -> Tree:
-    """The file's syntax tree; for C and C++, with the comments inside directives blanked and
-    for C the `#ifdef __cplusplus` code too (see directives.py); when it has errors, the tree of
+    """The file's syntax tree; for C, C++ and Objective-C, with the comments inside directives
+    blanked, for C the `#ifdef __cplusplus` code too (see directives.py) and for Objective-C
+    `NS_ENUM(...)` read as `enum` (see apple.py); when it has errors, the tree of
     the retry rewrite leaving the fewest bytes in errors, if fewer (offsets unchanged: only the
     rewritten bytes become spaces)."""
-    if language in ("c", "cpp"):
+    if language in ("c", "cpp", "objc"):
         data = blank_directive_comments(data)
+    if language == "objc":
+        data = read_ns_enums(data)
     if language == "c":
         data = blank_cplusplus_branches(data)
     tree = parser_for(language).parse(data)

@@ -16,6 +16,10 @@ Rules:
   its own name). JavaScript/TypeScript object-literal members (`fetchUser(id) {}`, `save: () =>
   ...`) are methods qualified by the object's variable or assignment target and the keys above
   them (`api.save`, `module.exports.get`, `config.hooks.init`); they have no parent symbol.
+  A Swift extension (`extension Foo.Bar { func baz() }`) and an Objective-C category
+  (`@implementation Foo (Cat)`) are `extension` symbols named by the type they extend, so their
+  members are that type's (`Foo.Bar.baz`). Objective-C methods are named by their selector's
+  first keyword (`doThing` for `- (void)doThing:(int)x with:(int)y`).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ _CONSTRUCTOR_NAMES = {
     "tsx": "constructor",
     "php": "__construct",
     "ruby": "initialize",
+    "swift": "init",
 }
 _SIGNATURE_LIMIT = 400
 
@@ -111,6 +116,8 @@ def _make_symbol(language: str, node: Node, name_node: Node | None, kind: str, s
     symbol.signature = _signature(head, core, source)
     if kind == "class" and language == "kotlin":
         symbol.kind = _kotlin_class_kind(core)
+    if kind == "class" and language == "objc" and any(c.type == "(" for c in core.children):
+        symbol.kind = "extension"  # a category (`@interface Foo (Cat)`) or `@interface Foo ()`
     return symbol
 
 
@@ -376,9 +383,30 @@ def _attach_go_methods(language: str, kept: list[FoundSymbol]) -> None:
             symbol.parent = types.get(parts[-2]) if len(parts) > 1 else None
 
 
+# what heads an Objective-C `@interface`, `@implementation` or `@protocol`, before its members
+_OBJC_HEAD = frozenset(
+    {
+        "@interface",
+        "@implementation",
+        "@protocol",
+        "identifier",
+        "parameterized_arguments",
+        "protocol_reference_list",
+        "(",
+        ")",
+        ":",
+    }
+)
+_OBJC_CONTAINERS = frozenset({"class_interface", "class_implementation", "protocol_declaration"})
+
+
 def _signature(head: Node, core: Node, source: Source) -> str:
     body = find_body(core)
     end = body.start_byte if body is not None else core.end_byte
+    if core.type in _OBJC_CONTAINERS:
+        # its members follow the head directly, with no body node around them
+        member = next((c for c in core.children if c.type not in _OBJC_HEAD), None)
+        end = member.start_byte if member is not None else end
     for child in core.children:
         if "comment" in child.type and core.start_byte < child.start_byte < end:
             end = child.start_byte

@@ -8,7 +8,7 @@ from bisect import bisect_left
 from indexing.parsing.model import ParsedFile
 from indexing.parsing.redaction import redact
 
-_TRIVIAL_LINE = re.compile(r"^(?:\s|[})\];,]|\bend\b|<\?php|\?>)*$")
+_TRIVIAL_LINE = re.compile(r"^(?:\s|[})\];,]|\bend\b|@end\b|<\?php|\?>)*$")
 
 
 def source_text(data: bytes, start: int, end: int) -> str:

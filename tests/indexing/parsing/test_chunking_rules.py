@@ -606,3 +606,306 @@ def test_a_component_called_through_a_bracket_on_its_own_line_is_split_and_jsx_b
         first = lines[piece.start_line - 1].strip()
         assert first.startswith(("if (", "<Cell", "return (")), first
     assert not problems(source, parsed)
+
+
+SWIFT = b"""import Foundation
+import struct Shop.Price
+
+/// A cart of items.
+@objc(SHCart)
+public final class Cart: NSObject, Pricing {
+  var items: [Int] = []
+
+  /// The sum of the items.
+  var total: Int {
+    return items.reduce(0, +)
+  }
+
+  init(items: [Int]) {
+    self.items = items
+    super.init()
+  }
+
+  @available(iOS 13, *)
+  func add(_ item: Int, at index: Int) {
+    self.items.insert(item, at: index)
+    recount()
+    let first = items[0]
+    Store.shared.save(cart: self, first: first)
+  }
+}
+
+protocol Pricing: AnyObject {
+  func recount()
+}
+
+extension Shop.Cart {
+  func recount() {
+    notify()
+  }
+}
+
+struct Line: Equatable {
+  let id: Int
+}
+
+enum Kind: String {
+  case book
+  func label() -> String { rawValue }
+}
+
+func notify() {
+  DispatchQueue.main.async { log("changed") }
+}
+"""
+
+
+def test_swift_types_members_and_extensions_are_symbols_named_as_swift_calls_them():
+    parsed = parse_file("Cart.swift", SWIFT)
+    assert not parsed.has_syntax_errors
+    kinds = {s.qualified_name: s.kind for s in parsed.symbols}
+    assert kinds == {
+        "Cart": "class",
+        "Cart.total": "property",
+        "Cart.init": "constructor",
+        "Cart.add": "method",
+        "Pricing": "interface",
+        "Pricing.recount": "method",
+        "Shop.Cart": "extension",
+        "Shop.Cart.recount": "method",
+        "Line": "struct",
+        "Kind": "enum",
+        "Kind.label": "method",
+        "notify": "function",
+    }
+    recount = parsed.symbols[_by_name(parsed, "Shop.Cart.recount")]
+    assert parsed.symbols[recount.parent].qualified_name == "Shop.Cart"
+    assert not problems(SWIFT, parsed)
+
+
+def test_swift_doc_comments_and_attributes_belong_to_the_symbol():
+    parsed = parse_file("Cart.swift", SWIFT)
+    cart = next(c for c in parsed.chunks if c.qualified_name == "Cart")
+    assert cart.content.startswith("/// A cart of items.\n@objc(SHCart)\npublic final class Cart")
+    assert "var items" in cart.content and "func add" not in cart.content
+    add = parsed.symbols[_by_name(parsed, "Cart.add")]
+    assert (add.start_line, add.end_line) == (19, 25)
+    assert add.signature == "@available(iOS 13, *) func add(_ item: Int, at index: Int)"
+    total = parsed.symbols[_by_name(parsed, "Cart.total")]
+    assert (total.start_line, total.end_line) == (9, 12)
+
+
+def test_swift_calls_keep_their_receiver_and_subscripts_are_not_calls():
+    parsed = parse_file("Cart.swift", SWIFT)
+    calls = {
+        (e.callee_name, e.qualifier, parsed.symbols[e.caller].qualified_name)
+        for e in parsed.edges
+        if e.kind == "call" and e.caller is not None
+    }
+    assert {
+        ("reduce", "items", "Cart.total"),
+        ("init", "super", "Cart.init"),
+        ("insert", "self.items", "Cart.add"),
+        ("recount", None, "Cart.add"),
+        ("save", "Store.shared", "Cart.add"),
+        ("notify", None, "Shop.Cart.recount"),
+        ("async", "DispatchQueue.main", "notify"),
+        ("log", None, "notify"),
+    } <= calls
+    assert not any(name == "items" for name, _, _ in calls)  # `items[0]`
+    others = {(e.kind, e.callee_name, e.qualifier) for e in parsed.edges if e.kind != "call"}
+    assert others == {
+        ("import", "Foundation", None),
+        ("import", "Price", "Shop"),
+        ("extends", "NSObject", None),
+        ("extends", "Pricing", None),
+        ("extends", "AnyObject", None),
+        ("extends", "Equatable", None),
+        ("extends", "String", None),
+    }
+
+
+def test_a_long_swift_function_is_split_between_statements_and_switch_cases():
+    cases = "".join(f"  case .k{i}:\n    let v{i} = f(x, {i})\n    log(v{i})\n" for i in range(30))
+    checks = "".join(f"  if flag{i} {{\n    update({i})\n  }}\n" for i in range(20))
+    switch = f"  switch x {{\n{cases}  default:\n    break\n  }}\n"
+    source = f"func handle(_ x: Kind) {{\n{checks}{switch}}}\n"
+    parsed = parse_file("Handle.swift", source.encode(), max_tokens=128)
+    pieces = [c for c in parsed.chunks if c.symbol_name == "handle"]
+    assert len(pieces) > 4
+    lines = source.split("\n")
+    for piece in pieces[1:]:
+        first = lines[piece.start_line - 1].strip()
+        assert first.startswith(("if flag", "case .k", "switch x", "default:")), first
+    assert not problems(source.encode(), parsed)
+
+
+SWIFT_6 = b"""final class Box {
+  nonisolated(unsafe) static var shared = Box()
+
+  func emit<P>(_ value: sending P) {
+    switch consume value {
+    #if os(iOS)
+    case let p: show(p)
+    #endif
+    }
+  }
+
+  func keep() {}
+}
+"""
+
+
+def test_swift_6_words_and_conditionals_the_grammar_cannot_read_do_not_swallow_the_class():
+    parsed = parse_file("Box.swift", SWIFT_6)
+    assert not parsed.has_syntax_errors
+    names = [s.qualified_name for s in parsed.symbols]
+    assert names == ["Box", "Box.emit", "Box.keep"]
+    assert "nonisolated(unsafe) static var shared" in parsed.chunks[0].content
+    assert not problems(SWIFT_6, parsed)
+
+
+OBJC = b"""#import <UIKit/UIKit.h>
+#import "SHCart.h"
+@import Foundation;
+
+typedef NS_ENUM(NSInteger, SHKind) {
+  SHKindBook,
+  SHKindGame,
+};
+
+NS_ASSUME_NONNULL_BEGIN
+
+/**
+ * A cart of items.
+ */
+@interface SHCart : NSObject <SHPricing, NSCopying>
+@property (nonatomic, copy) NSArray *items;
+- (void)addItem:(id)item atIndex:(NSUInteger)index NS_SWIFT_NAME(add(_:at:));
++ (instancetype)shared;
+@end
+
+@protocol SHPricing <NSObject>
+- (void)recount;
+@end
+
+NS_ASSUME_NONNULL_END
+
+@interface SHCart () <UITableViewDelegate>
+@end
+
+@implementation SHCart {
+  NSUInteger _count;
+}
+
+// Inserts an item.
+- (void)addItem:(id)item atIndex:(NSUInteger)index
+{
+  [self.items insertObject:item atIndex:index];
+  [self recount];
+  [[SHStore shared] saveCart:self first:item];
+  sh_log(@"added");
+}
+
++ (instancetype)shared
+{
+  return [[self alloc] init];
+}
+
+- (void)recount {
+  [super recount];
+}
+@end
+
+@implementation SHCart (Pricing)
+- (NSInteger)total { return 0; }
+@end
+
+static void sh_log(NSString *text) { NSLog(@"%@", text); }
+"""
+
+
+def test_objective_c_classes_categories_and_methods_are_named_by_class_and_first_keyword():
+    parsed = parse_file("SHCart.m", OBJC)
+    assert not parsed.has_syntax_errors
+    symbols = [(s.qualified_name, s.kind) for s in parsed.symbols]
+    assert symbols == [
+        ("SHKind", "enum"),
+        ("SHCart", "class"),
+        ("SHCart.addItem", "method"),
+        ("SHCart.shared", "method"),
+        ("SHPricing", "interface"),
+        ("SHPricing.recount", "method"),
+        ("SHCart", "extension"),
+        ("SHCart", "class"),
+        ("SHCart.addItem", "method"),
+        ("SHCart.shared", "method"),
+        ("SHCart.recount", "method"),
+        ("SHCart", "extension"),
+        ("SHCart.total", "method"),
+        ("sh_log", "function"),
+    ]
+    cart = parsed.symbols[1]
+    assert cart.start_line == 12
+    assert cart.signature == "@interface SHCart : NSObject <SHPricing, NSCopying>"
+    add = parsed.symbols[8]
+    assert (add.start_line, add.end_line) == (34, 41)
+    assert add.signature == "- (void)addItem:(id)item atIndex:(NSUInteger)index"
+    assert not problems(OBJC, parsed)
+
+
+def test_objective_c_messages_are_calls_of_their_first_keyword_with_their_receiver():
+    parsed = parse_file("SHCart.m", OBJC)
+    calls = {
+        (e.callee_name, e.qualifier, parsed.symbols[e.caller].qualified_name, e.line)
+        for e in parsed.edges
+        if e.kind == "call"
+    }
+    assert {
+        ("insertObject", "self.items", "SHCart.addItem", 37),
+        ("recount", "self", "SHCart.addItem", 38),
+        ("saveCart", "[SHStore shared]", "SHCart.addItem", 39),
+        ("shared", "SHStore", "SHCart.addItem", 39),
+        ("sh_log", None, "SHCart.addItem", 40),
+        ("alloc", "self", "SHCart.shared", 45),
+        ("init", "[self alloc]", "SHCart.shared", 45),
+        ("recount", "super", "SHCart.recount", 49),
+    } <= calls
+    assert not any(name in ("atIndex", "first") for name, _, _, _ in calls)
+    others = {(e.kind, e.callee_name, e.qualifier) for e in parsed.edges if e.kind != "call"}
+    assert others == {
+        ("import", "h", "UIKit/UIKit"),
+        ("import", "h", "SHCart"),
+        ("import", "Foundation", None),
+        ("extends", "NSObject", None),
+        ("implements", "SHPricing", None),
+        ("implements", "NSCopying", None),
+        ("implements", "UITableViewDelegate", None),
+    }
+
+
+def test_objective_c_macro_lines_attribute_macros_and_cpp_aliases_are_read_around():
+    # tree-sitter-objc reads each of these as an error (a retry parses them blanked)
+    header = (
+        b"NS_ASSUME_NONNULL_BEGIN\n\n@interface SHBox : NSObject\n"
+        b"- (instancetype)init NS_UNAVAILABLE;\n- (void)open API_AVAILABLE(ios(13.0));\n"
+        b"- (void)close;\n@end\n\nNS_ASSUME_NONNULL_END\n"
+    )
+    parsed = parse_file("SHBox.h", header)
+    assert parsed.language == "objc" and not parsed.has_syntax_errors
+    assert [s.qualified_name for s in parsed.symbols] == [
+        "SHBox",
+        "SHBox.init",
+        "SHBox.open",
+        "SHBox.close",
+    ]
+    assert parsed.symbols[2].signature == "- (void)open API_AVAILABLE(ios(13.0))"
+    assert not problems(header, parsed)
+    mm = (
+        b'#import "SHBox.h"\n\nnamespace react = facebook::react;\n\n'
+        b"@implementation SHBox\n- (void)open\n{\n  [self close];\n}\n@end\n"
+    )
+    parsed = parse_file("SHBox.mm", mm)
+    assert not parsed.has_syntax_errors
+    assert [s.qualified_name for s in parsed.symbols] == ["SHBox", "SHBox.open"]
+    assert not problems(mm, parsed)

@@ -29,6 +29,9 @@ BY_PATH = {
     "x.cpp": "cpp",
     "x.cc": "cpp",
     "x.hpp": "cpp",
+    "Cart.swift": "swift",
+    "RNSScreen.m": "objc",
+    "RNSScreen.mm": "objc",
     "README.md": None,
     "Makefile": None,
 }
@@ -44,6 +47,17 @@ def test_a_c_header_is_c_unless_it_shows_cpp():
     assert detect_language("x.h", None) == "c"
     assert detect_language("x.h", b"namespace a {\nclass B {};\n}\n") == "cpp"
     assert detect_language("x.h", b"#include <vector>\nstd::vector<int> v;\n") == "cpp"
+
+
+def test_a_header_showing_objective_c_is_objective_c_even_with_cpp_in_it():
+    assert detect_language("x.h", b"#import <Foundation/Foundation.h>\n") == "objc"
+    assert detect_language("x.h", b"// doc\n@interface Cart : NSObject\n@end\n") == "objc"
+    assert detect_language("x.h", b"@protocol Shape <NSObject>\n@end\n") == "objc"
+    assert detect_language("x.h", b"NS_ASSUME_NONNULL_BEGIN\nint f(void);\n") == "objc"
+    mixed = b"#ifdef __cplusplus\n#include <vector>\n#endif\n@interface A : NSObject\n@end\n"
+    assert detect_language("x.h", mixed) == "objc"
+    # an `@interface` in a comment's text or a C `#include` is not Objective-C
+    assert detect_language("x.h", b"/* see the @interface doc */\nint f(void);\n") == "c"
 
 
 @pytest.mark.parametrize(
@@ -78,6 +92,8 @@ def test_every_language_has_a_grammar_and_a_query_that_finds_a_symbol(language: 
         "kotlin": b"fun f() { g() }\n",
         "c": b"void f(void) { g(); }\n",
         "cpp": b"void f() { g(); }\n",
+        "swift": b"func f() { g() }\n",
+        "objc": b"@implementation A\n- (void)f { g(); }\n@end\n",
     }
     parsed = parse_file("x", sources[language], language=language)
     assert parsed.language == language
