@@ -22,7 +22,7 @@ from retrieval.symbols import exact_symbols, normalize_name
 
 MAX_EDGES = 5000
 # languages where a method calls its own class's methods without a receiver
-IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby"})
+IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby", "swift"})
 # languages whose extension functions (`fun Job.cancelAndJoin()`) call their receiver's members
 # without a receiver
 EXTENSION_LANGUAGES = frozenset({"kotlin"})

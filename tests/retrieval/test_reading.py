@@ -823,3 +823,92 @@ def test_a_c_prototype_is_not_the_definition_a_call_reaches(settings_env, databa
         # a forward declaration and the definition of a static function: one function's callers
         _defs, sites = find_callers(conn, scope, "token", path="src/parse.c")
         assert [(s.path, s.line, s.certainty) for s in sites] == [("src/parse.c", 6, "certain")]
+
+
+CART_SWIFT = """final class Cart {
+  func add(_ item: Int) {
+    recount()
+  }
+
+  func recount() {}
+}
+
+extension Cart {
+  func clear() {
+    self.recount()
+  }
+}
+
+func recount() {}
+
+func checkout(cart: Cart) {
+  cart.recount()
+  recount()
+}
+"""
+BASKET_SWIFT = """final class Basket {
+  func refresh() {
+    recount()
+  }
+
+  func recount() {}
+}
+"""
+
+
+def test_a_bare_swift_call_in_a_method_reaches_its_own_types_method(
+    settings_env, database_url, git_repo
+):
+    from retrieval.graph import find_callers
+
+    files = {"Shop/Cart.swift": CART_SWIFT, "Shop/Basket.swift": BASKET_SWIFT}
+    with _indexed(database_url, git_repo, "shopswift", files) as (conn, scope):
+        # `recount()` in Cart's method and `self.recount()` in its extension are Cart's; the
+        # bare call in a function is the file's function, Basket's call is Basket's own
+        _defs, sites = find_callers(conn, scope, "Cart.recount")
+        assert {(s.caller, s.line, s.certainty) for s in sites} == {
+            ("Cart.add", 3, "certain"),
+            ("Cart.clear", 11, "certain"),
+            ("checkout", 18, "ambiguous"),
+        }
+        _defs, sites = find_callers(conn, scope, "recount", path="Shop/Cart.swift")
+        assert ("checkout", 19, "certain") in {(s.caller, s.line, s.certainty) for s in sites}
+
+
+CART_M = """#import "SHCart.h"
+
+@implementation SHCart
+- (void)addItem:(id)item atIndex:(NSUInteger)index
+{
+  [self recount];
+}
+
+- (void)recount {}
+@end
+"""
+STORE_M = """#import "SHCart.h"
+
+@implementation SHStore
+- (void)save:(SHCart *)cart
+{
+  [cart recount];
+  [self recount];
+}
+
+- (void)recount {}
+@end
+"""
+
+
+def test_objective_c_messages_to_self_reach_the_classs_own_method(
+    settings_env, database_url, git_repo
+):
+    from retrieval.graph import find_callers
+
+    files = {"ios/SHCart.m": CART_M, "ios/SHStore.m": STORE_M}
+    with _indexed(database_url, git_repo, "shopobjc", files) as (conn, scope):
+        _defs, sites = find_callers(conn, scope, "SHCart.recount")
+        assert {(s.path, s.caller, s.line, s.certainty) for s in sites} == {
+            ("ios/SHCart.m", "SHCart.addItem", 6, "certain"),
+            ("ios/SHStore.m", "SHStore.save", 6, "ambiguous"),
+        }
