@@ -70,6 +70,8 @@ def _edge(
         given = None
         if qualifiers:
             given = source.text(qualifiers[0].start_byte, qualifiers[0].end_byte)
+        elif container is not None and container.type == "import_declaration" and not prefix:
+            given = _path_before(name, container, source)
         joiner = "::" if "::" in text else "\\" if "\\" in text else "."
         qualifier = joiner.join(p for p in (given, prefix) if p) or None
         return callee, qualifier
@@ -97,10 +99,24 @@ def _receiver(
     text = re.sub(r"\s+", "", re.sub(r"^\s*new\s+", "", text))
     if scoped_only and not (_PATH.match(text) and _SEPARATORS.search(text[-2:])):
         return None
-    text = re.sub(r"(?:\?\.|\.|::|->|\?->|&\.|\\)+$", "", text)
+    text = re.sub(r"(?:\?\.|\.|::|:|->|\?->|&\.|\\)+$", "", text)
     if not text or len(text) > _QUALIFIER_LIMIT:
         return None
     return text
+
+
+def _path_before(name: Node, container: Node, source: Source) -> str | None:
+    """The dotted path written in front of an imported name, or of the selector list holding it:
+    Scala's import path is a list of identifiers (`import a.b.c`, `import a.b.{c, d => e}`)."""
+    node = name
+    while node.parent is not None and node.parent.id != container.id:
+        node = node.parent
+    tokens: list[str] = []
+    before = node.prev_sibling
+    while before is not None and before.type in ("identifier", "."):
+        tokens.insert(0, source.text(before.start_byte, before.end_byte))
+        before = before.prev_sibling
+    return "".join(tokens).strip(".") or None
 
 
 def _token_receiver(name: Node, source: Source) -> str | None:

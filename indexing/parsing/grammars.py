@@ -78,6 +78,12 @@ BLOCK_TYPES = frozenset(
         "preproc_ifdef",
         "preproc_else",
         "preproc_elif",
+        "template_body",
+        "with_template_body",
+        "indented_block",
+        "indented_cases",
+        "case_block",
+        "chunk",
     }
 )
 
@@ -127,6 +133,7 @@ NAMESPACE_TYPES = {
     "java": ("package_declaration",),
     "kotlin": ("package_header",),
     "go": ("package_clause",),
+    "scala": ("package_clause",),
 }
 NAMESPACE_SEPARATOR = {"php": "\\", "cpp": "::"}
 

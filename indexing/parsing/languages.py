@@ -27,6 +27,8 @@ LANGUAGES = (
     "cpp",
     "swift",
     "objc",
+    "scala",
+    "lua",
 )
 
 _BY_EXTENSION = {
@@ -67,6 +69,9 @@ _BY_EXTENSION = {
     ".swift": "swift",
     ".m": "objc",
     ".mm": "objc",
+    ".scala": "scala",
+    ".sc": "scala",
+    ".lua": "lua",
 }
 
 _BY_FILENAME = {
@@ -87,6 +92,9 @@ _INTERPRETERS = {
     "ts-node": "typescript",
     "ruby": "ruby",
     "php": "php",
+    "scala": "scala",
+    "lua": "lua",
+    "luajit": "lua",
 }
 
 _CPP_MARKERS = re.compile(

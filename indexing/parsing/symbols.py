@@ -49,6 +49,7 @@ _CONSTRUCTOR_NAMES = {
     "php": "__construct",
     "ruby": "initialize",
     "swift": "init",
+    "scala": "this",
 }
 _SIGNATURE_LIMIT = 400
 
@@ -84,12 +85,14 @@ def find_symbols(language: str, root: Node, matches: list, source: Source) -> li
             if key not in found or found[key].kind == "type":
                 found[key] = symbol
     ordered = sorted(found.values(), key=lambda s: (s.start, -s.end))
+    if language == "lua":
+        ordered = _lua_module_tables(root, ordered, source)
     kept = _nest(language, ordered)
     namespaces = _file_namespaces(language, root, source)
     for symbol in kept:
         file_ns = next((n for start, n in reversed(namespaces) if start <= symbol.start), "")
         _qualify(language, symbol, kept, file_ns, source)
-    _attach_go_methods(language, kept)
+    _attach_methods(language, kept)
     return kept
 
 
@@ -98,8 +101,15 @@ def _make_symbol(language: str, node: Node, name_node: Node | None, kind: str, s
     while node.parent is not None and node.parent.type in WRAPPER_TYPES and _wraps(node):
         node = node.parent
     start = _leading_start(node, source)
-    start, end = source.widen_to_lines(start, node.end_byte)
+    end = node.end_byte
+    if language == "scala":
+        # an indented (braceless) body ends after the newline and indentation that follow it
+        while end > node.start_byte + 1 and source.data[end - 1 : end].isspace():
+            end -= 1
+    start, end = source.widen_to_lines(start, end)
     raw = source.text(name_node.start_byte, name_node.end_byte) if name_node else ""
+    if name_node is not None and name_node.type == "method_index_expression":
+        raw = raw.replace(":", ".")  # Lua's `function M:f()` is `M.f` with a `self` parameter
     name, scope = _split_name(raw, core, kind)
     if name_node is not None and name_node.parent is not None:
         owner = name_node.parent.child_by_field_name("object")
@@ -304,13 +314,20 @@ def _nest(language: str, ordered: list[FoundSymbol]) -> list[FoundSymbol]:
 
 
 def _file_namespaces(language: str, root: Node, source: Source) -> list[tuple[int, str]]:
-    """Statement-style namespaces (`namespace X;`, `package x`) with where they start."""
-    return [
-        (child.start_byte, _namespace_name(child, source))
-        for child in root.named_children
-        if child.type in NAMESPACE_TYPES.get(language, ())
-        and child.child_by_field_name("body") is None
-    ]
+    """Statement-style namespaces (`namespace X;`, `package x`) with where they start. Scala's
+    successive clauses nest: `package org.json4s` then `package native` is `org.json4s.native`."""
+    found: list[tuple[int, str]] = []
+    for child in root.named_children:
+        if (
+            child.type not in NAMESPACE_TYPES.get(language, ())
+            or child.child_by_field_name("body") is not None
+        ):
+            continue
+        name = _namespace_name(child, source)
+        if language == "scala" and found:
+            name = f"{found[-1][1]}.{name}"
+        found.append((child.start_byte, name))
+    return found
 
 
 def _namespace_name(node: Node, source: Source) -> str:
@@ -364,6 +381,27 @@ def _join(language: str, namespace: str, names: list[str], symbol: FoundSymbol) 
     return f"{namespace}{ns_sep}{body}" if namespace else body
 
 
+def _lua_module_tables(root: Node, ordered: list[FoundSymbol], source: Source) -> list[FoundSymbol]:
+    """Lua's top-level tables (`local M = {}`) are symbols only when the file returns them (a
+    module) or they hold functions (`local handlers = { save = function() end }`)."""
+    last = root.named_children[-1] if root.named_children else None
+    returned = set()
+    if last is not None and last.type == "return_statement":
+        for values in last.named_children:
+            returned |= {
+                source.text(v.start_byte, v.end_byte)
+                for v in values.named_children
+                if v.type == "identifier"
+            }
+    return [
+        s
+        for s in ordered
+        if s.kind != "module"
+        or s.name in returned
+        or any(o is not s and s.start <= o.start and o.end <= s.end for o in ordered)
+    ]
+
+
 def _go_receiver(node: Node, source: Source) -> str:
     receiver = node.child_by_field_name("receiver")
     if receiver is None:
@@ -373,10 +411,14 @@ def _go_receiver(node: Node, source: Source) -> str:
     return match.group(1) if match else ""
 
 
-def _attach_go_methods(language: str, kept: list[FoundSymbol]) -> None:
-    if language != "go":
+def _attach_methods(language: str, kept: list[FoundSymbol]) -> None:
+    """Go's methods, and Lua's functions of a module table (`function M.f()` after `local M =
+    {}`), are declared outside their type's or table's range: their parent is the type or table
+    of that name in the file."""
+    if language not in ("go", "lua"):
         return
-    types = {s.name: i for i, s in enumerate(kept) if s.kind in ("struct", "interface", "type")}
+    owners = ("struct", "interface", "type") if language == "go" else ("module",)
+    types = {s.name: i for i, s in enumerate(kept) if s.kind in owners}
     for symbol in kept:
         if symbol.kind == "method" and symbol.parent is None:
             parts = symbol.qualified_name.rsplit(".", 2)

@@ -909,3 +909,211 @@ def test_objective_c_macro_lines_attribute_macros_and_cpp_aliases_are_read_aroun
     assert not parsed.has_syntax_errors
     assert [s.qualified_name for s in parsed.symbols] == ["SHBox", "SHBox.open"]
     assert not problems(mm, parsed)
+
+
+SCALA = b"""package shop
+package cart
+
+import scala.collection.mutable
+import shop.money.{Price, Currency => Cur}
+import shop.util._
+
+/** A cart of items.
+  *
+  * Holds them in order.
+  */
+class Cart[T](val items: List[T]) extends Base[T] with Logging with p.Ordered[Cart[T]] {
+  val discount = (p: Price) => p.half
+
+  /** The total, rounded. */
+  def total(): Price = {
+    def round(x: Int) = x / 100
+    val sum = items.map(_.price).sum
+    this.log(sum)
+    sum max Price.zero
+  }
+
+  def this(item: T) = this(List(item))
+}
+
+/** Builds carts. */
+object Cart {
+  def empty[T]: Cart[T] = new Cart(Nil)
+}
+
+case class Item(name: String, price: Int)
+
+trait Logging {
+  def log(x: Any): Unit
+}
+
+enum Size:
+  case Small, Large
+
+  def label: String =
+    describe(this)
+
+  def short: String = label.take(1)
+"""
+
+
+def test_scala_classes_objects_traits_and_enums_hold_their_defs_and_a_companion_shares_the_name():
+    # `object Cart`'s members are `Cart.empty`, as Scala calls them (and as Kotlin's companion
+    # members are named); successive package clauses nest
+    parsed = parse_file("Cart.scala", SCALA)
+    names = [(s.qualified_name, s.kind) for s in parsed.symbols]
+    assert names == [
+        ("shop.cart.Cart", "class"),
+        ("shop.cart.Cart.discount", "method"),
+        ("shop.cart.Cart.total", "method"),
+        ("shop.cart.Cart.this", "constructor"),
+        ("shop.cart.Cart", "object"),
+        ("shop.cart.Cart.empty", "method"),
+        ("shop.cart.Item", "class"),
+        ("shop.cart.Logging", "trait"),
+        ("shop.cart.Logging.log", "method"),
+        ("shop.cart.Size", "enum"),
+        ("shop.cart.Size.label", "method"),
+        ("shop.cart.Size.short", "method"),
+    ]
+    label = parsed.symbols[_by_name(parsed, "shop.cart.Size.label")]
+    # a braceless body ends at its last line, not at the indentation of the next definition
+    assert (label.start_line, label.end_line) == (40, 41)
+    assert not problems(SCALA, parsed)
+
+
+def test_a_scaladoc_is_part_of_its_definition():
+    parsed = parse_file("Cart.scala", SCALA)
+    cart = next(c for c in parsed.chunks if c.qualified_name == "shop.cart.Cart")
+    assert cart.start_line == 8
+    assert cart.piece == 0 and "\n/** A cart of items.\n  *\n" in f"\n{cart.content}"
+    total = parsed.symbols[_by_name(parsed, "shop.cart.Cart.total")]
+    assert total.start_line == 15
+    head = next(c for c in parsed.chunks if c.kind == "file")
+    assert "A cart" not in head.content and "import shop.util._" in head.content
+
+
+def test_scala_calls_imports_and_parents_are_edges():
+    parsed = parse_file("Cart.scala", SCALA)
+    calls = {(e.callee_name, e.qualifier, e.line) for e in parsed.edges if e.kind == "call"}
+    assert {
+        ("map", "items", 18),
+        ("log", "this", 19),
+        ("max", "sum", 20),  # infix
+        ("zero", "Price", 20),  # a method called without parentheses
+        ("Cart", None, 28),  # `new Cart(Nil)`
+        ("describe", None, 41),
+        ("take", "label", 43),
+    } <= calls
+    assert not {n for n, _, _ in calls} & {"this", "round", "x"}
+    others = {(e.kind, e.callee_name, e.qualifier) for e in parsed.edges if e.kind != "call"}
+    assert others == {
+        ("import", "mutable", "scala.collection"),
+        ("import", "Price", "shop.money"),
+        ("import", "Currency", "shop.money"),
+        ("import", "util", "shop"),
+        ("extends", "Base", None),
+        ("extends", "Logging", None),
+        ("extends", "Ordered", "p"),
+    }
+    round_call = next(e for e in parsed.edges if e.callee_name == "log")
+    assert parsed.symbols[round_call.caller].qualified_name == "shop.cart.Cart.total"
+
+
+LUA = b"""--- Shopping carts.
+-- @module cart
+local util = require("shop.util")
+local json = require "json"
+
+local cart = {}
+
+--- Adds an item.
+-- @param item the item to add
+function cart.add(self, item)
+  table.insert(self.items, item)
+  util.log("added")
+end
+
+function cart:remove(item)
+  self:check(item)
+  self.items[item] = nil
+end
+
+local function helper(x)
+  return x * 2
+end
+
+cart.total = function(self)
+  return helper(#self.items)
+end
+
+local handlers = {
+  save = function(c) return json.encode(c) end,
+}
+
+local cache = {}
+
+return cart
+"""
+
+
+def test_lua_module_tables_hold_the_functions_named_by_them():
+    # `function cart:remove()` is `cart.remove`; a top-level table is a symbol when the file
+    # returns it or it holds functions
+    parsed = parse_file("cart.lua", LUA)
+    names = [(s.qualified_name, s.kind) for s in parsed.symbols]
+    assert names == [
+        ("cart", "module"),
+        ("cart.add", "method"),
+        ("cart.remove", "method"),
+        ("helper", "function"),
+        ("cart.total", "method"),
+        ("handlers", "module"),
+        ("handlers.save", "method"),
+    ]
+    remove = parsed.symbols[_by_name(parsed, "cart.remove")]
+    assert parsed.symbols[remove.parent].qualified_name == "cart"
+    add = next(c for c in parsed.chunks if c.qualified_name == "cart.add")
+    assert add.start_line == 8 and add.content.startswith("--- Adds an item.\n")
+    assert not problems(LUA, parsed)
+
+
+def test_lua_calls_have_their_receiver_and_requires_are_imports():
+    parsed = parse_file("cart.lua", LUA)
+    calls = {(e.callee_name, e.qualifier, e.line) for e in parsed.edges if e.kind == "call"}
+    assert {
+        ("insert", "table", 11),
+        ("log", "util", 12),
+        ("check", "self", 16),
+        ("helper", None, 25),
+        ("encode", "json", 29),
+    } <= calls
+    check = next(e for e in parsed.edges if e.callee_name == "check")
+    assert parsed.symbols[check.caller].qualified_name == "cart.remove"
+    imports = {(e.callee_name, e.qualifier) for e in parsed.edges if e.kind == "import"}
+    assert imports == {("util", "shop"), ("json", None)}
+
+
+def test_long_scala_and_lua_functions_are_split_between_statements():
+    check = "    if (x == {0}) {{\n      total += compute({0}, x)\n    }}\n"
+    checks = "".join(check.format(i) for i in range(40))
+    cases = "".join(f"    case {i} =>\n      log({i})\n      {i}\n" for i in range(40))
+    scala = (
+        f"object Big {{\n  def big(x: Int): Int = {{\n    var total = 0\n{checks}"
+        "    total\n  }\n\n"
+        f"  def pick(x: Int): Int = x match {{\n{cases}  }}\n}}\n"
+    ).encode()
+    lua_check = "  if x == {0} then\n    total = total + compute({0}, x)\n  end\n"
+    lua_checks = "".join(lua_check.format(i) for i in range(40))
+    lua = f"function M.big(x)\n  local total = 0\n{lua_checks}  return total\nend\n".encode()
+    for path, source, name, starts in (
+        ("Big.scala", scala, "big", ("if (x ==", "total", "def big")),
+        ("Big.scala", scala, "pick", ("case ", "def pick")),
+        ("big.lua", lua, "big", ("if x ==", "return total", "function M.big")),
+    ):
+        parsed = parse_file(path, source, max_tokens=64)
+        pieces = [c for c in parsed.chunks if c.symbol_name == name]
+        assert len(pieces) > 3, (path, name)
+        for piece in pieces:
+            assert piece.content.split("\n", 1)[1].lstrip().startswith(starts), piece.content
+        assert not problems(source, parsed)

@@ -32,6 +32,9 @@ BY_PATH = {
     "Cart.swift": "swift",
     "RNSScreen.m": "objc",
     "RNSScreen.mm": "objc",
+    "Cart.scala": "scala",
+    "build.sc": "scala",
+    "init.lua": "lua",
     "README.md": None,
     "Makefile": None,
 }
@@ -68,6 +71,10 @@ def test_a_header_showing_objective_c_is_objective_c_even_with_cpp_in_it():
         (b"#!/usr/bin/env -S node --harmony\n", "javascript"),
         (b"#!/usr/bin/ruby\n", "ruby"),
         (b"<?php\necho 1;\n", "php"),
+        (b"#!/usr/bin/env lua\n", "lua"),
+        (b"#!/usr/bin/lua5.4\n", "lua"),
+        (b"#!/usr/bin/env luajit\n", "lua"),
+        (b"#!/usr/bin/env scala\n", "scala"),
         (b"#!/bin/sh\n", None),
         (b"plain text\n", None),
     ],
@@ -94,6 +101,8 @@ def test_every_language_has_a_grammar_and_a_query_that_finds_a_symbol(language: 
         "cpp": b"void f() { g(); }\n",
         "swift": b"func f() { g() }\n",
         "objc": b"@implementation A\n- (void)f { g(); }\n@end\n",
+        "scala": b"object A { def f(): Unit = g(1) }\n",
+        "lua": b"local function f()\n  g()\nend\n",
     }
     parsed = parse_file("x", sources[language], language=language)
     assert parsed.language == language
