@@ -22,7 +22,7 @@ from retrieval.symbols import exact_symbols, normalize_name
 
 MAX_EDGES = 5000
 # languages where a method calls its own class's methods without a receiver
-IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby", "swift"})
+IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby", "swift", "scala"})
 # languages whose extension functions (`fun Job.cancelAndJoin()`) call their receiver's members
 # without a receiver
 EXTENSION_LANGUAGES = frozenset({"kotlin"})
@@ -37,10 +37,16 @@ BASE_RECEIVERS = frozenset({"super", "super()"})
 # the same words where only one language reads them so (a variable's name elsewhere: a tree's
 # `parent.children()`): PHP's `parent::`, C#'s `base.`
 LANGUAGE_BASE_RECEIVERS = {"php": frozenset({"parent"}), "csharp": frozenset({"base"})}
+# languages whose module tables are local to their file (Lua's `local M = {}` in every module):
+# there the table's name reaches its functions only in that file, other files through `require`
+FILE_LOCAL_OWNER_LANGUAGES = frozenset({"lua"})
+# the files a module path (`a.b`) names, per language (Python's by default)
+_MODULE_FILES = {"lua": (".lua", "/init.lua")}
 
 
-def _module_paths(importing_path: str, module: str) -> list[str]:
-    """Candidate file paths of a module as imported from `importing_path` (Python-style)."""
+def _module_paths(importing_path: str, module: str, language: str = "python") -> list[str]:
+    """Candidate file paths of a module as imported from `importing_path` (Python-style dotted
+    paths; Lua's `require("a.b")` is `a/b.lua` or `a/b/init.lua`)."""
     dots = len(module) - len(module.lstrip("."))
     rest = module[dots:].replace(".", "/")
     if dots:
@@ -50,7 +56,8 @@ def _module_paths(importing_path: str, module: str) -> list[str]:
         stem = posixpath.join(base, rest) if rest else base
     else:
         stem = rest
-    return [stem + ".py", stem + "/__init__.py"] if stem else []
+    suffixes = _MODULE_FILES.get(language, (".py", "/__init__.py"))
+    return [stem + suffix for suffix in suffixes] if stem else []
 
 
 # a free function's definition, or its C/C++ prototype (which is never what a call resolves to:
@@ -199,7 +206,9 @@ class _Resolver:
                 return self._inherited(edge, same_repo)
             return self._own_method(edge, same_repo) or self._inherited(edge, same_repo)
         for d in same_repo:
-            if _names_owner(qualifier, d.symbol):
+            if _names_owner(qualifier, d.symbol) and (
+                edge["language"] not in FILE_LOCAL_OWNER_LANGUAGES or d.path == edge["path"]
+            ):
                 return d
         return self._through_import(edge, qualifier.split(".")[0], same_repo, as_module=True)
 
@@ -244,7 +253,7 @@ class _Resolver:
             if as_module or not module:
                 # `import pkg.mod` / `from pkg import mod`: the name itself is the module
                 module = f"{module}.{name}" if module and module != "." else (module + name)
-            paths = _module_paths(edge["path"], module)
+            paths = _module_paths(edge["path"], module, edge["language"])
             absolute = not module.startswith(".")
             for d in defs:
                 if _defined_in(paths, d.path, absolute):

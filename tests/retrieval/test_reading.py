@@ -912,3 +912,130 @@ def test_objective_c_messages_to_self_reach_the_classs_own_method(
             ("ios/SHCart.m", "SHCart.addItem", 6, "certain"),
             ("ios/SHStore.m", "SHStore.save", 6, "ambiguous"),
         }
+
+
+CART_SCALA = """package shop
+
+class Cart {
+  def reset(): Unit = {
+    val fresh = empty()
+    this.audit()
+  }
+  def audit(): Unit = ()
+}
+
+object Cart {
+  def empty(): Cart = new Cart
+}
+"""
+CHECKOUT_SCALA = """package shop
+
+trait Audited {
+  def record(): Unit = ()
+}
+
+class BigCart extends Cart with Audited {
+  def refill(): Unit = {
+    empty()
+    record()
+  }
+}
+
+object Checkout {
+  def run(): Cart = Cart.empty()
+}
+"""
+BASKET_SCALA = """package shop
+
+class Basket {
+  def clear(): Unit = empty()
+}
+
+object Basket {
+  def empty(): Basket = new Basket
+}
+"""
+
+
+def test_scala_calls_reach_a_companion_objects_method_and_a_mixed_in_traits(
+    settings_env, database_url, git_repo
+):
+    from retrieval.graph import find_callers
+
+    files = {
+        "shop/Cart.scala": CART_SCALA,
+        "shop/Checkout.scala": CHECKOUT_SCALA,
+        "shop/Basket.scala": BASKET_SCALA,
+    }
+    with _indexed(database_url, git_repo, "shopscala", files) as (conn, scope):
+        # a bare `empty()` in Cart reaches its companion's, in a subclass the inherited one;
+        # Basket's own `empty()` is Basket's
+        _defs, sites = find_callers(conn, scope, "Cart.empty")
+        assert {(s.path, s.caller, s.certainty) for s in sites} == {
+            ("shop/Cart.scala", "shop.Cart.reset", "certain"),
+            ("shop/Checkout.scala", "shop.BigCart.refill", "certain"),
+            ("shop/Checkout.scala", "shop.Checkout.run", "certain"),
+        }
+        _defs, sites = find_callers(conn, scope, "Audited.record")
+        assert {(s.caller, s.certainty) for s in sites} == {("shop.BigCart.refill", "certain")}
+        _defs, sites = find_callers(conn, scope, "Cart.audit")
+        assert {(s.caller, s.certainty) for s in sites} == {("shop.Cart.reset", "certain")}
+
+
+UTIL_LUA = """local util = {}
+
+function util.log(msg)
+  print(msg)
+end
+
+function util.warn(msg)
+  util.log("warning: " .. msg)
+end
+
+return util
+"""
+CART_LUA = """local util = require("shop.util")
+
+local M = {}
+
+function M:add(item)
+  util.log(item)
+  self:check(item)
+  check(item)
+end
+
+function M:check(item)
+end
+
+return M
+"""
+OTHER_LUA = """local util = {}
+
+function util.log(msg)
+end
+
+function util.run()
+  util.log(1)
+end
+
+return util
+"""
+
+
+def test_lua_module_tables_are_reached_through_require_and_only_in_their_own_file(
+    settings_env, database_url, git_repo
+):
+    from retrieval.graph import find_callers
+
+    files = {"shop/util.lua": UTIL_LUA, "shop/cart.lua": CART_LUA, "other/util.lua": OTHER_LUA}
+    with _indexed(database_url, git_repo, "shoplua", files) as (conn, scope):
+        # every module calls its table `util` or `M`: the name reaches the file's own table,
+        # other files reach it through `require("shop.util")`
+        _defs, sites = find_callers(conn, scope, "util.log", path="shop/util.lua")
+        assert {(s.path, s.caller, s.certainty) for s in sites} == {
+            ("shop/util.lua", "util.warn", "certain"),
+            ("shop/cart.lua", "M.add", "certain"),
+        }
+        # `self:check()` is the table's own; a bare `check()` is some global function
+        _defs, sites = find_callers(conn, scope, "M.check")
+        assert {(s.line, s.certainty) for s in sites} == {(7, "certain"), (8, "ambiguous")}
