@@ -78,7 +78,18 @@ _RETRY_REWRITES: dict[str, tuple[Callable[[bytes, Node], bytes], ...]] = {
         lambda data, _: blank_swift_words(data),
         lambda data, _: blank_swift_conditionals(data),
     ),
+    "scala": (lambda data, _: _ascii_scala_arrows(data),),
 }
+
+# Scala 2 also writes `=>` and `<-` as the Unicode arrows `⇒` and `←`, which tree-sitter-scala
+# does not know: each is three bytes in UTF-8, as `=> ` and `<- ` are.
+_SCALA_ARROWS = {"⇒".encode(): b"=> ", "←".encode(): b"<- "}
+
+
+def _ascii_scala_arrows(data: bytes) -> bytes:
+    for arrow, ascii_arrow in _SCALA_ARROWS.items():
+        data = data.replace(arrow, ascii_arrow)
+    return data
 
 
 def _conditionals(root: Node) -> set[int]:

@@ -121,6 +121,8 @@ def _make_symbol(language: str, node: Node, name_node: Node | None, kind: str, s
         # a member of an object literal (`api = { save: async (u) => ... }`) is named by the
         # object's path, as it is called (`api.save()`)
         scope, kind = _object_path(literal, source), "method"
+    if core.type == "field" and language == "lua":
+        scope = _lua_table_path(core, source)
     symbol = FoundSymbol(core, name, scope, kind, start, end)
     head = core if node.type == "decorated_definition" else node
     symbol.signature = _signature(head, core, source)
@@ -164,6 +166,20 @@ def _object_path(obj: Node, source: Source) -> list[str]:
         text = source.text(target.start_byte, target.end_byte) if target is not None else ""
         text = text.replace(".prototype", "")
         return [text, *path] if _OBJECT_OWNER.match(text) else path
+
+
+def _lua_table_path(field: Node, source: Source) -> list[str]:
+    """The table path a Lua table's function field is named by when the table is assigned to one
+    (`M.handlers = { save = ... }`: `M.handlers`); a table held by a variable is a module symbol
+    of its own and names its fields as their parent."""
+    node = field.parent
+    while node is not None and node.type != "assignment_statement":
+        node = node.parent
+    targets = node.named_children[0] if node is not None and node.named_children else None
+    target = targets.named_children[0] if targets is not None and targets.named_children else None
+    if target is None or target.type != "dot_index_expression":
+        return []
+    return source.text(target.start_byte, target.end_byte).split(".")
 
 
 def _is_field(parent: Node, field: str, node: Node) -> bool:

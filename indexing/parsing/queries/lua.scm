@@ -30,11 +30,14 @@
       (variable_list . name: (identifier) @name.definition.module .)
       (expression_list . value: (table_constructor) .))) @definition.module)
 
-; `{ new = function() end }` in a module table: a method of it
-(table_constructor
-  (field
-    name: (identifier) @name.definition.method
-    value: (function_definition)) @definition.method)
+; `M = { new = function() end }`: a method of the table (named by it: symbols.py); the tables
+; passed to a call (`parser:option "-f" { action = function() end }`) hold no symbols
+(assignment_statement
+  (expression_list
+    value: (table_constructor
+      (field
+        name: (identifier) @name.definition.method
+        value: (function_definition)) @definition.method)))
 
 (function_call
   name: [

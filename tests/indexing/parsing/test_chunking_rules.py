@@ -1020,6 +1020,15 @@ def test_scala_calls_imports_and_parents_are_edges():
     assert parsed.symbols[round_call.caller].qualified_name == "shop.cart.Cart.total"
 
 
+def test_scala_unicode_arrows_parse_as_their_ascii_spelling():
+    source = "object A {\n  def f(x: Int) = x match {\n    case 1 \u21d2 one()\n  }\n}\n".encode()
+    parsed = parse_file("A.scala", source)
+    assert not parsed.has_syntax_errors
+    assert [s.qualified_name for s in parsed.symbols] == ["A", "A.f"]
+    assert ("one", 3) in {(e.callee_name, e.line) for e in parsed.edges}
+    assert not problems(source, parsed)
+
+
 LUA = b"""--- Shopping carts.
 -- @module cart
 local util = require("shop.util")
@@ -1052,6 +1061,7 @@ local handlers = {
 }
 
 local cache = {}
+register { hook = function() end }
 
 return cart
 """
@@ -1059,7 +1069,7 @@ return cart
 
 def test_lua_module_tables_hold_the_functions_named_by_them():
     # `function cart:remove()` is `cart.remove`; a top-level table is a symbol when the file
-    # returns it or it holds functions
+    # returns it or it holds functions, and a table passed to a call holds none
     parsed = parse_file("cart.lua", LUA)
     names = [(s.qualified_name, s.kind) for s in parsed.symbols]
     assert names == [
