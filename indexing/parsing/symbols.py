@@ -20,6 +20,9 @@ Rules:
   (`@implementation Foo (Cat)`) are `extension` symbols named by the type they extend, so their
   members are that type's (`Foo.Bar.baz`). Objective-C methods are named by their selector's
   first keyword (`doThing` for `- (void)doThing:(int)x with:(int)y`).
+  A Scala companion `object Cart` names its members as its class does (`shop.Cart.empty`). Lua's
+  `function M:f()` is `M.f`; a top-level table (`local M = {}`) is a `module` symbol when the file
+  returns it or it holds functions, and is the parent of the `function M.f()` declared after it.
 """
 
 from __future__ import annotations
