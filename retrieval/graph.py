@@ -294,28 +294,43 @@ def _edges(
 def _class_bases(
     conn: DbConnection, scope: Scope, edges: list[dict[str, Any]], levels: int = 4
 ) -> dict[str, set[str]]:
-    """Base class names of the callers' classes, followed a few levels up by name."""
+    """Base class names of the callers' classes, followed a few levels up: a caller's class by
+    its qualified name, a base by the name its `extends` clause writes, which may lack the
+    package or namespace the base's own qualified name has (`ByteBasedParser` for
+    `jawn.ByteBasedParser`, `Base` for `App\\Base`): matched by its last segment."""
     owners = {enclosing_name(e["caller"]) for e in edges if e["caller"]} - {""}
     bases: dict[str, set[str]] = {owner: set() for owner in owners}
-    frontier = {owner: owner for owner in owners}  # class to expand -> the owner it serves
+    # the classes to expand next -> the owners they serve: the callers' own by qualified name, then
+    # bases by the last segment of the name written
+    qualified = {owner: {owner} for owner in owners}
+    written: dict[str, set[str]] = {}
     for _ in range(levels):
-        if not frontier:
+        if not qualified and not written:
             break
         rows = conn.execute(
             f"WITH {VISIBLE_FILES}"
-            " SELECT DISTINCT cs.qualified_name AS klass, e.callee_name AS base FROM files f"
-            " JOIN code_edges e ON e.file_version_id = f.file_version_id"
+            " SELECT DISTINCT cs.qualified_name AS klass, cs.name, e.callee_name AS base"
+            " FROM files f JOIN code_edges e ON e.file_version_id = f.file_version_id"
             " JOIN code_symbols cs ON cs.id = e.caller_symbol_id"
-            " WHERE e.kind = 'extends' AND cs.qualified_name = ANY(%(classes)s)",
-            {**scope.params(), "classes": sorted(frontier)},
+            " WHERE e.kind = 'extends' AND ("
+            "  (lower(cs.qualified_name) = ANY(%(lower_classes)s)"
+            "   AND cs.qualified_name = ANY(%(classes)s))"
+            "  OR (lower(cs.name) = ANY(%(lower_names)s) AND cs.name = ANY(%(names)s)))",
+            {
+                **scope.params(),
+                "classes": sorted(qualified),
+                "lower_classes": sorted({c.lower() for c in qualified}),
+                "names": sorted(written),
+                "lower_names": sorted({n.lower() for n in written}),
+            },
         ).fetchall()
-        next_frontier: dict[str, str] = {}
+        next_written: dict[str, set[str]] = {}
         for row in rows:
-            owner = frontier[row["klass"]]
-            if row["base"] not in bases[owner]:
-                bases[owner].add(row["base"])
-                next_frontier[row["base"]] = owner
-        frontier = next_frontier
+            for owner in qualified.get(row["klass"], set()) | written.get(row["name"], set()):
+                if row["base"] not in bases[owner]:
+                    bases[owner].add(row["base"])
+                    next_written.setdefault(_last_segment(row["base"]), set()).add(owner)
+        qualified, written = {}, next_written
     return bases
 
 

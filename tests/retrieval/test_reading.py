@@ -1039,3 +1039,56 @@ def test_lua_module_tables_are_reached_through_require_and_only_in_their_own_fil
         # `self:check()` is the table's own; a bare `check()` is some global function
         _defs, sites = find_callers(conn, scope, "M.check")
         assert {(s.line, s.certainty) for s in sites} == {(7, "certain"), (8, "ambiguous")}
+
+
+PARSER_JAVA = """package shop.io;
+
+public abstract class Parser {
+    protected void die(String why) {
+        throw new IllegalStateException(why);
+    }
+}
+"""
+BYTE_PARSER_JAVA = """package shop.io;
+
+public abstract class ByteParser extends Parser {
+}
+"""
+ASYNC_PARSER_JAVA = """package shop.io;
+
+public class AsyncParser extends ByteParser {
+    public void feed(byte[] data) {
+        if (data == null) {
+            die("no data");
+        }
+    }
+}
+"""
+OTHER_JAVA = """package shop.other;
+
+public class Reader {
+    protected void die(String why) {
+    }
+}
+"""
+
+
+def test_a_bare_call_reaches_a_method_inherited_through_packaged_bases(
+    settings_env, database_url, git_repo
+):
+    from retrieval.graph import find_callers
+
+    files = {
+        "src/shop/io/Parser.java": PARSER_JAVA,
+        "src/shop/io/ByteParser.java": BYTE_PARSER_JAVA,
+        "src/shop/io/AsyncParser.java": ASYNC_PARSER_JAVA,
+        "src/shop/other/Reader.java": OTHER_JAVA,
+    }
+    with _indexed(database_url, git_repo, "shop", files) as (conn, scope):
+        # two levels up, through `extends ByteParser` written without its package
+        _defs, sites = find_callers(conn, scope, "die", path="src/shop/io/Parser.java")
+        assert [(s.path, s.line, s.certainty) for s in sites] == [
+            ("src/shop/io/AsyncParser.java", 6, "certain")
+        ]
+        _defs, sites = find_callers(conn, scope, "die", path="src/shop/other/Reader.java")
+        assert sites == []
