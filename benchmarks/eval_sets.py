@@ -161,6 +161,19 @@ EVAL_SETS: dict[str, EvalSet] = {
         reference=(0.75, 0.225, 0.514),
         holdout=True,
     ),
+    "csharp": EvalSet(
+        name="csharp",
+        language="C#",
+        folder=HOLDOUT_DIR / "csharp",
+        source_suffixes=(".cs",),
+        cast_language="csharp",
+        corpus_dir="corpus-csharp",
+        guard_prefixes=("nunit/",),
+        fetch_tools=("apt-get", "tar", "bzip2"),
+        description="Newtonsoft.Json 6.0.8 and the NUnit 2.6.4 framework (Debian source packages)",
+        reference=(0.65, 0.375, 0.459),
+        holdout=True,
+    ),
 }
 DEV_SETS = ",".join(name for name, s in EVAL_SETS.items() if not s.holdout)
 

@@ -89,9 +89,10 @@ def measure(database_url: str, workdir: Path, eval_set: EvalSet = EVAL_SETS["py"
     }
 
 
-def load_floor(eval_set: EvalSet = EVAL_SETS["py"]) -> dict:
-    """The set's recorded floor: a value per guarded metric and the `margin` allowed below it."""
-    return json.loads(FLOOR_FILE.read_text())["sets"][eval_set.name]
+def load_floor(eval_set: EvalSet = EVAL_SETS["py"]) -> dict | None:
+    """The set's recorded floor: a value per guarded metric and the `margin` allowed below it
+    (None: no floor recorded for the set yet, e.g. a newly added held-out set)."""
+    return json.loads(FLOOR_FILE.read_text())["sets"].get(eval_set.name)
 
 
 def shortfalls(result: dict, floor: dict) -> list[str]:
@@ -147,7 +148,11 @@ def main() -> None:
             results[eval_set.name] = measure(url, Path(tmp), eval_set)
         print(json.dumps(results[eval_set.name], indent=2), flush=True)
         if not args.record and FLOOR_FILE.is_file():
-            below = shortfalls(results[eval_set.name], load_floor(eval_set))
+            floor = load_floor(eval_set)
+            if floor is None:
+                print(f"{eval_set.name}: no floor recorded (--record --sets {eval_set.name})")
+                continue
+            below = shortfalls(results[eval_set.name], floor)
             print(f"{eval_set.name}: " + ("; ".join(below) if below else "above the floor"))
             failed = failed or bool(below)
     if args.record:

@@ -22,6 +22,11 @@ def test_hybrid_quality_stays_above_the_recorded_floor(
     if missing_tools(eval_set):
         pytest.skip(f"fetching the {eval_set.language} corpus needs {missing_tools(eval_set)}")
     floor = load_floor(eval_set)
+    if floor is None:
+        pytest.skip(
+            f"no floor recorded for the {name} set"
+            f" (python -m benchmarks.guard --record --sets {name})"
+        )
     result = measure(database_url, tmp_path, eval_set)
     assert result["queries"] >= 15, f"the guard's slice of the {name} set shrank"
     below = shortfalls(result, floor)
