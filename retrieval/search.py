@@ -48,8 +48,10 @@ class SearchReport:
 
 def _key(row: Row) -> tuple[Any, ...]:
     """Pieces of one symbol, and same-named definitions of one file (overload signatures and
-    their implementation, a property's getter and setter), share a key; a file-level chunk is
-    keyed by itself."""
+    their implementation, a property's getter and setter, C#'s and Java's overloads), share a
+    key: one hit, whose lines are those of the definition that matched best and of the thin ones
+    beside it (`_with_thin_neighbours`; a question names the definitions when it wants them all:
+    `add_symbol_hits`); a file-level chunk is keyed by itself."""
     ident = (
         ("symbol", row["qualified_name"])
         if row["symbol_id"] is not None
@@ -83,9 +85,34 @@ def _span(ranges: Iterable[tuple[int, int]]) -> tuple[int, int]:
     return min(starts), max(ends)
 
 
-def _hit_from_rows(rows: list[dict[str, Any]], score: float, retrievers: list[str]) -> Hit:
-    row = rows[0]
-    start, end = _span(_row_range(r) for r in rows)
+# same-named definitions this many lines apart or closer sit side by side (PEP 8's two blank
+# lines between top-level functions, a comment line)
+ADJACENT_LINES = 3
+
+
+def _with_thin_neighbours(best: Row, others: Iterable[Row]) -> tuple[int, int]:
+    """The lines of the best-matching definition of a key, with the thin same-named ones next
+    to it (overload signatures, `@overload` stubs, a property's one-line setter), never a
+    bodied overload elsewhere in the file."""
+    start, end = _row_range(best)
+    thin = [_row_range(r) for r in others if r is not best and is_thin(r["short_content"])]
+    grown = True
+    while grown:
+        grown = False
+        for lo, hi in thin:
+            if (
+                lo <= end + ADJACENT_LINES
+                and hi >= start - ADJACENT_LINES
+                and not (start <= lo and hi <= end)
+            ):
+                start, end, grown = min(start, lo), max(end, hi), True
+    return start, end
+
+
+def _hit_from_row(
+    row: dict[str, Any], others: Iterable[Row], score: float, retrievers: list[str]
+) -> Hit:
+    start, end = _with_thin_neighbours(row, others)
     return Hit(
         repository=row["repository"],
         path=row["path"],
@@ -148,9 +175,10 @@ def fuse(rankings: dict[str, list[Row]], named: Sequence[str] = ()) -> list[Hit]
     (`named`: the identifiers of the question, `_unit_weight`)."""
     scores: dict[tuple[Any, ...], float] = {}
     found_by: dict[tuple[Any, ...], list[str]] = {}
-    # per key, one row per symbol: its piece that counted most (the part a long declaration
-    # is answered by)
-    rows_of: dict[tuple[Any, ...], dict[int | None, tuple[float, Row]]] = {}
+    # per key, the row that counted most: of same-named definitions (overloads), the one that
+    # matched; of a long declaration, the piece that answers; and every row of the key
+    best_of: dict[tuple[Any, ...], tuple[float, Row]] = {}
+    rows_of: dict[tuple[Any, ...], list[Row]] = {}
     for retriever, rows in rankings.items():
         name = retriever.split(":", 1)[0]
         rank = 0
@@ -159,9 +187,9 @@ def fuse(rankings: dict[str, list[Row]], named: Sequence[str] = ()) -> list[Hit]
             key = _key(row)
             weight = RETRIEVER_WEIGHTS.get(name, 1.0) * _unit_weight(row, named)
             share = weight / (RRF_K + rank + 1)
-            best = rows_of.setdefault(key, {})
-            if row["symbol_id"] not in best or best[row["symbol_id"]][0] < share:
-                best[row["symbol_id"]] = (share, row)
+            if key not in best_of or best_of[key][0] < share:
+                best_of[key] = (share, row)
+            rows_of.setdefault(key, []).append(row)
             if key in seen:  # a later piece or definition of the symbol already ranked
                 continue
             seen.add(key)
@@ -171,8 +199,7 @@ def fuse(rankings: dict[str, list[Row]], named: Sequence[str] = ()) -> list[Hit]
                 found_by[key].append(name)
     ordered = sorted(scores, key=lambda k: (-scores[k], k[1], k[3], k[4]))
     return [
-        _hit_from_rows([row for _, row in rows_of[k].values()], round(scores[k], 6), found_by[k])
-        for k in ordered
+        _hit_from_row(best_of[k][1], rows_of[k], round(scores[k], 6), found_by[k]) for k in ordered
     ]
 
 

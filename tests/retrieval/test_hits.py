@@ -252,3 +252,55 @@ def test_an_accessor_counts_less_than_the_method_that_computes_the_answer(
             search_code(conn, scope, question, mode=mode).hits[0].symbol == "Account.refund_limit"
         )
     conn.close()
+
+
+def _overloads_java() -> str:
+    return (
+        "package shop;\n\n"
+        "public class Prices {\n"
+        "    public static long round(double amount) {\n"
+        "        return round(amount, 2);\n"
+        "    }\n\n"
+        "    public static long round(double amount, int digits) {\n"
+        "        double scale = Math.pow(10, digits);\n"
+        "        double scaled = amount * scale;\n"
+        "        long whole = (long) Math.floor(scaled + 0.5);\n"
+        "        if (whole < 0) {\n"
+        '            throw new IllegalArgumentException("negative price");\n'
+        "        }\n"
+        "        return whole;\n"
+        "    }\n\n"
+        "    public static String label(long cents) {\n"
+        '        return cents / 100 + "." + cents % 100;\n'
+        "    }\n\n"
+        "    public static long round(String amount, int digits, boolean halfEven) {\n"
+        "        double parsed = Double.parseDouble(amount.trim());\n"
+        "        if (parsed < 0) {\n"
+        '            throw new IllegalArgumentException("negative price text");\n'
+        "        }\n"
+        "        return round(parsed, digits);\n"
+        "    }\n"
+        "}\n"
+    )
+
+
+def test_of_overloads_with_bodies_the_hit_is_the_one_that_matched_with_its_thin_neighbours(
+    settings_env, database_url, git_repo
+):
+    from codeatlas.core.database import connect
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from retrieval.search import search_code
+
+    git_repo.write("src/shop/Prices.java", _overloads_java())
+    git_repo.commit("prices")
+    index_repository(database_url, git_repo.path, "prices")
+    conn = connect(database_url, autocommit=True)
+    scope = resolve_scope(conn, ensure_operator(conn), ["prices"])
+    for mode in ("lexical", "hybrid"):
+        hits = search_code(conn, scope, "scaled price floor negative price", mode=mode).hits
+        rounds = [h for h in hits if h.symbol == "shop.Prices.round"]
+        # the overload that matched (8-16) and the one-line overload above it (4-6), not the
+        # bodied overload after `label` (22-28)
+        assert [(h.start_line, h.end_line) for h in rounds] == [(4, 16)], mode
+    conn.close()
