@@ -91,21 +91,22 @@ ADJACENT_LINES = 3
 
 
 def _with_thin_neighbours(best: Row, others: Iterable[Row]) -> tuple[int, int]:
-    """The lines of the best-matching definition of a key, with the thin same-named ones next
-    to it (overload signatures, `@overload` stubs, a property's one-line setter), never a
-    bodied overload elsewhere in the file."""
+    """The lines of the best-matching definition of a key with the same-named ones next to it,
+    holding at most one bodied definition: overload signatures and `@overload` stubs with their
+    implementation, a one-line overload delegating to it, a property's one-line setter; never a
+    second bodied overload (Java's, C#'s), which answers something else."""
     start, end = _row_range(best)
-    thin = [_row_range(r) for r in others if r is not best and is_thin(r["short_content"])]
+    bodied = not is_thin(best["short_content"])
+    rest = [(_row_range(r), is_thin(r["short_content"])) for r in others if r is not best]
     grown = True
     while grown:
         grown = False
-        for lo, hi in thin:
-            if (
-                lo <= end + ADJACENT_LINES
-                and hi >= start - ADJACENT_LINES
-                and not (start <= lo and hi <= end)
-            ):
+        for (lo, hi), thin in rest:
+            inside = start <= lo and hi <= end
+            beside = lo <= end + ADJACENT_LINES and hi >= start - ADJACENT_LINES
+            if beside and not inside and (thin or not bodied):
                 start, end, grown = min(start, lo), max(end, hi), True
+                bodied = bodied or not thin
     return start, end
 
 
