@@ -49,9 +49,10 @@ class SearchReport:
 def _key(row: Row) -> tuple[Any, ...]:
     """Pieces of one symbol, and same-named definitions of one file (overload signatures and
     their implementation, a property's getter and setter, C#'s and Java's overloads), share a
-    key: one hit, whose lines are those of the definition that matched best and of the thin ones
-    beside it (`_with_thin_neighbours`; a question names the definitions when it wants them all:
-    `add_symbol_hits`); a file-level chunk is keyed by itself."""
+    key: one hit, whose lines are those of the definition that matched best and of the ones
+    beside it, at most one of them bodied (`_with_thin_neighbours`; a question names the
+    definitions when it wants them all: `add_symbol_hits`); a file-level chunk is keyed by
+    itself."""
     ident = (
         ("symbol", row["qualified_name"])
         if row["symbol_id"] is not None
