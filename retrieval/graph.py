@@ -60,9 +60,12 @@ def _module_paths(importing_path: str, module: str, language: str = "python") ->
     return [stem + suffix for suffix in suffixes] if stem else []
 
 
-# a free function's definition, or its C/C++ prototype (which is never what a call resolves to:
-# a file declaring `int parse(const char *);` calls the `parse` defined elsewhere)
-FREE_FUNCTION_KINDS = frozenset({"function", "prototype"})
+# what a call without a receiver may reach outside a class: a function or a macro (C's
+# `#define MAX(a, b)`, Rust's `macro_rules!`)
+CALLABLE_KINDS = frozenset({"function", "macro"})
+# and what declares one: a C/C++ prototype, which is never what a call resolves to (a file
+# declaring `int parse(const char *);` calls the `parse` defined elsewhere)
+FREE_FUNCTION_KINDS = CALLABLE_KINDS | {"prototype"}
 
 # languages whose imports name a file by a path relative to the importing file (`./api`)
 RELATIVE_IMPORT_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
@@ -187,8 +190,8 @@ class _Resolver:
                     return own
             if _in_extension(edge):
                 return None  # its receiver's member of that name, or the file's function
-            # (a function: a prototype only declares what is defined elsewhere)
-            local = [d for d in same_repo if d.path == edge["path"] and d.kind == "function"]
+            # (a function or macro: a prototype only declares what is defined elsewhere)
+            local = [d for d in same_repo if d.path == edge["path"] and d.kind in CALLABLE_KINDS]
             if local:
                 return local[0]
             # Go: a bare call reaches the function of its own package (its file's directory);

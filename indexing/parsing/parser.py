@@ -38,7 +38,7 @@ from indexing.parsing.redaction import redact
 from indexing.parsing.source import Source, estimate_tokens
 from indexing.parsing.symbols import find_symbols
 
-# .7: Swift, Objective-C, Scala, Lua; C/C++ prototypes; a node ending in blanks crosses no cut
+# .7: Swift, Objective-C, Scala, Lua; C/C++ prototypes and macros; blank-tailed nodes cut
 # .6: C's directives and attribute macros, JS/TS object members; .5: C#, Kotlin
 PARSER_VERSION = "2025.7-ts0.26-lp0.13"
 

@@ -1092,3 +1092,40 @@ def test_a_bare_call_reaches_a_method_inherited_through_packaged_bases(
         ]
         _defs, sites = find_callers(conn, scope, "die", path="src/shop/other/Reader.java")
         assert sites == []
+
+
+QUEUE_H = """/* Empties the queue p. */
+#define RESET(p) do { (p)->n = 0; (p)->head = NULL; } while (0)
+#define LIMIT 64
+"""
+QUEUE_C = """#include "queue.h"
+
+#define CLAMP(x) ((x) > LIMIT ? LIMIT : (x))
+
+int queue_fill(struct queue *q, int n) {
+    RESET(q);
+    return CLAMP(n);
+}
+"""
+
+
+def test_a_c_function_like_macro_is_a_symbol_and_its_calls_are_its_callers(
+    settings_env, database_url, git_repo
+):
+    from retrieval.graph import find_callers
+    from retrieval.symbols import exact_symbols
+
+    files = {"src/queue.h": QUEUE_H, "src/queue.c": QUEUE_C}
+    with _indexed(database_url, git_repo, "c", files) as (conn, scope):
+        [reset] = exact_symbols(conn, scope, "RESET")
+        assert (reset.kind, reset.path, reset.start_line, reset.end_line) == (
+            "macro",
+            "src/queue.h",
+            1,  # its comment belongs to it
+            2,
+        )
+        assert exact_symbols(conn, scope, "LIMIT") == []  # a constant, not called
+        _defs, sites = find_callers(conn, scope, "CLAMP")
+        assert [(s.path, s.line, s.certainty) for s in sites] == [("src/queue.c", 7, "certain")]
+        _defs, sites = find_callers(conn, scope, "RESET")
+        assert [(s.path, s.line) for s in sites] == [("src/queue.c", 6)]

@@ -47,3 +47,7 @@
 
 (preproc_include
   path: [(string_literal (string_content) @name.reference.import) (system_lib_string) @name.reference.import]) @reference.import
+
+; a function-like macro (`#define MAX(a, b) ...`), called as a function is
+(preproc_function_def
+  name: (identifier) @name.definition.macro) @definition.macro

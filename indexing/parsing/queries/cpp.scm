@@ -69,3 +69,7 @@
   (qualified_identifier name: (type_identifier) @name.reference.extends)
   (template_type name: (type_identifier) @name.reference.extends)
 ])
+
+; a function-like macro (`#define MAX(a, b) ...`), called as a function is
+(preproc_function_def
+  name: (identifier) @name.definition.macro) @definition.macro
