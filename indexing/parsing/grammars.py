@@ -9,8 +9,9 @@ from importlib import resources
 from tree_sitter import Language, Parser, Query
 from tree_sitter_language_pack import get_language, get_parser
 
-# TSX is TypeScript plus JSX: it shares the TypeScript tag query.
-_QUERY_FILE = {"tsx": "typescript"}
+# TSX is TypeScript plus JSX: it shares the TypeScript tag query; Objective-C extends C, and its
+# query reads C's first.
+_QUERY_FILES = {"tsx": ("typescript",), "objc": ("c", "objc")}
 
 # C#'s properties and indexers with code in their accessors are function-like
 FUNCTION_KINDS = frozenset({"function", "method", "constructor", "macro", "property"})
@@ -152,7 +153,11 @@ def parser_for(name: str) -> Parser:
 
 @cache
 def tags_query(name: str) -> Query:
-    """The compiled tag query (`queries/<language>.scm`) for a language."""
-    file = _QUERY_FILE.get(name, name) + ".scm"
-    text = resources.files("indexing.parsing").joinpath("queries", file).read_text("utf-8")
+    """The compiled tag query (`queries/<language>.scm`, after the files it extends) for a
+    language."""
+    folder = resources.files("indexing.parsing").joinpath("queries")
+    text = "\n".join(
+        folder.joinpath(file + ".scm").read_text("utf-8")
+        for file in _QUERY_FILES.get(name, (name,))
+    )
     return Query(language_of(name), text)

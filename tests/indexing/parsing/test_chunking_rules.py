@@ -1129,3 +1129,19 @@ def test_long_scala_and_lua_functions_are_split_between_statements():
         for piece in pieces:
             assert piece.content.split("\n", 1)[1].lstrip().startswith(starts), piece.content
         assert not problems(source, parsed)
+
+
+def test_objective_c_reads_its_c_as_c_does_prototypes_and_macros_included():
+    source = b"""#import <Foundation/Foundation.h>
+
+#define CLAMP(x) ((x) < 0 ? 0 : (x))
+int cart_total(int n);
+
+@interface Cart : NSObject
+- (int)total;
+@end
+"""
+    parsed = parse_file("Cart.h", source)
+    kinds = {s.name: s.kind for s in parsed.symbols}
+    assert parsed.language == "objc"
+    assert (kinds["CLAMP"], kinds["cart_total"], kinds["Cart"]) == ("macro", "prototype", "class")
