@@ -9,9 +9,14 @@ from importlib import resources
 from tree_sitter import Language, Parser, Query
 from tree_sitter_language_pack import get_language, get_parser
 
-# TSX is TypeScript plus JSX: it shares the TypeScript tag query; Objective-C extends C, and its
-# query reads C's first.
-_QUERY_FILES = {"tsx": ("typescript",), "objc": ("c", "objc")}
+# A language's tag query is its files' text in this order: JavaScript and TypeScript share
+# ecmascript.scm, TSX (TypeScript plus JSX) reads TypeScript's, Objective-C reads C's first.
+_QUERY_FILES = {
+    "javascript": ("ecmascript", "javascript"),
+    "typescript": ("ecmascript", "typescript"),
+    "tsx": ("ecmascript", "typescript"),
+    "objc": ("c", "objc"),
+}
 
 # C#'s properties and indexers with code in their accessors are function-like
 FUNCTION_KINDS = frozenset({"function", "method", "constructor", "macro", "property"})
