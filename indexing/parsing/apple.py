@@ -22,7 +22,11 @@ from __future__ import annotations
 
 import re
 
-from indexing.parsing.directives import blank_attribute_macros, blank_cplusplus_branches
+from indexing.parsing.directives import (
+    blank_attribute_macros,
+    blank_conditional_lines,
+    blank_cplusplus_branches,
+)
 
 
 def _blank_groups(pattern: re.Pattern[bytes], data: bytes, group: int = 1) -> bytes:
@@ -95,7 +99,6 @@ _SWIFT_WORDS = re.compile(
     rb"|[\[(,][ \t]*(~)(?=[A-Za-z_])"
     rb"|[(,][ \t]*((?:@\w+(?:<[^<>\n]*>)?[ \t]+)+)(?=\w+[ \t]+\w+[ \t]*:|_[ \t]+\w+[ \t]*:)"
 )
-_SWIFT_CONDITIONAL = re.compile(rb"^[ \t]*(#(?:if|elseif|else|endif)\b[^\r\n]*)", re.MULTILINE)
 
 
 def blank_swift_words(data: bytes) -> bytes:
@@ -114,4 +117,4 @@ def blank_swift_words(data: bytes) -> bytes:
 
 def blank_swift_conditionals(data: bytes) -> bytes:
     """`data` with the words above and `#if`/`#elseif`/`#else`/`#endif` lines blanked."""
-    return _blank_groups(_SWIFT_CONDITIONAL, blank_swift_words(data))
+    return blank_conditional_lines(blank_swift_words(data))

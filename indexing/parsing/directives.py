@@ -32,6 +32,19 @@ _DIRECTIVE_TOKEN = re.compile(
 )
 
 
+# a conditional's own line (C#'s `#if`/`#elif`, Swift's `#if`/`#elseif`, `#else`, `#endif`): in
+# those languages a directive stands on a line of its own but may cut through any construct
+_CONDITIONAL_LINE = re.compile(
+    rb"^[ \t]*#[ \t]*(?:if|elif|elseif|else|endif)\b[^\r\n]*", re.MULTILINE
+)
+
+
+def blank_conditional_lines(data: bytes) -> bytes:
+    """`data` with its conditionals' lines blanked (both branches then read as one text; the
+    offsets unchanged)."""
+    return _CONDITIONAL_LINE.sub(lambda m: b" " * len(m.group(0)), data)
+
+
 def blank_directive_comments(data: bytes) -> bytes:
     """`data` with the block comments inside directives that the grammar cannot read there
     turned into spaces (line ends kept); `data` itself when there are none."""

@@ -10,7 +10,6 @@ change; it is part of every content hash, so stored parses and vectors are inval
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -26,6 +25,7 @@ from indexing.parsing.apple import (
 from indexing.parsing.chunking import build_chunks
 from indexing.parsing.directives import (
     blank_attribute_macros,
+    blank_conditional_lines,
     blank_cplusplus_branches,
     blank_directive_comments,
     keep_first_branches,
@@ -44,25 +44,13 @@ PARSER_VERSION = "2025.7-ts0.26-lp0.13"
 
 log = logging.getLogger(__name__)
 
-# C#'s conditional directives stand on lines of their own and may cut through any construct
-# (`class A : B` / `#if X` / `, C` / `#endif`, `else` / `#endif` / `{`), which the grammar only
-# parses between statements and members: a file that does not parse is parsed again with
-# these lines blanked (both branches then read as one text).
-_CONDITIONAL_DIRECTIVE = re.compile(
-    rb"^[ \t]*#[ \t]*(?:if|elif|else|endif)\b[^\r\n]*", re.MULTILINE
-)
-
-
-def _blank_conditional_directives(data: bytes) -> bytes:
-    return _CONDITIONAL_DIRECTIVE.sub(lambda m: b" " * len(m.group(0)), data)
-
-
 # A file that does not parse is parsed again with each of these rewrites (same offsets), and
 # the parse with the fewest bytes in errors is kept (the first of equals). C and C++: attribute
 # macros of declarations (`int f(int a) ATTR;`); C also: only the first branch of each
 # conditional (`#ifdef` cutting through a function; see directives.py).
 _RETRY_REWRITES: dict[str, tuple[Callable[[bytes, Node], bytes], ...]] = {
-    "csharp": (lambda data, _: _blank_conditional_directives(data),),
+    # C#: conditionals cutting through a declaration (`class A : B` / `#if X` / `, C` / `#endif`)
+    "csharp": (lambda data, _: blank_conditional_lines(data),),
     "c": (
         lambda data, _: blank_attribute_macros(data),
         lambda data, root: keep_first_branches(blank_attribute_macros(data), _conditionals(root)),
