@@ -33,6 +33,9 @@ THIN_FUNCTION_WEIGHT = 0.5
 FILE_EVIDENCE_SHARE = 0.2
 MODES = ("hybrid", "semantic", "lexical")
 # an identifier with more definitions than this is too common to be "the" answer
+# the semantic ranking's best unit, when the lexical ranking did not find it at all, is at least
+# this high in the hybrid order (`with_semantic_best`)
+SEMANTIC_SLOT = 5
 MAX_INJECTED_PER_NAME = 3
 MAX_INJECTED = 5
 PREVIEW_LINES = 3
@@ -266,6 +269,49 @@ def add_symbol_hits(symbol_hits: Iterable[Hit], fused: list[Hit]) -> list[Hit]:
     return sorted(hits, key=lambda h: -h.score)
 
 
+def _semantic_best(rankings: dict[str, list[Row]], named: Sequence[str]) -> Row | None:
+    """The row the semantic rankings fused alone would put first (units weighed as in `fuse`)."""
+    best: tuple[float, Row] | None = None
+    for retriever, rows in rankings.items():
+        if not retriever.startswith("semantic"):
+            continue
+        seen: set[tuple[Any, ...]] = set()
+        for row in rows:
+            seen.add(_key(row))
+            share = RETRIEVER_WEIGHTS["semantic"] * _unit_weight(row, named) / (RRF_K + len(seen))
+            if best is None or share > best[0]:
+                best = (share, row)
+    return best[1] if best else None
+
+
+def _is_hit_of(hit: Hit, row: Row) -> bool:
+    if (hit.repository, hit.path, hit.source) != (row["repository"], row["path"], row["source"]):
+        return False
+    if row["symbol_id"] is None:
+        return hit.symbol is None and hit.start_line == row["chunk_start"]
+    return hit.symbol == row["qualified_name"]
+
+
+def with_semantic_best(
+    hits: list[Hit], rankings: dict[str, list[Row]], named: Sequence[str] = ()
+) -> list[Hit]:
+    """The hybrid order with the semantic ranking's best unit at least `SEMANTIC_SLOT`th when
+    the lexical ranking did not find it at all: the question and that code share no words, so
+    BM25 has no opinion on it, and fused at its weight a unit found by meaning alone never
+    reaches the first hits, however close it is. When BM25 found it and ranked it low, the
+    fusion stands."""
+    best = _semantic_best(rankings, named)
+    if best is None or _key(best) in {_key(r) for r in rankings.get("lexical", [])}:
+        return hits
+    at = next((i for i, hit in enumerate(hits) if _is_hit_of(hit, best)), None)
+    if at is None or at < SEMANTIC_SLOT:
+        return hits
+    hit = hits.pop(at)
+    hit.score = hits[SEMANTIC_SLOT - 1].score  # the one it displaces: scores stay in order
+    hits.insert(SEMANTIC_SLOT - 1, hit)
+    return hits
+
+
 def search_code(
     conn: DbConnection,
     scope: Scope,
@@ -311,9 +357,10 @@ def search_code(
         if rows is None
     ]
     rankings = {name: rows for name, rows in found.items() if name != "symbol" and rows is not None}
-    hits = fuse(rankings, query_identifiers(query))
+    named = query_identifiers(query)
+    hits = fuse(rankings, named)
     if mode == "hybrid":
-        hits = add_symbol_hits(found["symbol"], hits)
+        hits = with_semantic_best(add_symbol_hits(found["symbol"], hits), rankings, named)
     if reranker is not None:
         from retrieval.rerank import rerank
 

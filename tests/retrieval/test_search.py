@@ -204,3 +204,86 @@ def test_a_name_in_the_question_is_one_more_ranking_not_an_answer_forced_to_the_
     assert hits[0].retrievers == ["symbol", "lexical"]
     assert (hits[0].start_line, hits[0].end_line) == (0, 10)  # covers what both found
     assert hits[2].score < hits[1].score  # a name matched by nothing else does not lead
+
+
+def _candidate(symbol: str, kind: str = "function") -> dict:
+    return {
+        "repository": "r",
+        "path": f"{symbol}.py",
+        "source": "commit",
+        "symbol_id": 1,
+        "qualified_name": symbol,
+        "symbol_kind": kind,
+        "chunk_id": 1,
+        "chunk_start": 1,
+        "short_content": None,
+    }
+
+
+def test_the_semantic_best_found_by_meaning_alone_is_among_the_first_five():
+    from retrieval.search import RRF_K, SEMANTIC_SLOT, with_semantic_best
+
+    lexical = [f"words_{i}" for i in range(8)]
+    fused = [_hit(name, 1 / (RRF_K + 1 + i), ["lexical"]) for i, name in enumerate(lexical)]
+    fused.append(_hit("meaning", 0.2 / (RRF_K + 2), ["semantic"]))
+    rankings = {
+        "lexical": [_candidate(name) for name in lexical],
+        # a long class outline first counts half: the function after it is the semantic best
+        "semantic:m": [_candidate("Meanings", kind="class"), _candidate("meaning")],
+    }
+    hits = with_semantic_best(list(fused), rankings)
+    assert [h.symbol for h in hits][: SEMANTIC_SLOT + 1] == [*lexical[:4], "meaning", lexical[4]]
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    # BM25 found it too, and ranked it low: the fusion stands
+    rankings["lexical"].append(_candidate("meaning"))
+    assert [h.symbol for h in with_semantic_best(list(fused), rankings)] == [
+        h.symbol for h in fused
+    ]
+
+
+def _refunds() -> str:
+    functions = "".join(
+        f"def refund_rule_{i}(order):\n"
+        f"    return order.refund_total > {i} and order.refund_open\n\n"
+        for i in range(8)
+    )
+    return functions + (
+        "def locate_binary(env):\n"
+        "    for name in ('PHP_BINARY', 'PHP_PATH'):\n"
+        "        if env.get(name):\n"
+        "            return env[name]\n"
+        "    return None\n"
+    )
+
+
+def test_a_function_that_shares_no_word_with_the_question_is_found_by_its_meaning(
+    settings_env, database_url, git_repo
+):
+    from codeatlas.core.database import connect
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from retrieval.search import SEMANTIC_SLOT, search_code
+    from tests.retrieval.indexing import index_repository
+
+    git_repo.write("checks.py", _refunds())
+    git_repo.commit("rules")
+    index_repository(database_url, git_repo.path, "rules", embedder=fake_embedder())
+    conn = connect(database_url, autocommit=True)
+    scope = resolve_scope(conn, ensure_operator(conn), ["rules"])
+    stored = conn.execute(
+        "SELECT e.embedding_model, e.embedding::text AS vector FROM chunk_embeddings e"
+        " JOIN code_chunks c ON c.content_hash = e.content_hash"
+        " WHERE c.qualified_name = 'locate_binary'"
+    ).fetchone()
+    vector = json.loads(stored["vector"])
+
+    def embed(model: str, text: str):  # a query that means exactly that function
+        return vector if model == stored["embedding_model"] else None
+
+    question = "which refund rule applies to an open order"
+    hits = search_code(conn, scope, question, embed_query=embed).hits
+    symbols = [h.symbol for h in hits]
+    assert symbols.index("locate_binary") == SEMANTIC_SLOT - 1
+    assert hits[SEMANTIC_SLOT - 1].retrievers == ["semantic"]
+    assert set(symbols[: SEMANTIC_SLOT - 1]) < {f"refund_rule_{i}" for i in range(8)}
+    conn.close()
