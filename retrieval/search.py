@@ -32,10 +32,10 @@ THIN_FUNCTION_WEIGHT = 0.5
 # a lexical candidate inherits this share of the score of the best other candidate of its file
 FILE_EVIDENCE_SHARE = 0.2
 MODES = ("hybrid", "semantic", "lexical")
-# an identifier with more definitions than this is too common to be "the" answer
 # the semantic ranking's best unit, when the lexical ranking did not find it at all, is at least
 # this high in the hybrid order (`with_semantic_best`)
 SEMANTIC_SLOT = 5
+# an identifier with more definitions than this is too common to be "the" answer
 MAX_INJECTED_PER_NAME = 3
 MAX_INJECTED = 5
 PREVIEW_LINES = 3
@@ -245,6 +245,12 @@ def _place(hit: Hit) -> tuple[Any, ...]:
     return (hit.repository, hit.path, hit.source, where)
 
 
+def _row_place(row: Row) -> tuple[Any, ...]:
+    """`_place` of the hit a candidate row becomes."""
+    where = row["qualified_name"] if row["symbol_id"] is not None else row["chunk_start"]
+    return (row["repository"], row["path"], row["source"], where)
+
+
 def add_symbol_hits(symbol_hits: Iterable[Hit], fused: list[Hit]) -> list[Hit]:
     """Exact symbol hits fused as one more ranking, in the order found: each adds its RRF share
     to its fused twin (whose range then also covers the definitions found by name) or enters
@@ -269,29 +275,6 @@ def add_symbol_hits(symbol_hits: Iterable[Hit], fused: list[Hit]) -> list[Hit]:
     return sorted(hits, key=lambda h: -h.score)
 
 
-def _semantic_best(rankings: dict[str, list[Row]], named: Sequence[str]) -> Row | None:
-    """The row the semantic rankings fused alone would put first (units weighed as in `fuse`)."""
-    best: tuple[float, Row] | None = None
-    for retriever, rows in rankings.items():
-        if not retriever.startswith("semantic"):
-            continue
-        seen: set[tuple[Any, ...]] = set()
-        for row in rows:
-            seen.add(_key(row))
-            share = RETRIEVER_WEIGHTS["semantic"] * _unit_weight(row, named) / (RRF_K + len(seen))
-            if best is None or share > best[0]:
-                best = (share, row)
-    return best[1] if best else None
-
-
-def _is_hit_of(hit: Hit, row: Row) -> bool:
-    if (hit.repository, hit.path, hit.source) != (row["repository"], row["path"], row["source"]):
-        return False
-    if row["symbol_id"] is None:
-        return hit.symbol is None and hit.start_line == row["chunk_start"]
-    return hit.symbol == row["qualified_name"]
-
-
 def with_semantic_best(
     hits: list[Hit], rankings: dict[str, list[Row]], named: Sequence[str] = ()
 ) -> list[Hit]:
@@ -300,10 +283,10 @@ def with_semantic_best(
     BM25 has no opinion on it, and fused at its weight a unit found by meaning alone never
     reaches the first hits, however close it is. When BM25 found it and ranked it low, the
     fusion stands."""
-    best = _semantic_best(rankings, named)
-    if best is None or _key(best) in {_key(r) for r in rankings.get("lexical", [])}:
+    semantic = fuse({n: rows for n, rows in rankings.items() if n.startswith("semantic")}, named)
+    if not semantic or _place(semantic[0]) in {_row_place(r) for r in rankings.get("lexical", [])}:
         return hits
-    at = next((i for i, hit in enumerate(hits) if _is_hit_of(hit, best)), None)
+    at = next((i for i, hit in enumerate(hits) if _place(hit) == _place(semantic[0])), None)
     if at is None or at < SEMANTIC_SLOT:
         return hits
     hit = hits.pop(at)

@@ -216,7 +216,15 @@ def _candidate(symbol: str, kind: str = "function") -> dict:
         "symbol_kind": kind,
         "chunk_id": 1,
         "chunk_start": 1,
+        "chunk_end": 10,
+        "symbol_start": 1,
+        "symbol_end": 10,
+        "outline_end": None,
+        "piece": 0,
+        "piece_count": 1,
         "short_content": None,
+        "head": None,
+        "commit_sha": "c",
     }
 
 
