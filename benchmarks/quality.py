@@ -33,7 +33,8 @@ DEPTH = 10  # results scored per query (Recall@10, MRR@10, nDCG@10, token budget
 MODES = ("hybrid", "semantic", "lexical")
 
 SYSTEMS = {
-    "codeatlas-hybrid": "codeatlas hybrid (semantic, lexical, exact-symbol rankings in RRF)",
+    "codeatlas-hybrid": "codeatlas hybrid (semantic, lexical, symbol rankings, learned order)",
+    "codeatlas-fused": "codeatlas hybrid in the rank-fusion order (RRF), no learned ranker",
     "codeatlas-semantic": "codeatlas semantic only (HNSW, symbol chunks)",
     "codeatlas-lexical": "codeatlas lexical only (symbol chunks)",
     **BASELINE_SYSTEMS,
