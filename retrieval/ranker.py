@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from codeatlas.core.terms import enclosing_name, text_terms
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.hits import Hit, is_thin
 from retrieval.path_roles import path_role
@@ -50,6 +51,8 @@ FEATURES = (
     "path_test",
     "path_example_or_docs",
     "path_vendored",
+    "name_coverage",  # share of the query's terms in the unit's own name
+    "context_coverage",  # ... in its enclosing names and path
     "query_terms",  # distinct lexical terms of the query
     "query_identifiers",
 )
@@ -107,7 +110,7 @@ def features(
     places: Sequence[tuple[Any, ...]],
     evidence: Evidence,
     *,
-    query_terms: int,
+    query_terms: Collection[str],
     query_identifiers: int,
     named: Sequence[bool],
 ) -> np.ndarray:
@@ -120,6 +123,8 @@ def features(
         sem_rank, similarity = evidence.semantic.get(place, (0, 0.0))
         role = path_role(hit.path)
         function = hit.kind in FUNCTION_KINDS
+        name = _last_segment(hit.symbol or "")
+        context = f"{enclosing_name(hit.symbol or '')} {hit.path}"
         rows.append(
             [
                 rank,
@@ -143,11 +148,26 @@ def features(
                 float(role == "test"),
                 float(role in ("example", "docs")),
                 float(role == "vendored"),
-                query_terms,
+                _coverage(query_terms, name),
+                _coverage(query_terms, context),
+                len(query_terms),
                 query_identifiers,
             ]
         )
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+
+
+def _last_segment(qualified: str) -> str:
+    head = enclosing_name(qualified)
+    return qualified[len(head) :].lstrip(".:") if head else qualified
+
+
+def _coverage(query_terms: Collection[str], text: str) -> float:
+    """The share of the query's distinct terms that `text`'s terms hold."""
+    if not query_terms:
+        return 0.0
+    held = set(text_terms(text))
+    return sum(t in held for t in query_terms) / len(query_terms)
 
 
 class TreeEnsemble:
@@ -171,6 +191,12 @@ class TreeEnsemble:
             )
             for t in model["trees"]
         ]
+
+    def fits(self, semantic_models: Sequence[str]) -> bool:
+        """True when the semantic rankings are those of the embedding model it was trained with
+        (its similarities mean what they meant in training)."""
+        trained = self.meta.get("embedding_model")
+        return trained is None or list(semantic_models) == [trained]
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """One score per row of `x` (higher ranks first)."""

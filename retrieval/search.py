@@ -328,7 +328,11 @@ def search_code(
         connections=connections,
     )
     hits = found.hits
+    # the shipped ranker learned what the similarities of its embedding model mean: with another
+    # model (or none) the fused order stands; a ranker passed in is the caller's choice
     model = shipped_model() if ranker == "shipped" else ranker
+    if ranker == "shipped" and model is not None and not model.fits(found.semantic_models()):
+        model = None
     if mode == "hybrid" and model is not None and hits:
         hits = learned_order(hits, model.predict(found.features()))
     if reranker is not None:
@@ -349,6 +353,10 @@ class Candidates:
     symbol_hits: list[Hit]
     named: list[str]
 
+    def semantic_models(self) -> list[str]:
+        """The embedding models whose semantic rankings ran."""
+        return [n.split(":", 1)[1] for n in self.rankings if n.startswith("semantic:")]
+
     def features(self) -> np.ndarray:
         """The learned ranker's features of the hits (`retrieval/ranker.py`), in their order."""
         evidence = gather_evidence(self.rankings, [_place(h) for h in self.symbol_hits], _row_place)
@@ -356,7 +364,7 @@ class Candidates:
             self.hits,
             [_place(h) for h in self.hits],
             evidence,
-            query_terms=len(query_terms(self.query)),
+            query_terms=list(query_terms(self.query)),
             query_identifiers=len(self.named),
             named=[h.symbol is not None and _is_named(h.symbol, self.named) for h in self.hits],
         )

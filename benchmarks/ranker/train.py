@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     meta = {
         "trained": datetime.date.today().isoformat(),
         "sets": names,
-        "embedder": args.embedder,
+        "embedding_model": embedders.make(args.embedder).model_name,
         "params": PARAMS,
         **stats,
         "gain": {f: round(float(g), 1) for f, g in zip(FEATURES, importance, strict=True)},

@@ -98,3 +98,22 @@ def test_hybrid_search_orders_its_hits_by_the_ranker(conn, operator_scope):
     assert (learned[0].path, learned[0].symbol) == (fused[-1].path, fused[-1].symbol)
     assert [h.score for h in learned] == sorted((h.score for h in learned), reverse=True)
     assert json.dumps([h.contract() for h in learned])  # scores stay plain floats
+
+
+def test_a_ranker_is_used_only_with_the_embedding_model_it_learned(conn, operator_scope):
+    from retrieval.search import search_code
+    from tests.retrieval.indexing import fake_embedder
+    from tests.retrieval.test_search import _embed
+
+    trained = TreeEnsemble(
+        {"features": list(FEATURES), "meta": {"embedding_model": "some-other-model"}, "trees": []}
+    )
+    assert not trained.fits([fake_embedder().model_name])
+    assert trained.fits(["some-other-model"])
+    shipped = search_code(conn, operator_scope, "refund amount", embed_query=_embed).hits
+    fused = search_code(conn, operator_scope, "refund amount", embed_query=_embed, ranker=None)
+    model = shipped_model()
+    if model is not None and not model.fits([fake_embedder().model_name]):
+        assert [(h.path, h.symbol, h.score) for h in shipped] == [
+            (h.path, h.symbol, h.score) for h in fused.hits
+        ]
