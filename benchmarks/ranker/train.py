@@ -51,6 +51,7 @@ PARAMS = {
     "verbosity": -1,
 }
 MAX_ROUNDS = 600
+NAME_QUERY_EVERY = 5
 EARLY_STOP = 50
 
 
@@ -68,12 +69,26 @@ def rows_of(set_name: str, provider: str, *, refresh: bool) -> list[QueryRows]:
             return cached["rows"]
     search = CodeatlasSearch(index["url"], [index["repository"]], embedder)
     try:
-        rows = collect(eval_set, search, eval_set.queries())
+        rows = collect(eval_set, search, eval_set.queries() + name_queries(eval_set.queries()))
     finally:
         search.close()
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_bytes(pickle.dumps({"features": FEATURES, "rows": rows}))
     return rows
+
+
+def name_queries(queries: list[dict]) -> list[dict]:
+    """Agents also search by name: every `NAME_QUERY_EVERY`th mined query asked again as its
+    answer's name (alternately the qualified and the bare one), so that the ranker learns what
+    a named definition is worth as well as a described one."""
+    asked: list[dict] = []
+    for i, q in enumerate(queries[::NAME_QUERY_EVERY]):
+        symbol = q["gold"][0].get("symbol")
+        if not symbol:
+            continue
+        name = symbol if i % 2 == 0 else symbol.rsplit(".", 1)[-1]
+        asked.append({**q, "id": f"{q['id']}-name", "query": name})
+    return asked
 
 
 def _dataset(rows: list[QueryRows]):
