@@ -1,55 +1,78 @@
-"""What a file is for, read from its path alone: the code itself, or its tests, examples,
-documentation, build scripts or a vendored copy of someone else's code. Questions and bug reports
-are about the code under test; the others repeat its words (a test names what it tests, a
-vendored copy is the same code twice) and are ranked below it unless asked for."""
+"""What a file is for, read from its path alone: the code itself, or its tests, fixtures,
+examples, docs, benchmarks, or a vendored copy of another project's code.
+
+A bug report names behaviour of the code; the tests, examples and copies around it repeat its
+words (a test of `parse_header` says `parse_header` more often than the function does), so
+`retrieval/locate.py` ranks them below the code unless the report names them. The rules are the
+layouts of the ecosystems' own conventions, not of any one repository.
+"""
 
 from __future__ import annotations
 
+import posixpath
 import re
 
-ROLES = ("code", "test", "example", "docs", "vendored")
+CODE = "code"
+TEST = "test"
+FIXTURE = "fixture"
+EXAMPLE = "example"
+DOCS = "docs"
+BENCHMARK = "benchmark"
+VENDORED = "vendored"
 
-# folder names, matched as whole path segments, case-insensitively
-_TEST_DIRS = frozenset(
-    {"test", "tests", "testing", "spec", "specs", "__tests__", "__mocks__", "fixtures", "testdata"}
-)
-_EXAMPLE_DIRS = frozenset({"example", "examples", "demo", "demos", "sample", "samples"})
-_DOCS_DIRS = frozenset({"doc", "docs", "documentation", "benchmarks", "bench", "asv_bench"})
-_VENDORED_DIRS = frozenset(
-    {
-        "vendor",
-        "vendored",
-        "_vendor",
-        "third_party",
-        "thirdparty",
-        "third-party",
-        "externals",
-        "extern",
-        "node_modules",
-        "bower_components",
-    }
-)
-# file names of tests in the usual conventions: test_x.py, x_test.go, x.test.ts, x.spec.js,
-# XTest.java, XTests.cs, x_spec.rb, conftest.py
+# folder names, anywhere in the path, and the role they give everything under them
+_FOLDERS = {
+    **dict.fromkeys(("tests", "__tests__", "__test__", "spec", "specs", "e2e"), TEST),
+    **dict.fromkeys(
+        ("fixtures", "__fixtures__", "testdata", "test_data", "__snapshots__", "__mocks__"),
+        FIXTURE,
+    ),
+    **dict.fromkeys(("examples", "example", "samples", "demo", "demos", "tutorials"), EXAMPLE),
+    **dict.fromkeys(("doc", "docs", "documentation"), DOCS),
+    **dict.fromkeys(("benchmarks", "benchmark", "asv_bench"), BENCHMARK),
+    **dict.fromkeys(
+        (
+            "vendor",
+            "vendors",
+            "vendored",
+            "_vendor",
+            "third_party",
+            "third-party",
+            "thirdparty",
+            "external",
+            "externals",
+            "extern",
+            "cextern",
+            "node_modules",
+            "bower_components",
+        ),
+        VENDORED,
+    ),
+}
+# file names of tests in the ecosystems' conventions: pytest/unittest, Go, JS/TS, Java/Kotlin,
+# C#, Ruby, PHP
 _TEST_FILE = re.compile(
-    r"^(?:test_.*|.*_tests?\.\w+|.*\.(?:test|spec)\.\w+|.*(?<=[a-z0-9])Tests?\.\w+|.*_spec\.rb"
-    r"|conftest\.py)$"
+    r"^(test_.+\.py|.+_tests?\.py|conftest\.py|.+_test\.go|.+\.(test|spec)\.[cm]?[jt]sx?"
+    r"|.+Tests?\.(java|kt|cs|php|swift)|.+_spec\.rb|.+_test\.rb)$"
 )
 
 
 def path_role(path: str) -> str:
-    """The role of the file at `path` (one of `ROLES`); the first matching folder decides, so
-    `vendor/pkg/tests/x.py` is vendored and `tests/fixtures/vendor/x.py` a test."""
-    parts = path.replace("\\", "/").split("/")
-    for folder in (p.lower() for p in parts[:-1]):
-        if folder in _VENDORED_DIRS:
-            return "vendored"
-        if folder in _TEST_DIRS:
-            return "test"
-        if folder in _EXAMPLE_DIRS:
-            return "example"
-        if folder in _DOCS_DIRS:
-            return "docs"
-    if _TEST_FILE.match(parts[-1]):
-        return "test"
-    return "code"
+    """The role of the file at `path` (a repository-relative POSIX path)."""
+    parts = path.split("/")
+    folders = parts[:-1]
+    for i, folder in enumerate(folders):
+        lowered = folder.lower()
+        if lowered in _FOLDERS:
+            return _FOLDERS[lowered]
+        # a lone `test/` holds a test suite at the top (node, C) or under `src/` (Maven,
+        # Gradle); inside a package it can be a library of test helpers (`django/test/`)
+        if lowered == "test" and (i == 0 or folders[i - 1] == "src"):
+            return TEST
+        # `<package>/packages/<name>/`: a copy of another distribution shipped inside this one
+        # (`requests/packages/urllib3`); a top-level `packages/` is a monorepo's own code
+        if lowered == "packages" and i > 0:
+            return VENDORED
+    if _TEST_FILE.match(posixpath.basename(path)):
+        return TEST
+    return CODE

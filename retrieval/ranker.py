@@ -22,7 +22,7 @@ import numpy as np
 from codeatlas.core.terms import enclosing_name, text_terms
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.hits import Hit, is_thin
-from retrieval.path_roles import path_role
+from retrieval.path_roles import BENCHMARK, DOCS, EXAMPLE, FIXTURE, TEST, VENDORED, path_role
 from retrieval.principals import Row
 
 MODEL_FILE = "ranker.json"
@@ -48,9 +48,9 @@ FEATURES = (
     "is_thin",  # at most 3 lines of code (an accessor, a delegation)
     "log_lines",  # of the hit's range
     "pieces",  # chunks of the symbol
-    "path_test",
-    "path_example_or_docs",
-    "path_vendored",
+    "path_test",  # a test or fixture (`retrieval/path_roles.py`)
+    "path_example_or_docs",  # an example, docs or a benchmark
+    "path_vendored",  # a vendored copy of another project
     "name_coverage",  # share of the query's terms in the unit's own name
     "context_coverage",  # ... in its enclosing names and path
     "query_terms",  # distinct lexical terms of the query
@@ -145,9 +145,9 @@ def features(
                 float(evidence.thin.get(place, False)),
                 math.log(max(1, hit.end_line - hit.start_line + 1)),
                 evidence.pieces.get(place, 1),
-                float(role == "test"),
-                float(role in ("example", "docs")),
-                float(role == "vendored"),
+                float(role in (TEST, FIXTURE)),
+                float(role in (EXAMPLE, DOCS, BENCHMARK)),
+                float(role == VENDORED),
                 _coverage(query_terms, name),
                 _coverage(query_terms, context),
                 len(query_terms),
