@@ -13,7 +13,8 @@ MAX_WORDS = 40  # longer "first sentences" are run-on paragraphs (no full stop),
 
 # a line that starts the details after the summary: tags, sections, examples, code fences
 _SECTION = re.compile(
-    r"^\s*(@\w|<(param|typeparam|returns|exception|remarks|example|value|seealso)\b|:param|:return|:raises|:type|:rtype|\.\. |>>>|```|~~~|#\s|"
+    r"^\s*(@\w|<(param|typeparam|returns|exception|remarks|example|value|seealso)\b"
+    r"|:param|:return|:raises|:type|:rtype|\.\. |>>>|```|~~~|#\s|"
     r"(Args|Arguments|Parameters|Params|Returns|Return|Raises|Yields|Examples?|Notes?|See also|"
     r"Attributes|Usage|Warning|Panics|Errors|Safety|Throws|Exceptions?)\s*:?\s*$|-{3,}|={3,})",
     re.IGNORECASE,
