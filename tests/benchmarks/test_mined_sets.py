@@ -156,9 +156,7 @@ def test_the_corpus_keeps_line_numbers_and_the_gold_points_at_the_undocumented_f
             "ledger/Ledger.java": JAVA,
         },
     )
-    stats, candidates = take_sources(
-        source, "pkg", (".go", ".py", ".java"), corpus, package="pkg"
-    )
+    stats, candidates = take_sources(source, "pkg", (".go", ".py", ".java"), corpus, package="pkg")
     copied = sorted(p.relative_to(corpus).as_posix() for p in corpus.rglob("*") if p.is_file())
     assert copied == ["pkg/cache/cache.py", "pkg/frame/frame.go", "pkg/ledger/Ledger.java"]
     assert stats.files == 3
