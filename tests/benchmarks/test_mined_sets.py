@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from benchmarks.eval_sets import select
 from benchmarks.mined.docs import documented_functions
 from benchmarks.mined.mining import drop_duplicates, questions, sample, take_sources
+from benchmarks.mined.packages import LANGUAGES
 from benchmarks.mined.summary import first_sentence, rejection, without_leading_name
 from benchmarks.scoring import bootstrap_interval
 
@@ -207,3 +209,14 @@ def test_bootstrap_interval_brackets_the_mean_and_narrows_with_more_questions():
     assert few[0] < 0.5 < few[1]
     assert many[0] < 0.5 < many[1]
     assert many[1] - many[0] < few[1] - few[0]
+
+
+def test_mined_sets_are_chosen_by_name_only_and_their_splits_share_no_package():
+    assert not any(s.mined for s in select(None) + select("all"))
+    assert [s.name for s in select("mined-test")] == [f"mined-{k}-test" for k in LANGUAGES]
+    assert [s.name for s in select("go,mined-go")] == ["go", "mined-go-train", "mined-go-test"]
+    for language in LANGUAGES.values():
+        train = {(p.spec, p.roots) for p in language.train}
+        test = {(p.spec, p.roots) for p in language.test}
+        assert train and test and not train & test, language.key
+        assert not {p.folder for p in language.train} & {p.folder for p in language.test}
