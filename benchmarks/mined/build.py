@@ -9,6 +9,7 @@ again.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import shutil
@@ -23,10 +24,13 @@ from benchmarks.mined.packages import LANGUAGES, Package
 from benchmarks.workspace import WORK, as_git_repo
 
 AREA = WORK / "mined"
+PINS = Path(__file__).with_name("archives.lock.json")  # "<registry> <spec>" -> sha256
 QUERIES_PER_SPLIT = 450
 SEED = 26  # issue 26; any fixed number gives a deterministic sample
-# the code that decides what a build produces: a change to any of it rebuilds the sets
-_RECIPE_CODE = ("build.py", "docs.py", "mining.py", "paths.py", "stripping.py", "summary.py")
+# the code that decides what is mined: a change to any of it rebuilds the sets
+_RECIPE_CODE = ("docs.py", "mining.py", "paths.py", "stripping.py", "summary.py")
+# bump when this module changes what a build writes (layout, question fields, sampling)
+LAYOUT_VERSION = 1
 
 
 @dataclass
@@ -52,7 +56,15 @@ def set_folder(language: str, split: str) -> Path:
 
 
 def build_set(language: str, split: str, *, limit: int = QUERIES_PER_SPLIT) -> Path:
-    """Build (or keep, when its recipe is unchanged) one mined set; return its folder."""
+    """Build (or keep, when its recipe is unchanged) one mined set; return its folder. Two
+    processes building the same set take turns (a lock file beside it)."""
+    AREA.mkdir(parents=True, exist_ok=True)
+    with open(AREA / f"{language}-{split}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build_set(language, split, limit)
+
+
+def _build_set(language: str, split: str, limit: int) -> Path:
     spec = LANGUAGES[language]
     packages = spec.packages(split)
     folder = set_folder(language, split)
@@ -119,6 +131,7 @@ def _take_package(
     """The package's non-test sources copied into the corpus with every function's docs
     emptied; its stats and its documented functions."""
     archive = fetch(package.registry, package.spec, AREA)
+    _check_pin(package, archive.sha256)
     unpacked = unpack(archive, AREA)
     stats = PackageStats(package.folder, package.registry, package.spec, archive.sha256)
     roots = _roots(unpacked, package)
@@ -133,6 +146,20 @@ def _take_package(
         stats.documented += tree.documented
         found += more
     return stats, found
+
+
+def _check_pin(package: Package, sha256: str) -> None:
+    """The archive is the one the sets were built from (archives.lock.json), or the build stops."""
+    pins = json.loads(PINS.read_text()) if PINS.is_file() else {}
+    pinned = pins.get(f"{package.registry} {package.spec}")
+    if pinned is None:
+        _say(f"{package.spec}: no sha256 pinned in {PINS.name} (got {sha256})")
+    elif pinned != sha256:
+        raise RuntimeError(
+            f"{package.spec} from {package.registry} has sha256 {sha256}, {PINS.name} pins"
+            f" {pinned}: delete {AREA / 'downloads'} and retry, or update the pin if the registry"
+            " really replaced the file"
+        )
 
 
 def _roots(unpacked: Path, package: Package) -> list[Path]:
@@ -164,7 +191,8 @@ def _recipe(language: str, split: str, packages: tuple[Package, ...], limit: int
     digest = hashlib.sha256()
     for name in _RECIPE_CODE:
         digest.update((Path(__file__).parent / name).read_bytes())
-    text = json.dumps([language, split, limit, SEED, PARSER_VERSION, [asdict(p) for p in packages]])
+    packed = [asdict(p) for p in packages]
+    text = json.dumps([LAYOUT_VERSION, language, split, limit, SEED, PARSER_VERSION, packed])
     digest.update(text.encode())
     return digest.hexdigest()[:16]
 

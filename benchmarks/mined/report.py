@@ -8,6 +8,18 @@ from benchmarks.mined.build import set_folder
 from benchmarks.mined.packages import LANGUAGES, SPLITS
 
 
+def pins() -> dict[str, str]:
+    """ "<registry> <spec>" -> sha256 of every package archive the built sets read."""
+    found: dict[str, str] = {}
+    for language in LANGUAGES:
+        for split in SPLITS:
+            file = set_folder(language, split) / "stats.json"
+            if file.is_file():
+                for p in json.loads(file.read_text())["packages"]:
+                    found[f"{p['registry']} {p['spec']}"] = p["sha256"]
+    return dict(sorted(found.items()))
+
+
 def stats_table() -> str:
     """One row per built set (questions, kept, documented, functions, chunks, top filters),
     then one row per package with its pinned spec and sha256."""

@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from benchmarks.eval_sets import select
 from benchmarks.mined.docs import documented_functions
 from benchmarks.mined.mining import drop_duplicates, questions, sample, take_sources
+from benchmarks.mined.packages import LANGUAGES
 from benchmarks.mined.summary import first_sentence, rejection, without_leading_name
 from benchmarks.scoring import bootstrap_interval
 
@@ -156,9 +158,7 @@ def test_the_corpus_keeps_line_numbers_and_the_gold_points_at_the_undocumented_f
             "ledger/Ledger.java": JAVA,
         },
     )
-    stats, candidates = take_sources(
-        source, "pkg", (".go", ".py", ".java"), corpus, package="pkg"
-    )
+    stats, candidates = take_sources(source, "pkg", (".go", ".py", ".java"), corpus, package="pkg")
     copied = sorted(p.relative_to(corpus).as_posix() for p in corpus.rglob("*") if p.is_file())
     assert copied == ["pkg/cache/cache.py", "pkg/frame/frame.go", "pkg/ledger/Ledger.java"]
     assert stats.files == 3
@@ -209,3 +209,14 @@ def test_bootstrap_interval_brackets_the_mean_and_narrows_with_more_questions():
     assert few[0] < 0.5 < few[1]
     assert many[0] < 0.5 < many[1]
     assert many[1] - many[0] < few[1] - few[0]
+
+
+def test_mined_sets_are_chosen_by_name_only_and_their_splits_share_no_package():
+    assert not any(s.mined for s in select(None) + select("all"))
+    assert [s.name for s in select("mined-test")] == [f"mined-{k}-test" for k in LANGUAGES]
+    assert [s.name for s in select("go,mined-go")] == ["go", "mined-go-train", "mined-go-test"]
+    for language in LANGUAGES.values():
+        train = {(p.spec, p.roots) for p in language.train}
+        test = {(p.spec, p.roots) for p in language.test}
+        assert train and test and not train & test, language.key
+        assert not {p.folder for p in language.train} & {p.folder for p in language.test}
