@@ -29,7 +29,8 @@ _PATH_ONLY = re.compile(rf"(?<![\w/.\\-])(?P<path>{_PATH})(?![\w/\\])")
 # a dotted name of at least three parts (`pkg.module.name`): a module path or a qualified name
 _DOTTED = re.compile(r"(?<![\w.])(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w(])")
 _FENCE = re.compile(r"```[^\n]*\n(?P<code>.*?)(?:```|$)", re.S)
-_BACKTICKS = re.compile(r"`(?P<code>[^`\n]{1,200})`")
+# `code` and reStructuredText's ``code``
+_BACKTICKS = re.compile(r"(?P<tick>``?)(?P<code>[^`\n]{1,200})(?P=tick)")
 _IDENT = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 # identifiers that are part of a language or of every call site, never a report's subject
 _COMMON = frozenset(
@@ -131,6 +132,7 @@ def _looks_like_code(name: str) -> bool:
         or "_" in bare
         or re.search(r"[a-z][A-Z]", name) is not None
         or re.fullmatch(r"[A-Z][a-z0-9]+[A-Z]\w*", name) is not None
+        or re.fullmatch(r"[A-Z]{2,}[a-z]\w*", name) is not None  # HTTPAdapter
     )
 
 

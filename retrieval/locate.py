@@ -162,7 +162,7 @@ def locate(
     located = ranked[:limit_files]
     if len(located) < limit_files:
         located += _neighbours(conn, scope, located, limit_files - len(located))
-    notes = []
+    notes: list[str] = []
     if not evidence.frames and not evidence.paths:
         notes.append("the report quotes no stack frame or file path; ranked by its words")
     return LocateReport(files=located, notes=notes)
@@ -221,8 +221,10 @@ def _add_paths(
     if not names:
         return
     rows = conn.execute(
-        "WITH " + VISIBLE_FILES + " SELECT f.repository, f.path, f.file_version_id, f.commit_sha, f.source"
-        " FROM files f WHERE regexp_replace(f.path, '^.*/', '') = ANY(%(names)s)",
+        "WITH "
+        + VISIBLE_FILES
+        + " SELECT f.repository, f.path, f.file_version_id, f.commit_sha, f.source FROM files f"
+        " WHERE regexp_replace(f.path, '^.*/', '') = ANY(%(names)s)",
         {**scope.params(), "names": names},
     ).fetchall()
     by_name: dict[str, list[Row]] = {}
@@ -429,7 +431,7 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
             score *= weights.auxiliary
         if text[key] > 0:
             s.note("text")
-        functions = []
+        functions: list[LocatedFunction] = []
         for unit in s.units.values():
             unit_text = unit.text / top_unit if top_unit else 0.0
             functions.append(
@@ -466,7 +468,9 @@ def _neighbours(
     taken = {(f.repository, f.path) for f in located}
     folders = sorted({posixpath.dirname(f.path) for f in located})
     rows = conn.execute(
-        "WITH " + VISIBLE_FILES + " SELECT f.repository, f.path, f.commit_sha, f.source FROM files f"
+        "WITH "
+        + VISIBLE_FILES
+        + " SELECT f.repository, f.path, f.commit_sha, f.source FROM files f"
         " WHERE regexp_replace(f.path, '/?[^/]*$', '') = ANY(%(folders)s)"
         " ORDER BY f.repository, f.path LIMIT 500",
         {**scope.params(), "folders": folders},
