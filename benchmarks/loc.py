@@ -219,6 +219,32 @@ def markdown(summary: dict, meta: dict) -> str:
     return "\n".join(lines)
 
 
+def benchmarks_section(path: Path = RESULTS / "loc.json") -> str | None:
+    """BENCHMARKS.md's section: the overall table of the last full run (None before one)."""
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text())
+    summary, meta = data["summary"], data["meta"]
+    lines = markdown(summary, meta).split("\n## ")[1].split("\n", 1)[1].strip()
+    return "\n".join(
+        [
+            "## Bug-report localisation (SWE-bench Lite, 236 real issues)",
+            "",
+            "Where is the code to change, given a whole bug report (../shared/eval/loc/)? Each"
+            " report is searched in the release it was filed against (the releases' sdists from"
+            " PyPI, one repository per project, one snapshot per release); LocAgent's protocol:"
+            " file Acc@k = every gold file in the top k files, function Acc@k = every gold"
+            " function among the top k functions. `python -m benchmarks.loc`; every table,"
+            " per project and per half, in benchmarks/results/loc.md (run"
+            f" {meta['finished']}, embedder `{meta['embedder']}`, projects"
+            f" {', '.join(meta['projects'])}; dropped: {json.dumps(meta['dropped'])}).",
+            "",
+            lines,
+            "",
+        ]
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Index what is missing (unless --reuse), measure, write results/loc.{md,json}."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)

@@ -37,7 +37,8 @@ PROJECTS = {
 }
 
 # (project, SWE-bench version) -> the PyPI release indexed for it: the first final release of
-# that minor version, or the next patch release when that one has no sdist (resolved once from PyPI's simple index, 2026-12-03)
+# that minor version, or the next patch release when that one has no sdist (resolved once from
+# PyPI's simple index, 2026-12-03)
 RELEASES = {
     ("requests", "0.14"): "0.14.0",
     ("requests", "2.3"): "2.3.0",
@@ -48,7 +49,6 @@ RELEASES = {
     ("flask", "2.3"): "2.3.0",
     ("seaborn", "0.12"): "0.12.0",
     ("seaborn", "0.13"): "0.13.0",
-    ("xarray", "0.12"): "0.12.0",
     ("astropy", "1.3"): "1.3",
     ("astropy", "4.3"): "4.3",
     ("astropy", "5.1"): "5.1",
@@ -83,6 +83,16 @@ RELEASES = {
     ("django", "5.0"): "5.0",
 }
 
+# xarray's `version` is 0.12 for every instance although they were filed from 2019 to 2021
+# (0.13 to 0.17): for them, the last release before the issue was filed (dates from PyPI)
+INSTANCE_RELEASES = {
+    "pydata__xarray-3364": ("xarray", "0.13.0"),  # filed 2019-10-01; 0.13.0 of 2019-09-17
+    "pydata__xarray-4094": ("xarray", "0.15.1"),  # 2020-05-26; 2020-03-23
+    "pydata__xarray-4248": ("xarray", "0.16.0"),  # 2020-07-22; 2020-07-11
+    "pydata__xarray-4493": ("xarray", "0.16.1"),  # 2020-10-06; 2020-09-20
+    "pydata__xarray-5131": ("xarray", "0.17.0"),  # 2021-04-08; 2021-02-26
+}
+
 SIMPLE_INDEX = "https://pypi.org/simple/{project}/"
 
 
@@ -92,7 +102,9 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 def releases_of(project: str) -> list[str]:
     """The pinned releases of one of our projects, oldest first."""
-    return sorted({r for (p, _v), r in RELEASES.items() if p == project}, key=_version_key)
+    pinned = {r for (p, _v), r in RELEASES.items() if p == project}
+    pinned |= {r for p, r in INSTANCE_RELEASES.values() if p == project}
+    return sorted(pinned, key=_version_key)
 
 
 def tag(release: str) -> str:

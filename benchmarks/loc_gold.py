@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.loc_corpora import PROJECTS, RELEASES, release_commit
+from benchmarks.loc_corpora import INSTANCE_RELEASES, PROJECTS, RELEASES, release_commit
 
 DATA = Path("/work/shared/eval/loc/swe_lite_public.jsonl")
 
@@ -50,7 +50,11 @@ def load_instances(projects: list[str] | None = None) -> list[Instance]:
         project = PROJECTS[row["repo"]][0]
         if projects and project not in projects:
             continue
-        release = RELEASES[(project, row["version"])]
+        release = (
+            INSTANCE_RELEASES[row["instance_id"]][1]
+            if row["instance_id"] in INSTANCE_RELEASES
+            else RELEASES[(project, row["version"])]
+        )
         out.append(
             Instance(
                 index=index,
@@ -88,7 +92,18 @@ def resolve_gold(conn, snapshot_id: int, instance: Instance) -> str | None:
             (snapshot_id, path, symbol),
         ).fetchall()
         if not rows:
-            return f"gold function {label} not in the release"
+            # LocAgent's labels leave out the functions enclosing a nested one
+            # (`Response.generate` for `Response.iter_content.generate`)
+            head, _, last = symbol.rpartition(".")
+            rows = conn.execute(
+                "SELECT s.start_line, s.end_line FROM snapshot_files sf"
+                " JOIN code_symbols s ON s.file_version_id = sf.file_version_id"
+                " WHERE sf.snapshot_id = %s AND sf.path = %s AND s.name = %s"
+                " AND s.qualified_name LIKE %s ORDER BY s.start_line",
+                (snapshot_id, path, last, (head + ".%") if head else "%"),
+            ).fetchall()
+            if len(rows) != 1:
+                return f"gold function {label} not in the release"
         golds.append(GoldFunction(path, symbol, rows[0]["start_line"], rows[-1]["end_line"]))
     instance.gold_functions = golds
     return None

@@ -55,8 +55,9 @@ WEIGHTS = LocateWeights()
 # BM25 reads at most this many of the report's terms, the rarest first (weighted by idf):
 # `query_terms`' own cap for a question, which keeps a report's query as fast as one
 MAX_TERMS = 32
-# chunks BM25 returns: enough for ten files after the units of one file are collapsed
-TEXT_DEPTH = 300
+# chunks BM25 returns: enough for ten files after the units of one file are collapsed (300 read
+# four times as many candidates and cost ~200 ms more per report on two loaded cores)
+TEXT_DEPTH = 100
 # an identifier defined in more files than this names nothing in particular (`get`, `run`)
 MAX_DEFINING_FILES = 10
 # identifiers looked up per report (the most mentioned first)
