@@ -122,25 +122,15 @@ def search_system(conn, limit: int) -> System:
 
 
 def locate_system(conn, weights=None) -> System:
-    """`locate`: its files in its order; functions of all files ordered by the file's score
-    times the function's share of its file's best function."""
+    """`locate`: its files in its order, its functions in `LocateReport.functions()` order."""
     from retrieval.locate import WEIGHTS, locate
 
     def run(scope, issue: str) -> Ranking:
         report = locate(conn, scope, issue, limit_files=10, weights=weights or WEIGHTS)
         conn.commit()
-        scored: list[tuple[float, int, FoundFunction]] = []
-        for rank, f in enumerate(report.files):
-            best = max((u.score for u in f.functions), default=0.0) or 1.0
-            for u in f.functions:
-                scored.append(
-                    (
-                        -(f.score * u.score / best),
-                        rank,
-                        FoundFunction(f.path, u.symbol, u.start_line, u.end_line),
-                    )
-                )
-        scored.sort(key=lambda t: (t[0], t[1]))
-        return Ranking([f.path for f in report.files], [t[2] for t in scored])
+        found = [
+            FoundFunction(f.path, u.symbol, u.start_line, u.end_line) for f, u in report.functions()
+        ]
+        return Ranking([f.path for f in report.files], found)
 
     return run

@@ -19,6 +19,8 @@ _SOURCE_EXTENSIONS = (
 _PATH = rf"(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\.(?:{_SOURCE_EXTENSIONS})"
 # Python: File "/x/y.py", line 12, in f
 _PY_FRAME = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
+# IPython 8: File ~/x/y.py:822, in Plot._plot(self, pyplot)
+_IPY8_FRAME = re.compile(rf"File (?P<path>{_PATH}):(?P<line>\d+), in (?P<func>[\w<>.]+)")
 # IPython/Jupyter: ~/x/y.py in f(a, b)
 _IPY_FRAME = re.compile(rf"(?P<path>{_PATH}) in (?P<func>[A-Za-z_]\w*)\(")
 # JS/Java/Go/Rust/C#...: `at f (x/y.ts:12:5)`, `at pkg.C.f(Y.java:12)`, `x/y.go:12 +0x1f`,
@@ -100,7 +102,7 @@ def normalize_path(path: str) -> str:
 
 def _frames(text: str) -> list[Frame]:
     frames: list[Frame] = []
-    for pattern in (_PY_FRAME, _IPY_FRAME, _AT_FRAME):
+    for pattern in (_PY_FRAME, _IPY8_FRAME, _IPY_FRAME, _AT_FRAME):
         for m in pattern.finditer(text):
             line = m.groupdict().get("line")
             frames.append(Frame(normalize_path(m["path"]), int(line) if line else None, m["func"]))

@@ -102,6 +102,17 @@ class LocateReport:
     files: list[LocatedFile]
     notes: list[str] = field(default_factory=list[str])
 
+    def functions(self) -> list[tuple[LocatedFile, LocatedFunction]]:
+        """Every located function in one ranking: its file's score times its share of the
+        file's best function (each file's best function in file order, the others after the
+        ones of files that score more than they do)."""
+        ranked: list[tuple[float, int, LocatedFile, LocatedFunction]] = []
+        for rank, f in enumerate(self.files):
+            best = max((u.score for u in f.functions), default=0.0) or 1.0
+            ranked += [(f.score * u.score / best, rank, f, u) for u in f.functions]
+        ranked.sort(key=lambda t: (-t[0], t[1]))
+        return [(f, u) for _, _, f, u in ranked]
+
 
 FileKey = tuple[str, str, str]  # repository, path, source
 

@@ -12,6 +12,7 @@ def test_python_ipython_javascript_and_go_frames_are_read_with_their_lines_and_f
     text = """
   File "/usr/lib/python3/site-packages/pkg/core.py", line 12, in run
 ~/src/pkg/pkg/wcs.py in _array_converter(self, func)
+File ~/code/seaborn/seaborn/_core/plot.py:822, in Plot._plot(self, pyplot)
     at parseRequest (src/server/http.ts:41:7)
 main.go:88 +0x1f
 """
@@ -19,6 +20,7 @@ main.go:88 +0x1f
     assert Frame("usr/lib/python3/site-packages/pkg/core.py", 12, "run") in frames
     assert Frame("src/pkg/pkg/wcs.py", None, "_array_converter") in frames
     assert Frame("src/server/http.ts", 41, "parseRequest") in frames
+    assert Frame("code/seaborn/seaborn/_core/plot.py", 822, "Plot._plot") in frames
     assert Frame("main.go", 88, None) in frames
 
 

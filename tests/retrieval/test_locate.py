@@ -82,3 +82,13 @@ def test_at_least_ten_distinct_files_come_back_when_the_index_has_them(tracker):
 def test_an_empty_report_locates_nothing(tracker):
     conn, scope = tracker
     assert locate(conn, scope, "   \n").files == []
+
+
+def test_the_functions_of_all_files_form_one_ranking_led_by_the_reported_function(tracker):
+    conn, scope = tracker
+    report = locate(conn, scope, REPORT)
+    ranked = report.functions()
+    assert (ranked[0][0].path, ranked[0][1].symbol) == ("tracker/parser.py", "parse_header")
+    scores = [f.score * u.score for f, u in ranked]
+    assert len(ranked) == sum(len(f.functions) for f in report.files)
+    assert ranked[1][1].symbol in {"read_message", "split_header"} and scores[0] >= scores[-1]
