@@ -16,7 +16,9 @@ _SOURCE_EXTENSIONS = (
     "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|go|java|kt|rs|rb|php|cs|c|h|cc|cpp|hpp|cxx|swift|m|mm"
     "|scala|lua"
 )
-_PATH = rf"(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\.(?:{_SOURCE_EXTENSIONS})"
+# (starting only where a path can start: a regex free to start inside a word backtracks over
+# every character of a long report)
+_PATH = rf"(?<![\w.~@+/\\-])(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\.(?:{_SOURCE_EXTENSIONS})"
 # Python: File "/x/y.py", line 12, in f
 _PY_FRAME = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
 # IPython 8: File ~/x/y.py:822, in Plot._plot(self, pyplot)
