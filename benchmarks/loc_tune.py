@@ -1,4 +1,4 @@
-"""How `locate`'s weights were chosen: seven points, measured on the even half of the
+"""How `locate`'s weights were chosen: eight points, measured on the even half of the
 localisation set only (instances at even positions of the data file); the odd half is reported
 untouched by `python -m benchmarks.loc` (docs/retrieval.md, "Locate").
 
@@ -21,9 +21,11 @@ from benchmarks.loc_metrics import bootstrap
 # the best prose file, 0.5 for named definitions), the others kept: 7 points, not a grid of 27
 # that a half of ~100 reports could not tell apart
 NEUTRAL = {"frame": 1.0, "path": 1.0, "symbol": 0.5}
-POINTS = [dict(NEUTRAL)] + [
+POINTS: list[dict[str, float]] = [dict(NEUTRAL)] + [
     {**NEUTRAL, name: value * factor} for name, value in NEUTRAL.items() for factor in (0.5, 2.0)
 ]
+# and twice the prose terms (64): a report holds more than a question
+POINTS.append({**NEUTRAL, "max_terms": 64})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -49,12 +49,12 @@ class LocateWeights:
     # tests, examples, docs and vendored copies against the code: a third (issue 26 measured a
     # third on today's search, file Acc@5 0.66 -> 0.74, before this module existed)
     auxiliary: float = 1 / 3
+    # BM25 reads at most this many of the report's terms, the rarest first (weighted by idf):
+    # `query_terms`' own cap for a question, which keeps a report's query as fast as one
+    max_terms: int = 32
 
 
 WEIGHTS = LocateWeights()
-# BM25 reads at most this many of the report's terms, the rarest first (weighted by idf):
-# `query_terms`' own cap for a question, which keeps a report's query as fast as one
-MAX_TERMS = 32
 # chunks BM25 returns: enough for ten files after the units of one file are collapsed (300 read
 # four times as many candidates and cost ~200 ms more per report on two loaded cores)
 TEXT_DEPTH = 100
@@ -353,9 +353,11 @@ def _add_symbols(
 # --- prose --------------------------------------------------------------------------------
 
 
-def report_terms(conn: DbConnection, scope: Scope, text: str) -> dict[str, float]:
+def report_terms(
+    conn: DbConnection, scope: Scope, text: str, max_terms: int = WEIGHTS.max_terms
+) -> dict[str, float]:
     """The report's BM25 terms: every word's stem with weight 1 + ln(mentions), the
-    `MAX_TERMS` with the largest weight times idf (the words that say the most about where)."""
+    `max_terms` with the largest weight times idf (the words that say the most about where)."""
     counts: dict[str, float] = {}
     for token in text.split():
         for term, n in query_terms(token).items():
@@ -385,7 +387,7 @@ def report_terms(conn: DbConnection, scope: Scope, text: str) -> dict[str, float
         # a word no indexed chunk holds says nothing here
         return weight[t] * math.log(1 + (total - d + 0.5) / (d + 0.5)) if d else 0.0
 
-    chosen = sorted((t for t in terms if value(t) > 0), key=lambda t: (-value(t), t))[:MAX_TERMS]
+    chosen = sorted((t for t in terms if value(t) > 0), key=lambda t: (-value(t), t))[:max_terms]
     return {t: weight[t] for t in chosen}
 
 
@@ -397,7 +399,7 @@ def _add_text(
     weights: LocateWeights,
 ) -> None:
     """BM25 over the report's chosen terms; each unit's best chunk score kept per file."""
-    terms = report_terms(conn, scope, text)
+    terms = report_terms(conn, scope, text, weights.max_terms)
     if not terms:
         return
     rows = lexical_candidates(conn, scope, text, TEXT_DEPTH, terms=terms)
