@@ -248,7 +248,8 @@ def _add_paths(
         for row in matches:
             state = _state(files, row)
             state.frame = max(state.frame, 1 / len(matches))
-            state.note(f"stack frame {frame.path}" + (f":{frame.line}" if frame.line else ""))
+            where = f" line {frame.line}" if frame.line else ""
+            state.note(f"stack frame{where}" + (f" in {frame.function}" if frame.function else ""))
             frame_files.setdefault((row["repository"], row["path"], row["source"]), []).append(
                 frame
             )
