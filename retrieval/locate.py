@@ -63,6 +63,7 @@ MAX_DEFINING_FILES = 10
 # identifiers looked up per report (the most mentioned first)
 MAX_IDENTIFIERS = 200
 FUNCTIONS_PER_FILE = 5
+MAX_EVIDENCE = 8  # evidence lines kept per file
 
 
 @dataclass
@@ -143,7 +144,8 @@ class _FileState:
     units: dict[str, _Unit] = field(default_factory=dict[str, _Unit])
 
     def note(self, evidence: str) -> None:
-        if evidence not in self.evidence:
+        # the first few say why; a file defining forty named identifiers need not list them
+        if evidence not in self.evidence and len(self.evidence) < MAX_EVIDENCE:
             self.evidence.append(evidence)
 
     def unit(self, name: str, kind: str, start: int, end: int) -> _Unit:
@@ -444,8 +446,8 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
         role = path_role(s.path)
         if role != CODE and not (s.frame or s.path_named):
             score *= weights.auxiliary
-        if text[key] > 0:
-            s.note("text")
+        if text[key] > 0 and "text" not in s.evidence:
+            s.evidence.append("text")
         functions: list[LocatedFunction] = []
         for unit in s.units.values():
             unit_text = unit.text / top_unit if top_unit else 0.0
