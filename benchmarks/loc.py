@@ -245,6 +245,25 @@ def benchmarks_section(path: Path = RESULTS / "loc.json") -> str | None:
     )
 
 
+def update_benchmarks_md(path: Path = RESULTS.parent.parent / "BENCHMARKS.md") -> None:
+    """Put `benchmarks_section()` into BENCHMARKS.md in place (as `benchmarks.report` does
+    when it regenerates the whole file): before "Not measured, and caveats"."""
+    section = benchmarks_section()
+    if section is None or not path.is_file():
+        return
+    text = path.read_text()
+    title = section.split("\n", 1)[0]
+    if title in text:
+        start = text.index(title)
+        end = text.find("\n## ", start + len(title))
+        text = text[:start] + section + (text[end + 1 :] if end != -1 else "")
+    else:
+        anchor = text.find("## Not measured, and caveats")
+        at = anchor if anchor != -1 else len(text)
+        text = text[:at] + section + "\n" + text[at:]
+    path.write_text(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Index what is missing (unless --reuse), measure, write results/loc.{md,json}."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -302,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps({"meta": meta, "summary": summary, **measured}, indent=1, default=str) + "\n"
     )
     out.with_suffix(".md").write_text(markdown(summary, meta) + "\n")
+    if out == RESULTS / "loc":
+        update_benchmarks_md()
     print(markdown(summary, meta))
     return 0
 
