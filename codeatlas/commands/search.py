@@ -36,9 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 @contextmanager
-def _opened(repo: str) -> Iterator[tuple[Any, Any, Any]]:
-    """(settings, connection, scope) for the operator reading one repository: on the replica
-    when CODEATLAS_READ_DATABASE_URL names one, else on the primary."""
+def _opened(repo: str | None) -> Iterator[tuple[Any, Any, Any]]:
+    """(settings, connection, scope) for the operator reading one repository (None: every
+    repository): on the replica when CODEATLAS_READ_DATABASE_URL names one, else on the
+    primary."""
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import connection, ensure_index_database
     from retrieval.principals import ensure_operator
@@ -48,10 +49,10 @@ def _opened(repo: str) -> Iterator[tuple[Any, Any, Any]]:
     with connection(ensure_index_database(settings), autocommit=True) as conn:
         operator = ensure_operator(conn)  # a write: on the primary
         if not settings.read_database_url:
-            yield settings, conn, resolve_scope(conn, operator, [repo])
+            yield settings, conn, resolve_scope(conn, operator, [repo] if repo else None)
             return
     with _replica(settings.read_database_url) as replica:
-        yield settings, replica, resolve_scope(replica, operator, [repo])
+        yield settings, replica, resolve_scope(replica, operator, [repo] if repo else None)
 
 
 @contextmanager
