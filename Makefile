@@ -56,10 +56,12 @@ bench: setup-dev
 dev: setup
 	$(BIN)/codeatlas dev
 
-# Rebuild the learned ranker (retrieval/models/ranker.json) from the registries alone: mine the
-# training query sets from registry code, index them with the local model, fit LambdaRank
-# (docs/retrieval.md, "The learned ranking"); about an hour on 2 cores
+# Train the learned ranker (benchmarks/.work/ranker/ranker.json) from the registries alone: mine
+# the training query sets from registry code, index them with the local model, fit LambdaRank;
+# then compare it with the fused order (docs/retrieval.md, "The learned ranking"); about an hour
+# on 2 cores
 train-ranker: setup-dev
 	$(BIN)/pip install -q -e ".[dev,bench]"
 	$(BIN)/python -m benchmarks.mined build --splits train
 	$(BIN)/python -m benchmarks.ranker.train --sets mined-train --embedder local
+	$(BIN)/python -m benchmarks.ranker.compare --sets all,mined-test --embedder local

@@ -16,7 +16,7 @@ class CodeatlasSearch:
     """Search one database as the operator principal, over the named repositories."""
 
     def __init__(
-        self, database_url: str, repositories: Sequence[str], embedder=None, ranker="shipped"
+        self, database_url: str, repositories: Sequence[str], embedder=None, ranker=None
     ) -> None:
         from codeatlas.core.database import connect
         from retrieval.principals import ensure_operator
@@ -24,7 +24,7 @@ class CodeatlasSearch:
 
         self.url = database_url
         self.embedder = embedder
-        self.ranker = ranker  # the learned ranker of hybrid mode (a TreeEnsemble, or "shipped")
+        self.ranker = ranker  # a learned ranker for hybrid mode (retrieval/ranker.py), or None
         self.conn = connect(database_url)
         principal = ensure_operator(self.conn)
         self.conn.commit()

@@ -1,20 +1,21 @@
 """The learned ranking of hybrid search: what each retriever said about a hit, as features, and a
 small tree ensemble trained on mined queries that orders the hits by them (docs/retrieval.md).
 
-The model is a LightGBM LambdaRank ensemble trained by `make train-ranker` (benchmarks/ranker/)
-on docstring-summary queries mined from registry code, never on the eval sets, and shipped as
-JSON (`retrieval/models/`). It is evaluated here with numpy: the query path does not import
-LightGBM.
+A model is a LightGBM LambdaRank ensemble trained by `make train-ranker` (benchmarks/ranker/)
+on docstring-summary queries mined from registry code, never on the eval sets, written as JSON
+and evaluated here with numpy (the query path does not import LightGBM). None is shipped: on the
+hand-written question sets the model trained so far loses to the fused order (docs/retrieval.md,
+"The learned ranking"), so `search_code` uses one only when given it.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,8 +25,6 @@ from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.hits import Hit, is_thin
 from retrieval.path_roles import BENCHMARK, DOCS, EXAMPLE, FIXTURE, TEST, VENDORED, path_role
 from retrieval.principals import Row
-
-MODEL_FILE = "ranker.json"
 
 # One row per hit. Ranks are 1-based among the distinct units a retriever found; a retriever that
 # did not find the unit gives rank 0 and score 0, and its `*_found` flag says so.
@@ -192,12 +191,6 @@ class TreeEnsemble:
             for t in model["trees"]
         ]
 
-    def fits(self, semantic_models: Sequence[str]) -> bool:
-        """True when the semantic rankings are those of the embedding model it was trained with
-        (its similarities mean what they meant in training)."""
-        trained = self.meta.get("embedding_model")
-        return trained is None or list(semantic_models) == [trained]
-
     def predict(self, x: np.ndarray) -> np.ndarray:
         """One score per row of `x` (higher ranks first)."""
         total = np.zeros(len(x))
@@ -245,13 +238,9 @@ def flatten_tree(root: dict[str, Any]) -> dict[str, list[Any]]:
     return flat
 
 
-@cache
-def shipped_model() -> TreeEnsemble | None:
-    """The ranker shipped in the package (None when none is: the fused order stands)."""
-    model = resources.files("retrieval").joinpath("models", MODEL_FILE)
-    if not model.is_file():
-        return None
-    return TreeEnsemble(json.loads(model.read_text()))
+def load_model(path: str | os.PathLike[str]) -> TreeEnsemble:
+    """A model written by `make train-ranker` (`as_model`'s JSON)."""
+    return TreeEnsemble(json.loads(Path(path).read_text()))
 
 
 def as_model(dump: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:

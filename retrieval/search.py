@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from retrieval.concurrency import Connections, Task, run_concurrently
 from retrieval.hits import Hit, SymbolMatch, is_thin, unit_range
 from retrieval.lexical import lexical_candidates
 from retrieval.principals import Row
-from retrieval.ranker import TreeEnsemble, features, gather_evidence, shipped_model
+from retrieval.ranker import TreeEnsemble, features, gather_evidence
 from retrieval.scope import DbConnection, Scope
 from retrieval.semantic import QueryEmbedder, semantic_candidates
 from retrieval.symbols import exact_symbols, normalize_name, query_identifiers
@@ -311,11 +311,11 @@ def search_code(
     embed_query: QueryEmbedder | None = None,
     reranker: Reranker | None = None,
     connections: Connections | None = None,
-    ranker: TreeEnsemble | None | Literal["shipped"] = "shipped",
+    ranker: TreeEnsemble | None = None,
 ) -> SearchReport:
     """Search the scope; `embed_query(model, text)` gives query vectors (None skips a model);
-    in hybrid mode the learned `ranker` (the shipped model by default; None keeps the fused
-    order) orders the hits; a `reranker` (none by default, retrieval/rerank.py) re-orders the
+    in hybrid mode a learned `ranker` (retrieval/ranker.py; none by default: the fused order)
+    orders the hits; a `reranker` (none by default, retrieval/rerank.py) re-orders the
     leading hits; given `connections`, the retrievers run concurrently (`run_concurrently`), and
     in lexical mode the lexical retriever's groups of repositories do."""
     found = candidates(
@@ -328,13 +328,8 @@ def search_code(
         connections=connections,
     )
     hits = found.hits
-    # the shipped ranker learned what the similarities of its embedding model mean: with another
-    # model (or none) the fused order stands; a ranker passed in is the caller's choice
-    model = shipped_model() if ranker == "shipped" else ranker
-    if ranker == "shipped" and model is not None and not model.fits(found.semantic_models()):
-        model = None
-    if mode == "hybrid" and model is not None and hits:
-        hits = learned_order(hits, model.predict(found.features()))
+    if mode == "hybrid" and ranker is not None and hits:
+        hits = learned_order(hits, ranker.predict(found.features()))
     if reranker is not None:
         from retrieval.rerank import rerank
 
@@ -352,10 +347,6 @@ class Candidates:
     rankings: dict[str, list[Row]]
     symbol_hits: list[Hit]
     named: list[str]
-
-    def semantic_models(self) -> list[str]:
-        """The embedding models whose semantic rankings ran."""
-        return [n.split(":", 1)[1] for n in self.rankings if n.startswith("semantic:")]
 
     def features(self) -> np.ndarray:
         """The learned ranker's features of the hits (`retrieval/ranker.py`), in their order."""

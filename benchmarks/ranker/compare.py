@@ -5,7 +5,8 @@
 
 Systems: `lexical` (BM25F over symbol chunks), `fused` (hybrid search in the RRF order with the
 hand-set weights and rules), `hybrid` (the same candidates in the learned ranker's order; with
-`--ranker FILE` a model other than the shipped one). Writes benchmarks/results/ranker.md.
+`--ranker FILE` another model than the one `make train-ranker` wrote).
+Writes benchmarks/results/ranker.md.
 """
 
 from __future__ import annotations
@@ -21,16 +22,17 @@ from benchmarks.codeatlas_search import CodeatlasSearch
 from benchmarks.eval_sets import select
 from benchmarks.intervals import fmt, fmt_delta, found_within, interval, paired, reciprocal_rank
 from benchmarks.quality import ensure_index
+from benchmarks.ranker.train import MODEL_PATH
 from benchmarks.scoring import Result, first_rank
 from benchmarks.workspace import prepare_environment
-from retrieval.ranker import TreeEnsemble, shipped_model
+from retrieval.ranker import TreeEnsemble, load_model
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 SYSTEMS = ("lexical", "fused", "hybrid")
 METRICS = {"R@5": found_within(5), "MRR@10": reciprocal_rank}
 
 
-def first_ranks(eval_set, provider: str, ranker) -> dict[str, list[int | None]]:
+def first_ranks(eval_set, provider: str, ranker: TreeEnsemble) -> dict[str, list[int | None]]:
     """Per system, the rank of each query's first hit (None: not in the top 10). The fused and
     the learned orders are two orders of the same candidates, computed once."""
     from retrieval.search import candidates, learned_order, search_code
@@ -38,9 +40,7 @@ def first_ranks(eval_set, provider: str, ranker) -> dict[str, list[int | None]]:
     embedder = embedders.make(provider)
     index = ensure_index(eval_set, provider, embedder, fresh=False)
     search = CodeatlasSearch(index["url"], [index["repository"]], embedder)
-    model = ranker if ranker != "shipped" else shipped_model()
-    if model is None:
-        raise SystemExit("no ranker to compare: make train-ranker, or --ranker FILE")
+    model = ranker
     ranks: dict[str, list[int | None]] = {s: [] for s in SYSTEMS}
     started = time.perf_counter()
     try:
@@ -99,11 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--sets", default="all", help="comma-separated sets or groups")
     p.add_argument("--embedder", default="local")
-    p.add_argument("--ranker", help="a model file instead of the shipped one")
+    p.add_argument("--ranker", default=str(MODEL_PATH), help="the model (make train-ranker)")
     p.add_argument("--out", default=str(RESULTS / "ranker.md"))
     args = p.parse_args(argv)
     prepare_environment()
-    ranker = TreeEnsemble(json.loads(Path(args.ranker).read_text())) if args.ranker else "shipped"
+    if not Path(args.ranker).is_file():
+        raise SystemExit(f"no ranker at {args.ranker}: make train-ranker, or --ranker FILE")
+    ranker = load_model(args.ranker)
     results: dict[str, dict] = {}
     sets = [s for group in args.sets.split(",") for s in select(group)]
     for eval_set in sets:

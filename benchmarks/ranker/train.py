@@ -6,8 +6,9 @@ Rebuilt from the registries alone: the mined query sets (benchmarks/mined/) are 
 indexed, every training query is searched to get its fused hits and their features
 (`benchmarks.ranker.collect`), and a LightGBM LambdaRank model is fitted on them. It is trained
 only on mined queries, never on the eval sets; a tenth of the training queries (by query, fixed
-seed) stops the boosting early. The model is written to `retrieval/models/ranker.json` with its
-training sets, counts, parameters and feature importances.
+seed) stops the boosting early. The model is written to `benchmarks/.work/ranker/ranker.json`
+with its training sets, counts, parameters and feature importances; `benchmarks.ranker.compare`
+measures it against the fused order. It is not shipped in the package (docs/retrieval.md).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from benchmarks.quality import ensure_index
 from benchmarks.ranker.collect import QueryRows, collect
 from benchmarks.workspace import WORK, prepare_environment
 
-MODEL_PATH = Path(__file__).resolve().parents[2] / "retrieval" / "models" / "ranker.json"
+MODEL_PATH = WORK / "ranker" / "ranker.json"
 SEED = 20261203
 # LambdaRank over the fused top ~100 hits of a query; small trees, strong regularisation: the
 # features are few and the queries' wording differs from the mined docstrings'
@@ -50,6 +51,33 @@ PARAMS = {
     "num_threads": 2,
     "verbosity": -1,
 }
+# the direction some features may move the score, whatever the training queries say (LightGBM's
+# monotone constraints): more evidence of a retriever never ranks a hit lower
+MONOTONE = {
+    "fused_rank": -1,
+    "fused_share": 1,
+    "lexical_bm25_share": 1,
+    "semantic_similarity": 1,
+    "semantic_gap": -1,
+    "symbol_found": 1,
+    "named": 1,
+    "name_coverage": 1,
+}
+# features the model may not use (their column is constant in training)
+IGNORED: tuple[str, ...] = (
+    "log_lines",
+    "pieces",
+    "is_function",
+    "is_declaration",
+    "is_thin",
+    "query_terms",
+    "query_identifiers",
+    "context_coverage",
+    "lexical_bm25",
+    "lexical_rank",
+    "semantic_rank",
+    "file_evidence",
+)
 MAX_ROUNDS = 600
 NAME_QUERY_EVERY = 5
 EARLY_STOP = 50
@@ -97,6 +125,8 @@ def _dataset(rows: list[QueryRows]):
     from retrieval.ranker import FEATURES
 
     x = np.concatenate([r.features for r in rows])
+    for name in IGNORED:
+        x[:, FEATURES.index(name)] = 0.0
     y = np.concatenate([r.labels for r in rows])
     return lgb.Dataset(
         x, y, group=[len(r.labels) for r in rows], feature_name=list(FEATURES), free_raw_data=False
@@ -112,8 +142,11 @@ def train(rows: list[QueryRows]) -> tuple[object, dict]:
     held = set(rng.choice(len(useful), size=max(1, len(useful) // 10), replace=False).tolist())
     fit = [r for i, r in enumerate(useful) if i not in held]
     stop = [r for i, r in enumerate(useful) if i in held]
+    from retrieval.ranker import FEATURES
+
+    params = {**PARAMS, "monotone_constraints": [MONOTONE.get(f, 0) for f in FEATURES]}
     booster = lgb.train(
-        PARAMS,
+        params,
         _dataset(fit),
         num_boost_round=MAX_ROUNDS,
         valid_sets=[_dataset(stop)],
@@ -155,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         "trained": datetime.date.today().isoformat(),
         "sets": names,
         "embedding_model": embedders.make(args.embedder).model_name,
-        "params": PARAMS,
+        "params": {**PARAMS, "monotone": MONOTONE, "ignored": IGNORED},
         **stats,
         "gain": {f: round(float(g), 1) for f, g in zip(FEATURES, importance, strict=True)},
     }
