@@ -130,7 +130,7 @@ def test_verify_tools_checks_a_live_http_server_against_the_lock(http_server, sh
     _id, token = _token(shop_repo.database_url, "auditor", [])
     args = ["verify-tools", "--lock", str(LOCK_FILE), "--http", http_server, "--token", token]
     assert main(args) == 0
-    assert "OK: 10 tools" in capsys.readouterr().err
+    assert "OK: 11 tools" in capsys.readouterr().err
 
 
 def test_verify_tools_over_http_without_a_token_says_one_is_needed(http_server, capsys):
