@@ -7,8 +7,10 @@ in the release it was filed against (../shared/eval/loc/README.md; LocAgent's pr
 
 The corpora are the releases' sdists (benchmarks/loc_corpora.py), indexed with the fake
 embedder by default (its vectors mean nothing: lexical, symbols and paths only); `--embedder
-local` indexes with the local model (~60 chunks/s here: django's seven releases hold ~110k
-distinct chunks, about half an hour each for the large projects). Figures go to
+local` indexes with the local model (~60 chunks/s on this machine; vectors are per distinct
+chunk, so django's seven releases, 283,558 chunks listed, need 81,818 embedded: ~23 min;
+scikit-learn's four ~12 min, sympy's first two ~11 min, all nine projects over an hour; not
+run here). Figures go to
 benchmarks/results/loc.{md,json}; every figure has its 95% bootstrap interval.
 """
 

@@ -26,6 +26,8 @@ POINTS: list[dict[str, float]] = [dict(NEUTRAL)] + [
 ]
 # and twice the prose terms (64): a report holds more than a question
 POINTS.append({**NEUTRAL, "max_terms": 64})
+# and the functions of the leading files from their chunks among BM25's candidates only
+POINTS.append({**NEUTRAL, "file_functions": False})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from codeatlas.core.terms import query_terms, term_id
+from codeatlas.core.terms import K1, B, query_terms, term_id
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.hits import unit_range
 from retrieval.issue_text import IssueEvidence, read_issue
@@ -52,6 +52,8 @@ class LocateWeights:
     # BM25 reads at most this many of the report's terms, the rarest first (weighted by idf):
     # `query_terms`' own cap for a question, which keeps a report's query as fast as one
     max_terms: int = 32
+    # score every function of the leading files with the report's terms (`_add_file_functions`)
+    file_functions: bool = True
 
 
 WEIGHTS = LocateWeights()
@@ -171,8 +173,12 @@ def locate(
     files: dict[FileKey, _FileState] = {}
     _add_paths(conn, scope, evidence, files)
     _add_symbols(conn, scope, evidence, files)
-    _add_text(conn, scope, issue_text, files, weights)
+    terms = _add_text(conn, scope, issue_text, files, weights)
     ranked = _rank(files, weights)
+    if weights.file_functions:
+        leading = [files[(f.repository, f.path, f.source)] for f in ranked[:limit_files]]
+        _add_file_functions(conn, leading, terms)
+        ranked = _rank(files, weights)  # the files' order stands; their functions are rescored
     located = ranked[:limit_files]
     if len(located) < limit_files:
         located += _neighbours(conn, scope, located, limit_files - len(located))
@@ -356,9 +362,19 @@ def _add_symbols(
 # --- prose --------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ReportTerms:
+    """The report's chosen BM25 terms: query weight, full weight (times idf), and the scope's
+    mean chunk length."""
+
+    query_weights: dict[str, float]
+    weights: dict[str, float]
+    avgdl: float
+
+
 def report_terms(
     conn: DbConnection, scope: Scope, text: str, max_terms: int = WEIGHTS.max_terms
-) -> dict[str, float]:
+) -> ReportTerms:
     """The report's BM25 terms: every word's stem with weight 1 + ln(mentions), the
     `max_terms` with the largest weight times idf (the words that say the most about where)."""
     counts: dict[str, float] = {}
@@ -366,15 +382,16 @@ def report_terms(
         for term, n in query_terms(token).items():
             counts[term] = counts.get(term, 0.0) + n
     if not counts:
-        return {}
+        return ReportTerms({}, {}, 1.0)
     repos = sorted({r.repository_id for r in scope.repositories})
     terms = list(counts)
     row = conn.execute(
-        "SELECT coalesce(sum(documents), 0)::float8 AS n FROM lexical_corpus"
-        " WHERE repository_id = ANY(%s)",
+        "SELECT coalesce(sum(documents), 0)::float8 AS n,"
+        " greatest(coalesce(sum(total_length), 0)::float8 / greatest(sum(documents), 1), 1.0)"
+        " AS avgdl FROM lexical_corpus WHERE repository_id = ANY(%s)",
         (repos,),
     ).fetchone()
-    total = row["n"] if row else 0.0
+    total, avgdl = (row["n"], row["avgdl"]) if row else (0.0, 1.0)
     df = {
         r["term"]: r["df"]
         for r in conn.execute(
@@ -391,7 +408,7 @@ def report_terms(
         return weight[t] * math.log(1 + (total - d + 0.5) / (d + 0.5)) if d else 0.0
 
     chosen = sorted((t for t in terms if value(t) > 0), key=lambda t: (-value(t), t))[:max_terms]
-    return {t: weight[t] for t in chosen}
+    return ReportTerms({t: weight[t] for t in chosen}, {t: value(t) for t in chosen}, avgdl)
 
 
 def _add_text(
@@ -400,12 +417,12 @@ def _add_text(
     text: str,
     files: dict[FileKey, _FileState],
     weights: LocateWeights,
-) -> None:
+) -> ReportTerms:
     """BM25 over the report's chosen terms; each unit's best chunk score kept per file."""
     terms = report_terms(conn, scope, text, weights.max_terms)
-    if not terms:
-        return
-    rows = lexical_candidates(conn, scope, text, TEXT_DEPTH, terms=terms)
+    if not terms.query_weights:
+        return terms
+    rows = lexical_candidates(conn, scope, text, TEXT_DEPTH, terms=terms.query_weights)
     best: dict[tuple[FileKey, str], float] = {}
     for row in rows:
         state = _state(files, row)
@@ -419,6 +436,58 @@ def _add_text(
             start, end = unit_range(row["symbol_start"], row["symbol_end"], row["outline_end"])
             found = state.unit(unit, row["symbol_kind"], start, end)
             found.text = max(found.text, row["rank"])
+    return terms
+
+
+_FUNCTION_SCORES_SQL = """
+WITH units AS MATERIALIZED (
+    SELECT c.id, c.file_version_id, c.qualified_name, c.symbol_kind, c.symbol_id
+    FROM code_chunks c
+    WHERE c.file_version_id = ANY(%(versions)s) AND c.symbol_kind = ANY(%(kinds)s)),
+w AS (SELECT * FROM unnest(%(terms)s::bigint[], %(weights)s::float8[]) AS w(term, w)),
+scored AS (
+    -- each chunk's postings of the report's terms, through the primary key (chunk, term)
+    SELECT u.id, sum(w.w * p.tf * (%(k1)s + 1)
+               / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl / %(avgdl)s))) AS score
+    FROM units u
+    CROSS JOIN LATERAL (SELECT term, tf, dl FROM lexical_postings lp
+                        WHERE lp.chunk_id = u.id AND lp.term = ANY(%(terms)s)
+                        OFFSET 0) p  -- (not pulled up into a scan of the terms' postings)
+    JOIN w ON w.term = p.term
+    GROUP BY u.id)
+SELECT u.file_version_id, u.qualified_name, u.symbol_kind, s.start_line, s.end_line,
+       max(x.score) AS score
+FROM scored x JOIN units u ON u.id = x.id JOIN code_symbols s ON s.id = u.symbol_id
+GROUP BY u.file_version_id, u.qualified_name, u.symbol_kind, s.start_line, s.end_line
+"""
+
+
+def _add_file_functions(conn: DbConnection, states: list[_FileState], terms: ReportTerms) -> None:
+    """Every function of the leading files scored by BM25 with the report's terms (the same
+    formula and weights as the lexical retriever), not only the few among its candidates: the
+    function to change is often not the one that repeats the report's words most."""
+    if not states or not terms.weights:
+        return
+    rows = conn.execute(
+        _FUNCTION_SCORES_SQL,
+        {
+            "terms": [term_id(t) for t in terms.weights],
+            "weights": list(terms.weights.values()),
+            "avgdl": terms.avgdl,
+            "k1": K1,
+            "b": B,
+            "versions": [s.file_version_id for s in states],
+            "kinds": sorted(FUNCTION_KINDS),
+        },
+    ).fetchall()
+    by_version: dict[int, list[_FileState]] = {}
+    for state in states:  # (identical files at two paths share a file version)
+        by_version.setdefault(state.file_version_id, []).append(state)
+    for row, state in ((r, s) for r in rows for s in by_version[r["file_version_id"]]):
+        unit = state.unit(
+            row["qualified_name"], row["symbol_kind"], row["start_line"], row["end_line"]
+        )
+        unit.text = max(unit.text, row["score"])
 
 
 # --- ranking ------------------------------------------------------------------------------

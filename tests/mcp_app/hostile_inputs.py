@@ -46,6 +46,7 @@ def _valid_base(tool: str) -> dict[str, Any]:
     """A valid call of `tool` against the test repository, to vary one argument at a time."""
     return {
         "search_code": {"query": "round_cents"},
+        "locate": {"issue_text": "round_cents rounds wrong in shop/money.py"},
         "search_symbols": {"name": "round_cents"},
         "read_symbol": {"repository": "shop", "name": "round_cents"},
         "find_callers": {"repository": "shop", "name": "round_cents"},

@@ -120,7 +120,7 @@ def test_tools_are_annotated_read_only_except_index_file_and_forget_file(operato
     tools = anyio.run(operator_server.list_tools)
     hints = {t.name: t.annotations.read_only_hint for t in tools}
     assert hints.pop("index_file") is False and hints.pop("forget_file") is False
-    assert set(hints.values()) == {True} and len(hints) == 8
+    assert set(hints.values()) == {True} and len(hints) == 9
     destructive = {t.name for t in tools if t.annotations.destructive_hint}
     assert destructive == {"forget_file"}
     assert all(t.output_schema and t.output_schema["type"] == "object" for t in tools)
