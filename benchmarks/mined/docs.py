@@ -62,6 +62,8 @@ class DocumentedFunction:
     code_lines: int  # lines of code: not blank, not docs, not a lone closing bracket or `end`
     # False for a docstring that is a function's whole body: emptying it would break the syntax
     strippable: bool = True
+    # False for a declaration without code (an interface's or trait's method, an abstract one)
+    has_body: bool = True
 
 
 def documented_functions(path: str, data: bytes) -> list[DocumentedFunction]:
@@ -108,6 +110,7 @@ def mine_file(path: str, data: bytes) -> tuple[int, list[DocumentedFunction]]:
                 doc=doc,
                 code_lines=_code_lines(symbol.node, set(lines), source),
                 strippable=language != "python" or _has_more_statements(symbol.node),
+                has_body=find_body(symbol.node) is not None,
             )
         )
     return functions, found
