@@ -110,7 +110,7 @@ def mine_file(path: str, data: bytes) -> tuple[int, list[DocumentedFunction]]:
                 doc=doc,
                 code_lines=_code_lines(symbol.node, set(lines), source),
                 strippable=language != "python" or _has_more_statements(symbol.node),
-                has_body=find_body(symbol.node) is not None,
+                has_body=_has_body(symbol.node),
             )
         )
     return functions, found
@@ -157,6 +157,17 @@ def _docstring(function: Node) -> list[Node]:
     if first.type == "expression_statement" and first.named_children:
         first = first.named_children[0]
     return [first] if first.type in ("string", "concatenated_string") else []
+
+
+def _has_body(function: Node) -> bool:
+    """True when the definition has code: a `body` (a block, an expression body), directly or in
+    the function it is assigned (`const f = () => ...`, `save: function () {...}`). Interface,
+    trait and abstract methods and TypeScript's signatures have none."""
+    for node in (function, *function.named_children):
+        for holder in (node, node.child_by_field_name("value")):
+            if holder is not None and holder.child_by_field_name("body") is not None:
+                return True
+    return False
 
 
 def _has_more_statements(function: Node) -> bool:

@@ -113,7 +113,9 @@ def without_leading_name(summary: str, name: str) -> str:
     would name its answer. A name used as a verb stays ("Decode the data into v")."""
     head, _, rest = summary.partition(" ")
     verb = rest.split(" ", 1)[0]
-    if head.strip("`'\"(),.:") in (name, f"{name}()") and verb.endswith("s") and len(verb) > 2:
+    # the name may be qualified: `SecureRandom.base58`, `Foo::bar`, `Foo#bar`
+    bare = re.split(r"\.|::|#", head.strip("`'\"(),.:"))[-1]
+    if bare in (name, f"{name}()") and verb.endswith("s") and len(verb) > 2:
         return rest
     return summary
 

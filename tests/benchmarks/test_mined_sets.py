@@ -241,3 +241,15 @@ def test_a_declaration_without_code_is_no_answer():
 """
     bodies = {f.name: f.has_body for f in documented_functions("store.rs", trait)}
     assert bodies == {"get": False, "get_or": True}
+    options = b"""interface Options {
+  /** Merges the incoming value into the cached one. */
+  merge?(cached: { items: number[] }, incoming: number[]): void
+}
+/** Runs the task and resolves with its result. */
+export const runTask = async (task: () => Promise<number>) => {
+  const result = await task()
+  return result
+}
+"""
+    bodies = {f.name: f.has_body for f in documented_functions("options.ts", options)}
+    assert bodies == {"merge": False, "runTask": True}
