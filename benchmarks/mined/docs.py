@@ -160,13 +160,15 @@ def _docstring(function: Node) -> list[Node]:
 
 
 def _has_body(function: Node) -> bool:
-    """True when the definition has code: a `body` (a block, an expression body), directly or in
-    the function it is assigned (`const f = () => ...`, `save: function () {...}`). Interface,
-    trait and abstract methods and TypeScript's signatures have none."""
-    for node in (function, *function.named_children):
-        for holder in (node, node.child_by_field_name("value")):
-            if holder is not None and holder.child_by_field_name("body") is not None:
-                return True
+    """True when the definition has code: a node with a `body` (a block, an expression body) is
+    the definition or lies within three levels of it (`const f = () => ...`, `a.b = function
+    () {...}`, `save: function () {...}`). Interface, trait and abstract methods and TypeScript's
+    signatures have none."""
+    level = [function]
+    for _ in range(4):
+        if any(node.child_by_field_name("body") is not None for node in level):
+            return True
+        level = [child for node in level for child in node.named_children]
     return False
 
 
