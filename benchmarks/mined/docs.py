@@ -62,6 +62,8 @@ class DocumentedFunction:
     code_lines: int  # lines of code: not blank, not docs, not a lone closing bracket or `end`
     # False for a docstring that is a function's whole body: emptying it would break the syntax
     strippable: bool = True
+    # False for a declaration without code (an interface's or trait's method, an abstract one)
+    has_body: bool = True
 
 
 def documented_functions(path: str, data: bytes) -> list[DocumentedFunction]:
@@ -108,6 +110,7 @@ def mine_file(path: str, data: bytes) -> tuple[int, list[DocumentedFunction]]:
                 doc=doc,
                 code_lines=_code_lines(symbol.node, set(lines), source),
                 strippable=language != "python" or _has_more_statements(symbol.node),
+                has_body=_has_body(symbol.node),
             )
         )
     return functions, found
@@ -154,6 +157,19 @@ def _docstring(function: Node) -> list[Node]:
     if first.type == "expression_statement" and first.named_children:
         first = first.named_children[0]
     return [first] if first.type in ("string", "concatenated_string") else []
+
+
+def _has_body(function: Node) -> bool:
+    """True when the definition has code: a node with a `body` (a block, an expression body) is
+    the definition or lies within three levels of it (`const f = () => ...`, `a.b = function
+    () {...}`, `save: function () {...}`). Interface, trait and abstract methods and TypeScript's
+    signatures have none."""
+    level = [function]
+    for _ in range(4):
+        if any(node.child_by_field_name("body") is not None for node in level):
+            return True
+        level = [child for node in level for child in node.named_children]
+    return False
 
 
 def _has_more_statements(function: Node) -> bool:

@@ -83,6 +83,8 @@ def _candidate(function: DocumentedFunction, package: str) -> Candidate:
     reason = None
     if _TEST_MODULE.search(function.qualified_name):
         reason = "in a test module"
+    elif not function.has_body:
+        reason = "a declaration without a body"
     elif not function.strippable:
         reason = "docstring is the whole body"
     elif function.code_lines < MIN_CODE_LINES:

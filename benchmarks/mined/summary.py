@@ -91,7 +91,9 @@ def plain_words(text: str) -> str:
     text = re.sub(r"</?[A-Za-z][A-Za-z0-9]*(\s[^<>]*)?/?>", " ", text)  # remaining tags
     text = re.sub(r"!?\[([^\]]+)\]\([^)]*\)", r"\1", text)  # [text](url)
     text = re.sub(r"\[`?([^\]`]+)`?\](?:\[[^\]]*\])?", r"\1", text)  # Rust [`Foo`], [Foo][bar]
+    text = re.sub(r":\w+:`~?([^`<]+?)\s*<[^>`]+>`", r"\1", text)  # :class:`Arrow <a.Arrow>`
     text = re.sub(r":\w+:`~?([^`]+)`", r"\1", text)  # :func:`name`, :class:`~a.B`
+    text = re.sub(r"(?<!\w)\+(\w[\w.:#]*)\+(?!\w)", r"\1", text)  # RDoc's +Array+
     text = text.replace("``", "").replace("`", "")
     text = re.sub(r"(?<!\w)[*_]{1,2}([^*_\s][^*_]*?)[*_]{1,2}(?!\w)", r"\1", text)
     text = re.sub(r"#(\w)", r".\1", text)  # Foo#bar (Javadoc, YARD) is Foo.bar
@@ -111,7 +113,9 @@ def without_leading_name(summary: str, name: str) -> str:
     would name its answer. A name used as a verb stays ("Decode the data into v")."""
     head, _, rest = summary.partition(" ")
     verb = rest.split(" ", 1)[0]
-    if head.strip("`'\"(),.:") in (name, f"{name}()") and verb.endswith("s") and len(verb) > 2:
+    # the name may be qualified: `SecureRandom.base58`, `Foo::bar`, `Foo#bar`
+    bare = re.split(r"\.|::|#", head.strip("`'\"(),.:"))[-1]
+    if bare in (name, f"{name}()") and verb.endswith("s") and len(verb) > 2:
         return rest
     return summary
 

@@ -138,6 +138,12 @@ def test_boilerplate_and_name_restating_summaries_are_rejected():
     assert rejection("TODO: handle the empty case here", "f") == "boilerplate"
     assert rejection("Gets the user name.", "getUserName") == "restates the name"
     assert rejection("Returns true if the list is empty.", "isEmpty") is None
+    assert first_sentence("Removes blank elements from the +Array+ in place.") == (
+        "Removes blank elements from the Array in place."
+    )
+    assert first_sentence("Builds an :class:`Arrow <arrow.arrow.Arrow>` at e.g. noon. More.") == (
+        "Builds an Arrow at e.g. noon."
+    )
     # a name used as a verb stays: only a subject followed by its verb is dropped
     assert without_leading_name("Decode the TOML data into v.", "Decode") == (
         "Decode the TOML data into v."
@@ -220,3 +226,30 @@ def test_mined_sets_are_chosen_by_name_only_and_their_splits_share_no_package():
         test = {(p.spec, p.roots) for p in language.test}
         assert train and test and not train & test, language.key
         assert not {p.folder for p in language.train} & {p.folder for p in language.test}
+
+
+def test_a_declaration_without_code_is_no_answer():
+    trait = b"""trait Store {
+    /// Reads the value stored under the key.
+    fn get(&self, key: &str) -> Option<u8>;
+    /// Reads the value or the given default.
+    fn get_or(&self, key: &str, default: u8) -> u8 {
+        let found = self.get(key);
+        found.unwrap_or(default)
+    }
+}
+"""
+    bodies = {f.name: f.has_body for f in documented_functions("store.rs", trait)}
+    assert bodies == {"get": False, "get_or": True}
+    options = b"""interface Options {
+  /** Merges the incoming value into the cached one. */
+  merge?(cached: { items: number[] }, incoming: number[]): void
+}
+/** Runs the task and resolves with its result. */
+export const runTask = async (task: () => Promise<number>) => {
+  const result = await task()
+  return result
+}
+"""
+    bodies = {f.name: f.has_body for f in documented_functions("options.ts", options)}
+    assert bodies == {"merge": False, "runTask": True}
