@@ -215,6 +215,9 @@ def analyze(url: str, tables: tuple[str, ...]) -> None:
         conn.execute("ANALYZE " + ", ".join(tables))  # type: ignore[arg-type]  # constant names
 
 
+POOL_RECONNECT_SECONDS = 4.0
+
+
 def open_pool(
     url: str, *, max_size: int, name: str, read_only: bool = False
 ) -> ConnectionPool[Any]:
@@ -233,10 +236,15 @@ def open_pool(
         url,
         min_size=1,
         max_size=max_size,
-        kwargs={"row_factory": dict_row, "autocommit": False},
+        # a host that drops packets fails a connection in seconds, not libpq's forever
+        kwargs={"row_factory": dict_row, "autocommit": False, "connect_timeout": 3},
         configure=configure,
         open=False,
         name=name,
+        # the pool's retries back off exponentially (1, 2, 4 ... s): after a minute's outage the
+        # next one would come half a minute after the database's return. Giving up after a few
+        # seconds lets the next checkout start a fresh attempt at once instead.
+        reconnect_timeout=POOL_RECONNECT_SECONDS,
     )
     pool.open(wait=False)
     return pool
