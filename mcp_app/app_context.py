@@ -215,7 +215,7 @@ def _expire_overlays(app: AppContext) -> None:
 
     try:
         with app.database.connection() as conn:
-            dropped = expire(conn, app.limits)
+            dropped = expire(conn)
         if dropped:
             log.info("dropped %d expired working-tree files", dropped)
     except CodeatlasError as exc:  # the database is down: the next round tries again

@@ -72,7 +72,7 @@ def refusal(exc: Exception) -> JSONRPCError | None:
         return None
     if isinstance(request_id, bool) or not isinstance(request_id, int | str):
         request_id = None
-    if _holds_surrogate(message):
+    if _holds_surrogate(cast(object, message)):
         why = (
             "invalid request: a string holds a lone surrogate (such as \\ud800), which is not"
             " Unicode text; send valid UTF-8"
