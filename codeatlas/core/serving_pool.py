@@ -102,29 +102,26 @@ class ServingPool:
             self._pool.putconn(conn)  # a broken one is discarded and replaced by the pool
 
     def _checkout(self) -> Any:
-        try:
-            conn = self._pool.getconn(timeout=self.checkout_seconds)
-        except PoolTimeout as exc:
-            if self.probe(force=True):
-                throttled.warning(f"{self.name}:busy", "%s: every connection busy", self.name)
-                raise DatabaseBusyError(BUSY_MESSAGE) from exc
-            raise DatabaseDownError(DOWN_MESSAGE) from exc
-        try:
-            ConnectionPool.check_connection(conn)
-        except psycopg.Error as exc:
-            # dead since a restart: so are its idle neighbours; replace them all now
-            self._pool.putconn(conn)
-            self._lost(exc)
-            if not self.probe(force=True):
+        for attempt in range(2):
+            try:
+                conn = self._pool.getconn(timeout=self.checkout_seconds)
+            except PoolTimeout as exc:
+                if self.probe(force=True):
+                    throttled.warning(f"{self.name}:busy", "%s: every connection busy", self.name)
+                    raise DatabaseBusyError(BUSY_MESSAGE) from exc
                 raise DatabaseDownError(DOWN_MESSAGE) from exc
-            return self._checkout_after_recovery()
-        return conn
-
-    def _checkout_after_recovery(self) -> Any:
-        try:
-            return self._pool.getconn(timeout=self.checkout_seconds)
-        except PoolTimeout as exc:
-            raise DatabaseBusyError(BUSY_MESSAGE) from exc
+            try:
+                ConnectionPool.check_connection(conn)
+            except psycopg.Error as exc:
+                self._pool.putconn(conn)  # discarded: it is broken
+                self._lost(exc)
+                if attempt or not self.probe(force=True):
+                    raise DatabaseDownError(DOWN_MESSAGE) from exc
+                # the server was restarted: its idle neighbours died too; replace them all now
+                self._pool.check()
+                continue
+            return conn
+        raise AssertionError("unreachable: the second attempt returns or raises")
 
     def _lost(self, exc: BaseException) -> None:
         throttled.warning(
