@@ -61,9 +61,10 @@ class BoundedBody:
     read within `body_seconds`, then handed to the app as if it came from the client."""
 
     def __init__(
-        self, app: ASGIApp, *, max_body_bytes: int, body_seconds: float = BODY_SECONDS
+        self, app: ASGIApp, *, max_body_bytes: int, body_seconds: float | None = None
     ) -> None:
-        self.app, self.max_body_bytes, self.body_seconds = app, max_body_bytes, body_seconds
+        self.app, self.max_body_bytes = app, max_body_bytes
+        self.body_seconds = body_seconds if body_seconds is not None else BODY_SECONDS
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or self._declared_too_large(scope):
