@@ -4,8 +4,9 @@ The SDK's stdio transport parses each line with pydantic, which refuses JSON tha
 (a lone surrogate, `"\\ud800"`, in any string) and hands the server an exception in place of the
 message; the server logs it at debug level and the client waits forever for that id. Here such
 a line is answered with a JSON-RPC error carrying the request's id (found by Python's own JSON
-parser), a line that is no JSON at all with a parse error (id null, as JSON-RPC 2.0 says), and
-a notification (no id) with nothing.
+parser; null when the id itself holds a lone surrogate, which cannot be written back), a line
+that is no JSON at all with a parse error (id null, as JSON-RPC 2.0 says), and a notification
+(no id) with nothing.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ def refusal(exc: Exception) -> JSONRPCError | None:
         return None
     if isinstance(request_id, bool) or not isinstance(request_id, int | str):
         request_id = None
+    elif _holds_surrogate(request_id):
+        request_id = None  # it cannot be written back as UTF-8: "could not be determined"
     if _holds_surrogate(cast(object, message)):
         why = (
             "invalid request: a string holds a lone surrogate (such as \\ud800), which is not"
