@@ -4,6 +4,7 @@ protection however the server is bound."""
 
 from __future__ import annotations
 
+import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
@@ -246,6 +247,40 @@ def test_a_foreign_or_userinfo_host_is_refused_before_the_token_and_never_echoed
         in (unauthorized.headers["www-authenticate"])
     )
     assert document["resource"] == f"{origin}/mcp"
+
+
+def test_a_body_not_sent_in_time_is_answered_408_and_a_client_leaving_is_no_traceback(
+    shop_repo, monkeypatch
+):
+    from codeatlas.core import request_guard
+    from codeatlas.core.config import load_settings
+    from mcp_app.transports import http_app
+    from orchestration.webhooks.background import serving
+    from tests.slow_clients import answer, partial_request
+
+    monkeypatch.setattr(request_guard, "BODY_SECONDS", 1.0)
+    _id, token = _token(shop_repo.database_url, "slow", ["shop"])
+    auth = {**HEADERS, "Authorization": f"Bearer {token}"}
+    records: list[Any] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    loggers = [logging.getLogger(n) for n in ("uvicorn", "")]  # uvicorn's do not propagate
+    http = http_app(load_settings(), shop_repo.database_url, "127.0.0.1", 0)
+    try:
+        with serving(http.app) as origin:
+            for logger in loggers:
+                logger.addHandler(handler)
+            stalled = answer(partial_request(origin + "/mcp", auth))
+            for _ in range(50):
+                partial_request(origin + "/mcp", auth).close()
+            assert httpx.post(origin + "/mcp", json=INIT, headers=auth).status_code == 200
+    finally:
+        for logger in loggers:
+            logger.removeHandler(handler)
+        http.verifier.close()
+    assert stalled.startswith(b"HTTP/1.1 408")
+    assert not any(r.exc_info for r in records)
+    assert len([r for r in records if "disconnected" in r.getMessage()]) <= 1
 
 
 RAW_BODIES = [
