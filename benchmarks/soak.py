@@ -84,6 +84,7 @@ class Tally:
     kinds: Counter[str] = field(default_factory=Counter)
     successes: list[float] = field(default_factory=list)  # monotonic times of successful calls
     written: list[tuple[str, str]] = field(default_factory=list)  # (principal, path) answered ok
+    failures: list[tuple[float, str]] = field(default_factory=list)  # (when, kind) of the rest
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def record(self, kind: str, at: float, written: tuple[str, str] | None = None) -> None:
@@ -91,6 +92,8 @@ class Tally:
             self.kinds[kind] += 1
             if kind == "ok":
                 self.successes.append(at)
+            else:
+                self.failures.append((at, kind))
             if written is not None:
                 self.written.append(written)
 
@@ -279,12 +282,13 @@ def run(clients: int, duration: float, outage_seconds: float, out: Path | None) 
         faults: list[dict[str, Any]] = []
         for n in range(1, 5):
             time.sleep(max(0.0, started + duration * n / 6 - time.monotonic()))
+            began = time.monotonic()
             if n < 4:
                 pg.stop()
                 time.sleep(outage_seconds)
                 pg.start()
                 faults.append({"fault": f"PostgreSQL stopped for {outage_seconds:g} s (#{n})",
-                               "back_at": time.monotonic()})  # fmt: skip
+                               "began": began, "back_at": time.monotonic()})  # fmt: skip
             else:
                 server.kill()
                 server.start()
@@ -293,9 +297,15 @@ def run(clients: int, duration: float, outage_seconds: float, out: Path | None) 
                 )
         for thread in threads:
             thread.join()
+        windows = []
         for fault in faults:
-            waited = _first_success_after(tally, fault.pop("back_at"))
+            began, back_at = fault.pop("began"), fault.pop("back_at")
+            waited = _first_success_after(tally, back_at)
             fault["recovered_seconds"] = round(waited, 2) if waited is not None else None
+            ended = back_at + (waited if waited is not None else duration)
+            fault["errors"] = dict(Counter(k for t, k in tally.failures if began <= t <= ended))
+            windows.append((began, ended))
+        outside = Counter(k for t, k in tally.failures if not any(a <= t <= b for a, b in windows))
         with psycopg.connect(url) as conn:
             present = {
                 (p, path)
@@ -314,6 +324,7 @@ def run(clients: int, duration: float, outage_seconds: float, out: Path | None) 
             "answered": total - unanswered,
             "kinds": dict(tally.kinds.most_common()),
             "faults": faults,
+            "errors_outside_faults": dict(outside),
             "writes_acknowledged": len(tally.written),
             "rows_lost": len(lost),
             "server_log_tracebacks": (work / "server.log")
