@@ -292,9 +292,8 @@ def run(clients: int, duration: float, outage_seconds: float, out: Path | None) 
             else:
                 server.kill()
                 server.start()
-                faults.append(
-                    {"fault": "server SIGKILL, started again", "back_at": time.monotonic()}
-                )
+                fault = "server SIGKILL, started again"
+                faults.append({"fault": fault, "began": began, "back_at": time.monotonic()})
         for thread in threads:
             thread.join()
         windows = []

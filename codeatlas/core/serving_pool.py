@@ -30,6 +30,7 @@ log = logging.getLogger("codeatlas.database")
 throttled = ThrottledLog(log)
 
 CHECKOUT_SECONDS = 10.0  # a busy pool: how long a request waits for a free connection
+FIRST_WAIT_SECONDS = 1.0  # then a probe decides: busy (wait on) or down (answer at once)
 PROBE_CONNECT_SECONDS = 2  # libpq's connect_timeout of a probe (whole seconds)
 PROBE_INTERVAL_SECONDS = 0.5  # while down, one probe per this many seconds decides for all
 RETRY_AFTER_SECONDS = 5  # what a server tells clients to wait while the database is down
@@ -97,19 +98,14 @@ class ServingPool:
                 yield conn
         except psycopg.OperationalError as exc:
             self._lost(exc)
+            self.probe(force=True)  # down: the next requests are answered at once
             raise DatabaseDownError(DOWN_MESSAGE) from exc
         finally:
             self._pool.putconn(conn)  # a broken one is discarded and replaced by the pool
 
     def _checkout(self) -> Any:
         for attempt in range(2):
-            try:
-                conn = self._pool.getconn(timeout=self.checkout_seconds)
-            except PoolTimeout as exc:
-                if self.probe(force=True):
-                    throttled.warning(f"{self.name}:busy", "%s: every connection busy", self.name)
-                    raise DatabaseBusyError(BUSY_MESSAGE) from exc
-                raise DatabaseDownError(DOWN_MESSAGE) from exc
+            conn = self._getconn()
             try:
                 ConnectionPool.check_connection(conn)
             except psycopg.Error as exc:
@@ -122,6 +118,23 @@ class ServingPool:
                 continue
             return conn
         raise AssertionError("unreachable: the second attempt returns or raises")
+
+    def _getconn(self) -> Any:
+        """A pooled connection; while none comes, a probe tells a busy pool (wait on, up to
+        `checkout_seconds`) from a dead server (give up at once)."""
+        first = min(self.checkout_seconds, FIRST_WAIT_SECONDS)
+        try:
+            return self._pool.getconn(timeout=first)
+        except PoolTimeout as exc:
+            if not self.probe(force=True):
+                raise DatabaseDownError(DOWN_MESSAGE) from exc
+        try:
+            return self._pool.getconn(timeout=max(self.checkout_seconds - first, 0.1))
+        except PoolTimeout as exc:
+            if not self.probe(force=True):
+                raise DatabaseDownError(DOWN_MESSAGE) from exc
+            throttled.warning(f"{self.name}:busy", "%s: every connection busy", self.name)
+            raise DatabaseBusyError(BUSY_MESSAGE) from exc
 
     def _lost(self, exc: BaseException) -> None:
         throttled.warning(
