@@ -250,6 +250,16 @@ def open_pool(
     return pool
 
 
+def unreachable_reason(url: str, timeout_seconds: int) -> str | None:
+    """Why a new connection to `url` fails within `timeout_seconds` (libpq's connect timeout),
+    or None when it succeeds (the connection is closed at once)."""
+    try:
+        psycopg.connect(url, connect_timeout=timeout_seconds).close()
+    except psycopg.Error as exc:
+        return first_line(exc)[:200]
+    return None
+
+
 def ensure_index_database(settings: Settings) -> str:
     """Create and migrate the codeatlas database if needed; return its URL."""
     url = index_database_url(settings)

@@ -22,7 +22,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from codeatlas.core.database import open_pool
+from codeatlas.core.database import open_pool, unreachable_reason
 from codeatlas.core.errors import DatabaseUnavailableError, first_line
 from codeatlas.core.throttled_log import ThrottledLog
 
@@ -151,12 +151,10 @@ class ServingPool:
             if not force and now - self._probed_at < PROBE_INTERVAL_SECONDS:
                 return not self._down
             self._probed_at = now
-            try:
-                psycopg.connect(self.url, connect_timeout=PROBE_CONNECT_SECONDS).close()
-            except psycopg.Error as exc:
+            reason = unreachable_reason(self.url, PROBE_CONNECT_SECONDS)
+            if reason is not None:
                 if not self._down:
-                    log.warning("%s: the database is unreachable: %s", self.name,
-                                first_line(exc)[:200])  # fmt: skip
+                    log.warning("%s: the database is unreachable: %s", self.name, reason)
                 self._down = True
                 return False
             if self._down:
