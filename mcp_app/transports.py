@@ -119,7 +119,7 @@ def transport_security(host: str, limits: ServerLimits) -> TransportSecuritySett
 @dataclass(frozen=True)
 class HttpApp:
     """The ASGI app for streamable HTTP and its token verifier, whose pool is closed when the
-    app is no longer served. In front of the SDK's app, in order: the Host check, `/healthz`,
+    app is no longer served. In front of the SDK's app, in order: `/healthz`, the Host check,
     admission (token, rates, concurrency), the bounded body read."""
 
     app: ASGIApp
@@ -155,7 +155,8 @@ def http_app(
     body = BoundedBody(app, max_body_bytes=MAX_REQUEST_BODY_BYTES)
     admitted = Admission(body, verifier.check, limits)
     policy = HostPolicy(tuple(allowed_names(host, limits)))
-    return HttpApp(HostGate(Health(admitted, verifier.database), policy), verifier)
+    # /healthz before the Host check: a load balancer's probe names the server by its address
+    return HttpApp(Health(HostGate(admitted, policy), verifier.database), verifier)
 
 
 def run_http(

@@ -144,14 +144,16 @@ class ServingPool:
 
     def probe(self, *, force: bool = False) -> bool:
         """Whether the database accepts a new connection now (a direct attempt, at most every
-        PROBE_INTERVAL_SECONDS unless `force`); on its return, dead pooled connections are
-        replaced before the pool is used again."""
+        PROBE_INTERVAL_SECONDS unless `force`; requests that ask while one runs share its
+        answer); on its return, dead pooled connections are replaced before the pool is used."""
+        asked = time.monotonic()
         with self._lock:
-            now = time.monotonic()
-            if not force and now - self._probed_at < PROBE_INTERVAL_SECONDS:
+            if self._probed_at >= asked:  # another request probed while this one waited
                 return not self._down
-            self._probed_at = now
+            if not force and asked - self._probed_at < PROBE_INTERVAL_SECONDS:
+                return not self._down
             reason = unreachable_reason(self.url, PROBE_CONNECT_SECONDS)
+            self._probed_at = time.monotonic()
             if reason is not None:
                 if not self._down:
                     log.warning("%s: the database is unreachable: %s", self.name, reason)
