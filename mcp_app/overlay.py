@@ -75,7 +75,7 @@ def index_file(
     scope = resolve_scope(conn, principal, [repository])
     view = scope.repositories[0]
     path = clean_path(path)
-    expire(conn, app.limits)
+    expire(conn)
     language = detect_language(path, data)
     reason = skip_reason(path, len(data), data, max_bytes=MAX_FILE_BYTES)
     if reason or language is None:
@@ -97,10 +97,18 @@ def index_file(
         )
         lexical_index.ensure_file_terms(conn, file_version_id, path)
         conn.execute(
-            "INSERT INTO overlay_files (repository_id, principal_id, path, file_version_id)"
-            " VALUES (%s, %s, %s, %s) ON CONFLICT (repository_id, principal_id, path)"
-            " DO UPDATE SET file_version_id = EXCLUDED.file_version_id, indexed_at = now()",
-            (view.repository_id, principal.id, path, file_version_id),
+            "INSERT INTO overlay_files (repository_id, principal_id, path, file_version_id,"
+            " expires_at) VALUES (%s, %s, %s, %s, now() + make_interval(secs => %s))"
+            " ON CONFLICT (repository_id, principal_id, path) DO UPDATE SET"
+            " file_version_id = EXCLUDED.file_version_id, indexed_at = now(),"
+            " expires_at = EXCLUDED.expires_at",
+            (
+                view.repository_id,
+                principal.id,
+                path,
+                file_version_id,
+                app.limits.overlay_ttl_hours * 3600,
+            ),
         )
     counts = conn.execute(
         "SELECT (SELECT count(*) FROM code_symbols WHERE file_version_id = %(fv)s) AS symbols,"
@@ -112,9 +120,9 @@ def index_file(
         app, conn, view.repository_id, view.active_model, file_version_id, path, deadline
     )
     expires = conn.execute(
-        "SELECT indexed_at + make_interval(secs => %s) AS at FROM overlay_files"
+        "SELECT expires_at AS at FROM overlay_files"
         " WHERE repository_id = %s AND principal_id = %s AND path = %s",
-        (app.limits.overlay_ttl_hours * 3600, view.repository_id, principal.id, path),
+        (view.repository_id, principal.id, path),
     ).fetchone()
     result: IndexFileResult = {
         "repository": repository,

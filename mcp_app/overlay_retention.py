@@ -1,6 +1,7 @@
 """How long working-tree files (`index_file`) live and how many one principal may keep.
 
-An overlay row is dropped `overlay_ttl_hours` after it was indexed, or when its principal calls
+An overlay row expires `overlay_ttl_hours` after it was indexed (its `expires_at`, which every
+read checks) and is dropped by the server's sweep, or at once when its principal calls
 `forget_file`; the file version behind it goes too unless a snapshot or another overlay uses it
 (with its chunks, symbols, edges and postings; vectors of content nothing else uses as well).
 """
@@ -48,13 +49,12 @@ def forget(
     return sorted(r["path"] for r in rows)
 
 
-def expire(conn: DbConnection, limits: ServerLimits) -> int:
-    """Drop every overlay older than the lifetime; returns how many were dropped."""
+def expire(conn: DbConnection) -> int:
+    """Drop every overlay past its `expires_at` (reads stop seeing it at that moment already);
+    returns how many were dropped."""
     with conn.transaction():
         rows = conn.execute(
-            "DELETE FROM overlay_files WHERE indexed_at < now() - make_interval(secs => %s)"
-            " RETURNING file_version_id",
-            (limits.overlay_ttl_hours * 3600,),
+            "DELETE FROM overlay_files WHERE expires_at <= now() RETURNING file_version_id"
         ).fetchall()
         _drop_unused_versions(conn, [r["file_version_id"] for r in rows])
     return len(rows)

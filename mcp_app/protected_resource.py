@@ -8,7 +8,6 @@ authorization server: a client that reads it (from the `resource_metadata` of th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Scope, Send
 
+from mcp_app.hosts import parse_host
 from mcp_app.responses import send_json
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
@@ -27,17 +27,18 @@ HOW_TO_GET_A_TOKEN = (
 )
 
 
-_NOT_IN_A_HOST = re.compile(r"[^A-Za-z0-9.:\[\]_-]")
-
-
 def origin(scope: Mapping[str, Any]) -> str:
-    """`scheme://host[:port]` the client used (its Host header, else the bound address)."""
+    """`scheme://host[:port]` the client used: its Host header, which `HostGate` has checked
+    names this server; anything else (a bare app, no gate) gives the bound address instead."""
     host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"), "")
-    if not host and scope.get("server"):
-        name, port = scope["server"]
-        host = f"{name}:{port}" if port else name
+    if parse_host(host) is None:
+        host = "localhost"
+        if scope.get("server"):
+            name, port = scope["server"]
+            name = f"[{name}]" if ":" in str(name) else str(name)
+            host = f"{name}:{port}" if port else name
     scheme = "https" if scope.get("scheme") == "https" else "http"
-    return f"{scheme}://{_NOT_IN_A_HOST.sub('', host) or 'localhost'}"
+    return f"{scheme}://{host}"
 
 
 def metadata(origin: str, resource_path: str) -> dict[str, Any]:

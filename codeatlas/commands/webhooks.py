@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
 
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import ensure_index_database
+    from codeatlas.core.request_guard import uvicorn_settings
     from orchestration.webhooks.app import build_app
 
     # one line per accepted or refused delivery (never headers, bodies or secrets)
@@ -42,5 +43,5 @@ def run(args: argparse.Namespace) -> int:
     url = ensure_index_database(load_settings())
     app = build_app(url, max_body_bytes=args.max_body_bytes)
     print(f"receiving push webhooks on http://{host}:{port}/webhooks", file=sys.stderr)
-    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False, **uvicorn_settings())
     return 0

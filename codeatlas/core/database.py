@@ -215,6 +215,9 @@ def analyze(url: str, tables: tuple[str, ...]) -> None:
         conn.execute("ANALYZE " + ", ".join(tables))  # type: ignore[arg-type]  # constant names
 
 
+POOL_RECONNECT_SECONDS = 4.0
+
+
 def open_pool(
     url: str, *, max_size: int, name: str, read_only: bool = False
 ) -> ConnectionPool[Any]:
@@ -233,13 +236,28 @@ def open_pool(
         url,
         min_size=1,
         max_size=max_size,
-        kwargs={"row_factory": dict_row, "autocommit": False},
+        # a host that drops packets fails a connection in seconds, not libpq's forever
+        kwargs={"row_factory": dict_row, "autocommit": False, "connect_timeout": 3},
         configure=configure,
         open=False,
         name=name,
+        # the pool's retries back off exponentially (1, 2, 4 ... s): after a minute's outage the
+        # next one would come half a minute after the database's return. Giving up after a few
+        # seconds lets the next checkout start a fresh attempt at once instead.
+        reconnect_timeout=POOL_RECONNECT_SECONDS,
     )
     pool.open(wait=False)
     return pool
+
+
+def unreachable_reason(url: str, timeout_seconds: int) -> str | None:
+    """Why a new connection to `url` fails within `timeout_seconds` (libpq's connect timeout),
+    or None when it succeeds (the connection is closed at once)."""
+    try:
+        psycopg.connect(url, connect_timeout=timeout_seconds).close()
+    except psycopg.Error as exc:
+        return first_line(exc)[:200]
+    return None
 
 
 def ensure_index_database(settings: Settings) -> str:
