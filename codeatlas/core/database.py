@@ -37,6 +37,7 @@ def _start_embedded(pgdata: Path, idle_seconds: int = 600) -> str:
     stays up `idle_seconds` after its last user exits (codeatlas/core/embedded_server.py)."""
     from codeatlas.core import embedded_server
 
+    was_running = pgdata.exists() and embedded_server.postmaster(pgdata) is not None
     try:
         url = embedded_server.attach(pgdata, idle_seconds)
     except Exception as exc:  # noqa: BLE001 - the library raises many kinds
@@ -44,7 +45,8 @@ def _start_embedded(pgdata: Path, idle_seconds: int = 600) -> str:
             f"could not start the embedded PostgreSQL in {pgdata}: {first_line(exc)[:200]} "
             f"Check the log at {pgdata / 'log'}, or set CODEATLAS_DATABASE_URL."
         ) from exc
-    configure_server(url, EMBEDDED_SERVER_SETTINGS)
+    if not was_running:  # the process that starts it checks its settings; the others need not
+        configure_server(url, EMBEDDED_SERVER_SETTINGS)
     return url
 
 
