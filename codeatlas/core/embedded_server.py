@@ -31,7 +31,7 @@ IDLE_FILE = ".codeatlas-idle.json"  # the idle period the latest command asked f
 KEEPER_LOG = "keeper.log"
 TICK_SECONDS = 0.5
 
-_attached: dict[Path, tuple[Any, int]] = {}  # pgdata -> (library handle, postmaster pid)
+_attached: dict[Path, Any] = {}  # pgdata -> the library's handle, while this process uses it
 
 
 def _library() -> Any:
@@ -85,13 +85,14 @@ def idle_seconds(pgdata: Path, default: int = 600) -> int:
 def attach(pgdata: Path, idle: int) -> str:
     """Start (or join) the server on `pgdata` as one of its users, make sure a keeper watches it,
     and return a URL to its `postgres` database."""
-    library = _library()
-    current = postmaster(pgdata) if pgdata.exists() else None
     known = _attached.get(pgdata)
-    if known is not None and current == known[1]:
-        return known[0].get_uri("postgres")
-    # a server restarted since this process joined it: the library's handle describes the old
-    # postmaster, so join afresh (the library would return its cached handle)
+    if known is not None:
+        # joined already: if the server went away meanwhile, this command fails with one line
+        # and the next one starts it (a run does not restart it under itself)
+        return known.get_uri("postgres")
+    library = _library()
+    # a handle the library kept from before this process released it describes an old
+    # postmaster: join afresh
     library.PostgresServer._instances.pop(pgdata.resolve(), None)
     pgdata.parent.mkdir(parents=True, exist_ok=True)
     # made here: the library's own `mkdir(exist_ok=False)` fails the second of two first
@@ -101,7 +102,7 @@ def attach(pgdata: Path, idle: int) -> str:
         warnings.simplefilter("ignore")
         server = library.get_server(pgdata, cleanup_mode=None)
     (pgdata / IDLE_FILE).write_text(json.dumps({"idle_seconds": idle}))
-    _attached[pgdata] = (server, server.get_pid())
+    _attached[pgdata] = server
     ensure_keeper(pgdata)
     return server.get_uri("postgres")
 
@@ -110,7 +111,7 @@ def release(pgdata: Path) -> None:
     """Stop being a user of the server (the keeper stops it after the idle period)."""
     known = _attached.pop(pgdata, None)
     if known is not None:
-        known[0]._cleanup()  # the library's exit hook: removes this pid from the users
+        known._cleanup()  # the library's exit hook: removes this pid from the users
 
 
 def _keeper_running(pgdata: Path) -> bool:
@@ -138,8 +139,19 @@ def ensure_keeper(pgdata: Path) -> None:
         stderr=subprocess.DEVNULL,
         start_new_session=True,  # not in the command's group: Ctrl-C or killpg spare it
         close_fds=True,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        cwd="/",
+        env={**detached_environment(), "PYTHONWARNINGS": "ignore"},
     )
+
+
+def detached_environment() -> dict[str, str]:
+    """This environment, with this process' codeatlas first on the path: a detached helper runs
+    the same code as the command that started it, from any folder."""
+    import codeatlas
+
+    source = str(Path(codeatlas.__file__).resolve().parent.parent)
+    path = [source, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
 
 
 def stop(pgdata: Path) -> bool:

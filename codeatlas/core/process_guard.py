@@ -16,6 +16,8 @@ import subprocess
 import sys
 import time
 
+from codeatlas.core.embedded_server import detached_environment
+
 TICK_SECONDS = 0.2
 
 
@@ -82,6 +84,8 @@ def start_guard(pgid: int, grace: float = 10) -> subprocess.Popen:
         stderr=subprocess.DEVNULL,
         start_new_session=True,  # neither in the parent's group (Ctrl-C) nor in the guarded one
         close_fds=True,
+        cwd="/",
+        env=detached_environment(),
     )
 
 

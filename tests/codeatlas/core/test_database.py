@@ -87,9 +87,6 @@ def test_the_embedded_servers_folder_exists_before_the_library_is_asked_for_it(
         def get_uri(self, name: str) -> str:
             return f"postgresql:///{name}"
 
-        def get_pid(self) -> int:
-            return 0
-
     def get_server(pgdata, cleanup_mode="stop"):
         seen.append(pgdata.is_dir())
         return Server()

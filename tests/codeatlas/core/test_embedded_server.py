@@ -93,7 +93,8 @@ def test_the_server_stops_once_the_idle_period_has_passed(user_env):
     done = codeatlas(user_env, "status", idle=1)
     assert done.returncode == 0, done.stderr
     assert wait_for(lambda: embedded_server.postmaster(pgdata) is None), "never stopped"
-    assert "stopped the server after" in (pgdata / embedded_server.KEEPER_LOG).read_text()
+    log = pgdata / embedded_server.KEEPER_LOG
+    assert wait_for(lambda: "stopped the server after" in log.read_text()), log.read_text()
 
 
 def test_stop_refuses_while_a_server_uses_it_unless_forced(user_env):
