@@ -5,6 +5,7 @@ whatever restarted it (issue 28)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -86,6 +87,11 @@ def test_the_server_outlives_a_command_for_the_idle_period_and_stops_on_request(
     assert embedded_server.postmaster(pgdata) is None
     assert wait_for(lambda: not embedded_server.describe(pgdata)["keeper"]), "the keeper stayed"
     assert codeatlas(user_env, "server", "status").stdout.startswith("embedded PostgreSQL stopped")
+
+    started = codeatlas(user_env, "server", "start", idle=600)  # started, and its cache filled
+    assert started.returncode == 0, started.stderr
+    assert re.search(r"; \d+ pages of the index warmed in", started.stderr), started.stderr
+    assert embedded_server.postmaster(pgdata) not in (None, pid)
 
 
 def test_the_server_stops_once_the_idle_period_has_passed(user_env):
