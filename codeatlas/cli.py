@@ -13,7 +13,17 @@ import warnings
 from codeatlas.core.errors import CodeatlasError
 
 # modules that define commands; each has `register(subparsers)`
-COMMAND_MODULES = ("index", "search", "locate", "status", "dev", "mcp", "webhooks", "maintenance")
+COMMAND_MODULES = (
+    "index",
+    "search",
+    "locate",
+    "status",
+    "server",
+    "dev",
+    "mcp",
+    "webhooks",
+    "maintenance",
+)
 
 
 def _not_storage_retries(record: logging.LogRecord) -> bool:
@@ -54,8 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     for handler in logging.getLogger().handlers:
         handler.addFilter(_not_storage_retries)
-    # SIGTERM runs the same clean shutdown as Ctrl-C (the embedded server stops via atexit)
+    # SIGTERM and a hang-up (the terminal closed) run the same clean shutdown as Ctrl-C
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args) or 0)
