@@ -58,7 +58,7 @@ def every_chunk_has_a_vector(
         model = embeddings.for_repository(conn, repository)[0].model_name
         repo = repositories.get(conn, repository)
         snap_id = repositories.snapshot_id(conn, repo, sha)
-        embedded, total = coverage(conn, snap_id, repo.id, model) if snap_id else (0, 0)
+        embedded, total = coverage(conn, snap_id, model) if snap_id else (0, 0)
     return AssetCheckResult(
         passed=embedded == total,
         severity=AssetCheckSeverity.WARN,

@@ -25,7 +25,7 @@ def try_switch(conn: psycopg.Connection, repository: str) -> bool:
         ).fetchone()
         if row is None or row["upgrading"] is None or row["current_snapshot_id"] is None:
             return False
-        embedded, total = coverage(conn, row["current_snapshot_id"], row["id"], row["upgrading"])
+        embedded, total = coverage(conn, row["current_snapshot_id"], row["upgrading"])
         if embedded < total:
             return False
         conn.execute(

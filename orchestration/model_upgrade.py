@@ -108,9 +108,7 @@ def upgrade_progress(conn: psycopg.Connection) -> list[dict]:
             item["partition"] = partition_key(row["name"], row["commit_sha"])
             for model in (row["active"], row["upgrading"]):
                 if model:
-                    item["coverage"][model] = coverage(
-                        conn, row["current_snapshot_id"], row["id"], model
-                    )
+                    item["coverage"][model] = coverage(conn, row["current_snapshot_id"], model)
         out.append(item)
     return out
 

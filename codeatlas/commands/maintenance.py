@@ -252,9 +252,8 @@ def prune_snapshots(conn, keep: int, dry_run: bool = False) -> dict:
             " AND NOT EXISTS (SELECT 1 FROM overlay_files o WHERE o.file_version_id = fv.id)"
         ).rowcount
         counts["vectors"] = conn.execute(
-            "DELETE FROM chunk_embeddings e WHERE NOT EXISTS (SELECT 1 FROM code_chunks c"
-            " JOIN file_versions fv ON fv.id = c.file_version_id"
-            " WHERE fv.repository_id = e.repository_id AND c.content_hash = e.content_hash)"
+            "DELETE FROM chunk_embeddings e WHERE NOT EXISTS"
+            " (SELECT 1 FROM code_chunks c WHERE c.content_hash = e.content_hash)"
         ).rowcount
     return counts
 

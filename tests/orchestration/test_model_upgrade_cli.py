@@ -102,9 +102,9 @@ def test_an_upgrade_is_recorded_for_every_process_and_its_switch_is_committed_on
         snap = conn.execute(
             "SELECT id AS repo, current_snapshot_id AS id FROM repositories WHERE name = 'shop'"
         ).fetchone()
-        assert missing_content(conn, snap["repo"], snap["id"], "fake-hash-16") == []
+        assert missing_content(conn, snap["id"], "fake-hash-16") == []
         # the environment's model got nothing for ship.py's new chunk
-        assert len(missing_content(conn, snap["repo"], snap["id"], "fake-hash-384")) == 1
+        assert len(missing_content(conn, snap["id"], "fake-hash-384")) == 1
     assert models(database_url) == ("fake-hash-16", None)
     assert main(["models", "list"]) == 0
     listing = capsys.readouterr().out
