@@ -80,3 +80,11 @@ def test_a_path_that_is_not_a_git_repository_is_refused_before_any_heavy_start(t
     )
     assert proc.stdout.split() == ["1", "False", "False"], proc.stderr
     assert "is not a git repository" in proc.stderr
+
+
+def test_a_token_for_a_principal_not_created_yet_says_to_create_it_first(settings_env, capsys):
+    assert main(["token", "create", "--principal", "ghost"]) == 1
+    err = capsys.readouterr().err
+    assert (
+        "no principal named 'ghost'; create it first with `codeatlas principal create ghost`" in err
+    )
