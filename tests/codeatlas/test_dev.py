@@ -106,3 +106,30 @@ def test_the_cli_hides_library_notes_a_user_cannot_act_on():
         for message, category in notes:
             warnings.warn(message, category, stacklevel=1)
     assert [str(w.message) for w in seen] == ["CODEATLAS_SOMETHING is deprecated"]
+
+
+def test_dagster_output_is_relayed_without_debug_lines_and_without_colour_when_piped():
+    import io
+
+    from codeatlas.commands.dev import relay_output
+
+    info = (
+        "\x1b[32m2026-12-03 09:24:29 +0000\x1b[0m - dagster.daemon.SensorDaemon -"
+        " \x1b[34mINFO\x1b[0m - Sensor webhook_push_sensor skipped\n"
+    )
+    debug = (
+        "\x1b[32m2026-12-03 09:24:31 +0000\x1b[0m - dagster - \x1b[34mDEBUG\x1b[0m -"
+        ' index_snapshot - 1c2d - STEP_START - Started execution of step "code_index".\n'
+    )
+    plain = "a line of its own\n"
+    source = (info + debug + plain).encode()
+
+    piped = io.StringIO()
+    relay_output(io.BytesIO(source), piped, colour=False)
+    assert piped.getvalue() == (
+        "2026-12-03 09:24:29 +0000 - dagster.daemon.SensorDaemon - INFO -"
+        " Sensor webhook_push_sensor skipped\n" + plain
+    )
+    terminal = io.StringIO()
+    relay_output(io.BytesIO(source), terminal, colour=True)
+    assert terminal.getvalue() == info + plain
