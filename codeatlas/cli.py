@@ -11,6 +11,7 @@ import sys
 import warnings
 
 from codeatlas.core.errors import CodeatlasError
+from codeatlas.core.version import package_version
 
 # modules that define commands; each has `register(subparsers)`
 COMMAND_MODULES = (
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="codeatlas",
         description="Index git repositories for AI agents and search them.",
     )
+    parser.add_argument("--version", action="version", version=f"codeatlas {package_version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:

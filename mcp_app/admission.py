@@ -22,7 +22,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from codeatlas.core.errors import DatabaseUnavailableError
 from codeatlas.core.serving_pool import RETRY_AFTER_SECONDS
 from mcp_app.limits import ServerLimits
-from mcp_app.protected_resource import is_metadata_request, unauthorized
+from mcp_app.protected_resource import (
+    is_metadata_request,
+    is_oauth_sign_in_request,
+    no_oauth_sign_in,
+    unauthorized,
+)
 from mcp_app.responses import send_json
 
 # (token, its access info or None) of the request being admitted
@@ -79,6 +84,8 @@ class Admission:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or is_metadata_request(scope):
             return await self.app(scope, receive, send)
+        if is_oauth_sign_in_request(scope):
+            return await no_oauth_sign_in(scope, send)
         client: str = (scope.get("client") or ("unknown", 0))[0]
         wait = self.failures.retry_after(client)
         if wait is not None:

@@ -116,9 +116,7 @@ def index_file(
         {"fv": file_version_id},
     ).fetchone()
     assert counts is not None
-    embedded, note = _embed(
-        app, conn, view.repository_id, view.active_model, file_version_id, path, deadline
-    )
+    embedded, note = _embed(app, conn, view.active_model, file_version_id, path, deadline)
     expires = conn.execute(
         "SELECT expires_at AS at FROM overlay_files"
         " WHERE repository_id = %s AND principal_id = %s AND path = %s",
@@ -151,7 +149,6 @@ def _within_chunk_limit(app: AppContext, path: str, parsed: ParsedFile) -> None:
 def _embed(
     app: AppContext,
     conn: DbConnection,
-    repository_id: int,
     model: str | None,
     file_version_id: int,
     path: str,
@@ -169,10 +166,9 @@ def _embed(
         "SELECT DISTINCT ON (length(c.content), c.content_hash) c.content_hash, c.content,"
         " c.qualified_name FROM code_chunks c"
         " WHERE c.file_version_id = %s AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
-        "  WHERE e.repository_id = %s AND e.embedding_model = %s"
-        "  AND e.content_hash = c.content_hash)"
+        "  WHERE e.embedding_model = %s AND e.content_hash = c.content_hash)"
         " ORDER BY length(c.content), c.content_hash, c.qualified_name",
-        (file_version_id, repository_id, model),
+        (file_version_id, model),
     ).fetchall()
     # bounded: what fits in the call's time budget is embedded (shortest first, so most
     # chunks); the rest is still found by lexical and symbol search
@@ -186,9 +182,7 @@ def _embed(
         )
         with conn.transaction():
             storage.ensure_embedding_model(conn, model, embedder.dimensions)
-            storage.store_embeddings(
-                conn, repository_id, model, [r["content_hash"] for r in batch], vectors
-            )
+            storage.store_embeddings(conn, model, [r["content_hash"] for r in batch], vectors)
         done += len(batch)
     if done < len(todo):
         return done, (

@@ -76,19 +76,13 @@ def _drop_unused_versions(conn: DbConnection, file_version_ids: list[int]) -> No
         return
     ids = [r["id"] for r in unused]
     hashes = conn.execute(
-        "SELECT DISTINCT fv.repository_id, c.content_hash FROM code_chunks c"
-        " JOIN file_versions fv ON fv.id = c.file_version_id WHERE fv.id = ANY(%s)",
+        "SELECT DISTINCT c.content_hash FROM code_chunks c WHERE c.file_version_id = ANY(%s)",
         (ids,),
     ).fetchall()
     conn.execute("DELETE FROM file_versions WHERE id = ANY(%s)", (ids,))
-    for repository_id in {h["repository_id"] for h in hashes}:
-        conn.execute(
-            "DELETE FROM chunk_embeddings e WHERE e.repository_id = %s"
-            " AND e.content_hash = ANY(%s) AND NOT EXISTS (SELECT 1 FROM code_chunks c"
-            " JOIN file_versions fv ON fv.id = c.file_version_id"
-            " WHERE fv.repository_id = e.repository_id AND c.content_hash = e.content_hash)",
-            (
-                repository_id,
-                [h["content_hash"] for h in hashes if h["repository_id"] == repository_id],
-            ),
-        )
+    # vectors are shared by content: only those no chunk of any repository uses any more go
+    conn.execute(
+        "DELETE FROM chunk_embeddings e WHERE e.content_hash = ANY(%s)"
+        " AND NOT EXISTS (SELECT 1 FROM code_chunks c WHERE c.content_hash = e.content_hash)",
+        ([h["content_hash"] for h in hashes],),
+    )

@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import IO, TextIO
 
 from codeatlas.core.errors import ConfigurationError
 
@@ -26,6 +29,24 @@ QUIET_WARNINGS = ",".join(
         "ignore:XDG_RUNTIME_DIR is not set",
     ]
 )
+
+
+# Dagster's log lines: `<time> - <logger> - <LEVEL> - <message>`, coloured by coloredlogs even
+# when nobody reads them on a terminal
+_COLOUR_CODE = re.compile(r"\x1b\[[0-9;]*m")
+_DEBUG_LINE = re.compile(r"^\S.* - DEBUG - ")
+
+
+def relay_output(source: IO[bytes], sink: TextIO, *, colour: bool) -> None:
+    """Copy the Dagster processes' output line by line without their DEBUG lines (each run
+    event, half of all output), and without colour codes unless `sink` is a terminal."""
+    for raw in iter(source.readline, b""):
+        line = raw.decode("utf-8", errors="replace")
+        plain = _COLOUR_CODE.sub("", line)
+        if _DEBUG_LINE.match(plain):
+            continue
+        sink.write(line if colour else plain)
+        sink.flush()
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -111,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
         args.host,
         "--port",
         str(args.port),
+        "--log-level",
+        "info",
     ]
     warning_filters = [os.environ.get("PYTHONWARNINGS", ""), QUIET_WARNINGS]
     env = {
@@ -120,7 +143,21 @@ def run(args: argparse.Namespace) -> int:
     }
     # a session of its own: one signal to its group reaches every process Dagster starts, and
     # none is left behind (reparented to init) when this process is told to stop
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    threading.Thread(
+        target=relay_output,
+        args=(proc.stdout, sys.stderr),
+        kwargs={"colour": sys.stderr.isatty()},
+        daemon=True,
+    ).start()
     # and if this process dies without its clean-up (SIGKILL), a guard stops the group
     start_guard(proc.pid)
     try:

@@ -153,3 +153,28 @@ def test_dagster_dev_and_its_processes_go_when_codeatlas_dev_is_killed_or_hung_u
             proc.kill()
         for pid in running(started):
             os.kill(pid, signal.SIGKILL)
+def test_dagster_output_is_relayed_without_debug_lines_and_without_colour_when_piped():
+    import io
+
+    from codeatlas.commands.dev import relay_output
+
+    info = (
+        "\x1b[32m2026-12-03 09:24:29 +0000\x1b[0m - dagster.daemon.SensorDaemon -"
+        " \x1b[34mINFO\x1b[0m - Sensor webhook_push_sensor skipped\n"
+    )
+    debug = (
+        "\x1b[32m2026-12-03 09:24:31 +0000\x1b[0m - dagster - \x1b[34mDEBUG\x1b[0m -"
+        ' index_snapshot - 1c2d - STEP_START - Started execution of step "code_index".\n'
+    )
+    plain = "a line of its own\n"
+    source = (info + debug + plain).encode()
+
+    piped = io.StringIO()
+    relay_output(io.BytesIO(source), piped, colour=False)
+    assert piped.getvalue() == (
+        "2026-12-03 09:24:29 +0000 - dagster.daemon.SensorDaemon - INFO -"
+        " Sensor webhook_push_sensor skipped\n" + plain
+    )
+    terminal = io.StringIO()
+    relay_output(io.BytesIO(source), terminal, colour=True)
+    assert terminal.getvalue() == info + plain
