@@ -48,6 +48,7 @@ NO_OAUTH_SIGN_IN = (
     " `codeatlas token list`"
 )
 
+
 def origin(scope: Mapping[str, Any]) -> str:
     """`scheme://host[:port]` the client used: its Host header, which `HostGate` has checked
     names this server; anything else (a bare app, no gate) gives the bound address instead."""

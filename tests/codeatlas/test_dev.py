@@ -153,6 +153,8 @@ def test_dagster_dev_and_its_processes_go_when_codeatlas_dev_is_killed_or_hung_u
             proc.kill()
         for pid in running(started):
             os.kill(pid, signal.SIGKILL)
+
+
 def test_dagster_output_is_relayed_without_debug_lines_and_without_colour_when_piped():
     import io
 
