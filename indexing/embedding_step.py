@@ -17,11 +17,12 @@ COMMIT_EVERY = 512
 ANALYZE_AFTER_VECTORS = 500
 
 
-def missing_content(conn, repository_id: int, snapshot_id: int, model: str) -> list[dict]:
-    """(content_hash, length) of the snapshot's chunk contents with no vector for `model`."""
+def missing_content(conn, snapshot_id: int, model: str) -> list[dict]:
+    """(content_hash, length) of the snapshot's chunk contents with no vector for `model` (in
+    any repository: vectors are shared by content)."""
     return conn.execute(
         statement("indexing", "missing_embeddings"),
-        {"snapshot_id": snapshot_id, "repository_id": repository_id, "model": model},
+        {"snapshot_id": snapshot_id, "model": model},
     ).fetchall()
 
 
@@ -41,7 +42,7 @@ def embed_snapshot(
             raise RuntimeError(f"{repository_name}@{commit_sha}: no snapshot to embed")
         storage.ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
         conn.commit()
-        todo = missing_content(conn, repo.id, snap_id, embedder.model_name)
+        todo = missing_content(conn, snap_id, embedder.model_name)
     # similar lengths together: less padding per batch; contents are read one group at a time
     # so memory stays bounded however large the repository
     todo.sort(key=lambda r: r["length"])
@@ -56,7 +57,7 @@ def embed_snapshot(
         # requests concurrently, so a GPU server gets more than one batch at a time)
         vectors = embedder.embed_documents(texts)
         with transaction(url) as tx:
-            storage.store_embeddings(tx, repo.id, embedder.model_name, hashes, vectors)
+            storage.store_embeddings(tx, embedder.model_name, hashes, vectors)
         done += len(hashes)
         done_chars += sum(r["length"] for r in group)
         elapsed = time.monotonic() - started
@@ -90,13 +91,11 @@ def _documents(conn, embedder: Embedder, snapshot_id: int, hashes: list[str]) ->
     return [by_hash[h] for h in hashes]
 
 
-def coverage(
-    conn: psycopg.Connection[Any], snapshot_id: int, repository_id: int, model: str
-) -> tuple[int, int]:
+def coverage(conn: psycopg.Connection[Any], snapshot_id: int, model: str) -> tuple[int, int]:
     """(distinct chunk contents with a vector for `model`, distinct chunk contents)."""
     row = conn.execute(
         statement("indexing", "embedding_coverage"),
-        {"snapshot_id": snapshot_id, "repository_id": repository_id, "model": model},
+        {"snapshot_id": snapshot_id, "model": model},
     ).fetchone()
     assert row is not None
     return row["embedded"], row["total"]

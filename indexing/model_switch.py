@@ -5,8 +5,18 @@ import psycopg
 from indexing.embedding_step import coverage
 
 
+def _outside_transaction(conn: psycopg.Connection) -> None:
+    """The switch commits on its own. Inside a transaction the caller left open (a SELECT
+    before it), `conn.transaction()` is only a savepoint, and a caller that closes without
+    committing rolls the switch back: the upgrade sensor then reported "switched" every
+    minute while nothing changed."""
+    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        raise RuntimeError("a model switch needs a connection outside any open transaction")
+
+
 def try_switch(conn: psycopg.Connection, repository: str) -> bool:
     """Make the upgrading model active if it covers the current snapshot (one transaction)."""
+    _outside_transaction(conn)
     with conn.transaction():
         row = conn.execute(
             "SELECT id, current_snapshot_id, upgrading_embedding_model AS upgrading"
@@ -15,7 +25,7 @@ def try_switch(conn: psycopg.Connection, repository: str) -> bool:
         ).fetchone()
         if row is None or row["upgrading"] is None or row["current_snapshot_id"] is None:
             return False
-        embedded, total = coverage(conn, row["current_snapshot_id"], row["id"], row["upgrading"])
+        embedded, total = coverage(conn, row["current_snapshot_id"], row["upgrading"])
         if embedded < total:
             return False
         conn.execute(
@@ -33,6 +43,7 @@ def adopt_configured_model(conn: psycopg.Connection, repository: str, model: str
     The same rule `model_upgrade_sensor` applies, so `codeatlas index` without a daemon does
     not leave search on a model the environment no longer configures.
     """
+    _outside_transaction(conn)
     with conn.transaction():
         row = conn.execute(
             "SELECT active_embedding_model AS active, upgrading_embedding_model AS upgrading"

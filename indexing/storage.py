@@ -173,18 +173,18 @@ def ensure_embedding_model(conn: psycopg.Connection, model: str, dimensions: int
 
 def store_embeddings(
     conn: psycopg.Connection,
-    repository_id: int,
     model: str,
     content_hashes: Sequence[str],
     vectors: Sequence[Sequence[float]],
 ) -> None:
-    """Upsert vectors for content hashes (one row per repository, model and content)."""
+    """Upsert vectors for content hashes (one row per model and content, shared by every
+    repository holding that content)."""
     with conn.cursor() as cur:
         cur.executemany(
-            "INSERT INTO chunk_embeddings (repository_id, embedding_model, content_hash, embedding)"
-            " VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+            "INSERT INTO chunk_embeddings (embedding_model, content_hash, embedding)"
+            " VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
             [
-                (repository_id, model, h, HalfVector(np.asarray(v, dtype=np.float32)))
+                (model, h, HalfVector(np.asarray(v, dtype=np.float32)))
                 for h, v in zip(content_hashes, vectors, strict=True)
             ],
         )

@@ -2,8 +2,10 @@
 then per-principal request rate and concurrency. Over a limit the answer is 429 with
 Retry-After, so one principal (or one guessing client) cannot take the server from the others.
 
-The token is checked here once, on the auth pool (never the tools' pool), and the answer is
-handed to the SDK's bearer check through a context variable, so it is not looked up twice.
+While the database cannot be reached the answer is 503 with Retry-After (never 401: the token
+may well be valid). The token is checked here once, on the auth pool (never the tools' pool),
+and the answer is handed to the SDK's bearer check through a context variable, so it is not
+looked up twice.
 """
 
 from __future__ import annotations
@@ -17,8 +19,15 @@ from contextvars import ContextVar
 from mcp.server.auth.provider import AccessToken
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from codeatlas.core.errors import DatabaseUnavailableError
+from codeatlas.core.serving_pool import RETRY_AFTER_SECONDS
 from mcp_app.limits import ServerLimits
-from mcp_app.protected_resource import is_metadata_request, unauthorized
+from mcp_app.protected_resource import (
+    is_metadata_request,
+    is_oauth_sign_in_request,
+    no_oauth_sign_in,
+    unauthorized,
+)
 from mcp_app.responses import send_json
 
 # (token, its access info or None) of the request being admitted
@@ -75,6 +84,8 @@ class Admission:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or is_metadata_request(scope):
             return await self.app(scope, receive, send)
+        if is_oauth_sign_in_request(scope):
+            return await no_oauth_sign_in(scope, send)
         client: str = (scope.get("client") or ("unknown", 0))[0]
         wait = self.failures.retry_after(client)
         if wait is not None:
@@ -82,7 +93,12 @@ class Admission:
         token = _bearer(scope)
         if token is None:
             return await unauthorized(scope, send, token_sent=False)
-        access = await self.verify_token(token)
+        try:
+            access = await self.verify_token(token)
+        except DatabaseUnavailableError as exc:
+            # "could not check" is not "unknown": a 401 would make clients drop a good token
+            retry_after = getattr(exc, "retry_after", RETRY_AFTER_SECONDS)
+            return await _unavailable(send, retry_after, str(exc))
         VERIFIED.set((token, access))
         if access is None:
             self.failures.record(client)
@@ -120,5 +136,14 @@ async def _too_many(send: Send, retry_after: int, why: str) -> None:
         send,
         429,
         {"error": "too_many_requests", "error_description": f"{why}; retry in {retry_after} s"},
+        [(b"retry-after", str(retry_after).encode())],
+    )
+
+
+async def _unavailable(send: Send, retry_after: int, why: str) -> None:
+    await send_json(
+        send,
+        503,
+        {"error": "temporarily_unavailable", "error_description": why},
         [(b"retry-after", str(retry_after).encode())],
     )

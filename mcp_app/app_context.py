@@ -19,9 +19,11 @@ import anyio.to_thread
 import psycopg
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 
 from codeatlas.core.config import Settings
 from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError
+from codeatlas.core.serving_pool import RETRY_AFTER_SECONDS
 from mcp_app.limits import ServerLimits
 from mcp_app.pool import DatabasePool
 from retrieval.concurrency import Connections
@@ -41,6 +43,8 @@ from retrieval.status import ReplicaLag, replica_lag
 log = logging.getLogger(__name__)
 
 EXPIRY_INTERVAL_SECONDS = 600
+# JSON-RPC's implementation-defined server error range (-32000 to -32099): the database is down
+DATABASE_UNAVAILABLE = -32050
 
 
 class NotAuthenticatedError(CodeatlasError):
@@ -195,6 +199,10 @@ def tool_call(ctx: ToolContext, *, writes: bool = False) -> Generator[ToolCall, 
             lag = app.replica_lag(conn) if pool is app.replica else None
             principal = request_principal(conn, app.config.principal_name)
             yield ToolCall(app, conn, principal, lag)
+    except DatabaseUnavailableError as exc:
+        # not the tool's answer but the server's state: a JSON-RPC error a client can retry on
+        retry_after = getattr(exc, "retry_after", RETRY_AFTER_SECONDS)
+        raise MCPError(DATABASE_UNAVAILABLE, str(exc), {"retry_after": retry_after}) from None
     except CodeatlasError as exc:
         raise ToolError(str(exc)) from None
     except psycopg.DataError as exc:  # a value PostgreSQL cannot take, missed by validation
@@ -207,7 +215,7 @@ def _expire_overlays(app: AppContext) -> None:
 
     try:
         with app.database.connection() as conn:
-            dropped = expire(conn, app.limits)
+            dropped = expire(conn)
         if dropped:
             log.info("dropped %d expired working-tree files", dropped)
     except CodeatlasError as exc:  # the database is down: the next round tries again

@@ -41,6 +41,15 @@ def _name_text(value: str) -> str:
     return value
 
 
+def _query_text(value: str) -> str:
+    """A query with something to find: a blank one would still get the chunks nearest the
+    empty text from the semantic retriever, answers that look real."""
+    _utf8_text(value)
+    if not value.strip():
+        raise ValueError("must say what to find (it is empty or only whitespace)")
+    return value
+
+
 def _commit_text(value: str) -> str:
     if not all(c in "0123456789abcdefABCDEF" for c in value):
         raise ValueError("must be a commit sha or a prefix of one (hex digits)")
@@ -101,7 +110,7 @@ Query = Annotated[
         max_length=MAX_QUERY,
         description="What to find: a question in plain words, an identifier, or both.",
     ),
-    AfterValidator(_utf8_text),
+    AfterValidator(_query_text),
 ]
 IssueText = Annotated[
     str,

@@ -75,7 +75,7 @@ def index_file(
     scope = resolve_scope(conn, principal, [repository])
     view = scope.repositories[0]
     path = clean_path(path)
-    expire(conn, app.limits)
+    expire(conn)
     language = detect_language(path, data)
     reason = skip_reason(path, len(data), data, max_bytes=MAX_FILE_BYTES)
     if reason or language is None:
@@ -97,10 +97,18 @@ def index_file(
         )
         lexical_index.ensure_file_terms(conn, file_version_id, path)
         conn.execute(
-            "INSERT INTO overlay_files (repository_id, principal_id, path, file_version_id)"
-            " VALUES (%s, %s, %s, %s) ON CONFLICT (repository_id, principal_id, path)"
-            " DO UPDATE SET file_version_id = EXCLUDED.file_version_id, indexed_at = now()",
-            (view.repository_id, principal.id, path, file_version_id),
+            "INSERT INTO overlay_files (repository_id, principal_id, path, file_version_id,"
+            " expires_at) VALUES (%s, %s, %s, %s, now() + make_interval(secs => %s))"
+            " ON CONFLICT (repository_id, principal_id, path) DO UPDATE SET"
+            " file_version_id = EXCLUDED.file_version_id, indexed_at = now(),"
+            " expires_at = EXCLUDED.expires_at",
+            (
+                view.repository_id,
+                principal.id,
+                path,
+                file_version_id,
+                app.limits.overlay_ttl_hours * 3600,
+            ),
         )
     counts = conn.execute(
         "SELECT (SELECT count(*) FROM code_symbols WHERE file_version_id = %(fv)s) AS symbols,"
@@ -108,13 +116,11 @@ def index_file(
         {"fv": file_version_id},
     ).fetchone()
     assert counts is not None
-    embedded, note = _embed(
-        app, conn, view.repository_id, view.active_model, file_version_id, path, deadline
-    )
+    embedded, note = _embed(app, conn, view.active_model, file_version_id, path, deadline)
     expires = conn.execute(
-        "SELECT indexed_at + make_interval(secs => %s) AS at FROM overlay_files"
+        "SELECT expires_at AS at FROM overlay_files"
         " WHERE repository_id = %s AND principal_id = %s AND path = %s",
-        (app.limits.overlay_ttl_hours * 3600, view.repository_id, principal.id, path),
+        (view.repository_id, principal.id, path),
     ).fetchone()
     result: IndexFileResult = {
         "repository": repository,
@@ -143,7 +149,6 @@ def _within_chunk_limit(app: AppContext, path: str, parsed: ParsedFile) -> None:
 def _embed(
     app: AppContext,
     conn: DbConnection,
-    repository_id: int,
     model: str | None,
     file_version_id: int,
     path: str,
@@ -161,10 +166,9 @@ def _embed(
         "SELECT DISTINCT ON (length(c.content), c.content_hash) c.content_hash, c.content,"
         " c.qualified_name FROM code_chunks c"
         " WHERE c.file_version_id = %s AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
-        "  WHERE e.repository_id = %s AND e.embedding_model = %s"
-        "  AND e.content_hash = c.content_hash)"
+        "  WHERE e.embedding_model = %s AND e.content_hash = c.content_hash)"
         " ORDER BY length(c.content), c.content_hash, c.qualified_name",
-        (file_version_id, repository_id, model),
+        (file_version_id, model),
     ).fetchall()
     # bounded: what fits in the call's time budget is embedded (shortest first, so most
     # chunks); the rest is still found by lexical and symbol search
@@ -178,9 +182,7 @@ def _embed(
         )
         with conn.transaction():
             storage.ensure_embedding_model(conn, model, embedder.dimensions)
-            storage.store_embeddings(
-                conn, repository_id, model, [r["content_hash"] for r in batch], vectors
-            )
+            storage.store_embeddings(conn, model, [r["content_hash"] for r in batch], vectors)
         done += len(batch)
     if done < len(todo):
         return done, (

@@ -1,6 +1,7 @@
 """How long working-tree files (`index_file`) live and how many one principal may keep.
 
-An overlay row is dropped `overlay_ttl_hours` after it was indexed, or when its principal calls
+An overlay row expires `overlay_ttl_hours` after it was indexed (its `expires_at`, which every
+read checks) and is dropped by the server's sweep, or at once when its principal calls
 `forget_file`; the file version behind it goes too unless a snapshot or another overlay uses it
 (with its chunks, symbols, edges and postings; vectors of content nothing else uses as well).
 """
@@ -48,13 +49,12 @@ def forget(
     return sorted(r["path"] for r in rows)
 
 
-def expire(conn: DbConnection, limits: ServerLimits) -> int:
-    """Drop every overlay older than the lifetime; returns how many were dropped."""
+def expire(conn: DbConnection) -> int:
+    """Drop every overlay past its `expires_at` (reads stop seeing it at that moment already);
+    returns how many were dropped."""
     with conn.transaction():
         rows = conn.execute(
-            "DELETE FROM overlay_files WHERE indexed_at < now() - make_interval(secs => %s)"
-            " RETURNING file_version_id",
-            (limits.overlay_ttl_hours * 3600,),
+            "DELETE FROM overlay_files WHERE expires_at <= now() RETURNING file_version_id"
         ).fetchall()
         _drop_unused_versions(conn, [r["file_version_id"] for r in rows])
     return len(rows)
@@ -76,19 +76,13 @@ def _drop_unused_versions(conn: DbConnection, file_version_ids: list[int]) -> No
         return
     ids = [r["id"] for r in unused]
     hashes = conn.execute(
-        "SELECT DISTINCT fv.repository_id, c.content_hash FROM code_chunks c"
-        " JOIN file_versions fv ON fv.id = c.file_version_id WHERE fv.id = ANY(%s)",
+        "SELECT DISTINCT c.content_hash FROM code_chunks c WHERE c.file_version_id = ANY(%s)",
         (ids,),
     ).fetchall()
     conn.execute("DELETE FROM file_versions WHERE id = ANY(%s)", (ids,))
-    for repository_id in {h["repository_id"] for h in hashes}:
-        conn.execute(
-            "DELETE FROM chunk_embeddings e WHERE e.repository_id = %s"
-            " AND e.content_hash = ANY(%s) AND NOT EXISTS (SELECT 1 FROM code_chunks c"
-            " JOIN file_versions fv ON fv.id = c.file_version_id"
-            " WHERE fv.repository_id = e.repository_id AND c.content_hash = e.content_hash)",
-            (
-                repository_id,
-                [h["content_hash"] for h in hashes if h["repository_id"] == repository_id],
-            ),
-        )
+    # vectors are shared by content: only those no chunk of any repository uses any more go
+    conn.execute(
+        "DELETE FROM chunk_embeddings e WHERE e.content_hash = ANY(%s)"
+        " AND NOT EXISTS (SELECT 1 FROM code_chunks c WHERE c.content_hash = e.content_hash)",
+        ([h["content_hash"] for h in hashes],),
+    )

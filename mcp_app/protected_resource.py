@@ -4,11 +4,18 @@ Tokens are made by `codeatlas token create`, never by an OAuth flow, so the meta
 authorization server: a client that reads it (from the `resource_metadata` of the 401's
 `WWW-Authenticate`) learns that it needs a bearer token it cannot obtain interactively, and the
 401's description says how to get one.
+
+Many clients (the MCP Inspector, the TypeScript SDK) start an OAuth sign-in on any 401 from an
+HTTP server whatever it says, taking the server's own origin as the authorization server when the
+metadata names none: discovery (RFC 8414), then client registration, authorize and token. Those
+paths answer, without a token, that there is no OAuth sign-in and how to get a token, so the
+client's error says that instead of "no bearer token" for its registration request. (The
+Inspector's CLI refuses any sign-in without a terminal, "Interactive OAuth requires a TTY", before
+it asks the server anything; with `--stored-auth-only` it shows the 401's description.)
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Scope, Send
 
+from mcp_app.hosts import parse_host
 from mcp_app.responses import send_json
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
@@ -27,17 +35,32 @@ HOW_TO_GET_A_TOKEN = (
 )
 
 
-_NOT_IN_A_HOST = re.compile(r"[^A-Za-z0-9.:\[\]_-]")
+# where a client looks for an OAuth sign-in the server does not offer
+OAUTH_SIGN_IN_PATHS = (
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+    "/register",
+    "/authorize",
+    "/token",
+)
+NO_OAUTH_SIGN_IN = (
+    HOW_TO_GET_A_TOKEN + "; a token sent and refused (401) is unknown or revoked: see"
+    " `codeatlas token list`"
+)
 
 
 def origin(scope: Mapping[str, Any]) -> str:
-    """`scheme://host[:port]` the client used (its Host header, else the bound address)."""
+    """`scheme://host[:port]` the client used: its Host header, which `HostGate` has checked
+    names this server; anything else (a bare app, no gate) gives the bound address instead."""
     host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"), "")
-    if not host and scope.get("server"):
-        name, port = scope["server"]
-        host = f"{name}:{port}" if port else name
+    if parse_host(host) is None:
+        host = "localhost"
+        if scope.get("server"):
+            name, port = scope["server"]
+            name = f"[{name}]" if ":" in str(name) else str(name)
+            host = f"{name}:{port}" if port else name
     scheme = "https" if scope.get("scheme") == "https" else "http"
-    return f"{scheme}://{_NOT_IN_A_HOST.sub('', host) or 'localhost'}"
+    return f"{scheme}://{host}"
 
 
 def metadata(origin: str, resource_path: str) -> dict[str, Any]:
@@ -69,13 +92,31 @@ def is_metadata_request(scope: Scope) -> bool:
     return str(scope.get("path", "")).startswith(METADATA_PATH)
 
 
+def is_oauth_sign_in_request(scope: Scope) -> bool:
+    """Whether a request is a step of an OAuth sign-in (answered, without a token, that there
+    is none)."""
+    path = str(scope.get("path", ""))
+    return any(path == p or path.startswith(p + "/") for p in OAUTH_SIGN_IN_PATHS)
+
+
+async def no_oauth_sign_in(scope: Scope, send: Send) -> None:
+    """Discovery gets 404 (no authorization server metadata), the other steps 400, both with
+    an OAuth error whose description says how to get a token."""
+    status = 404 if str(scope.get("path", "")).startswith("/.well-known/") else 400
+    await send_json(
+        send, status, {"error": "invalid_request", "error_description": NO_OAUTH_SIGN_IN}
+    )
+
+
 def challenge(scope: Scope, *, token_sent: bool) -> str:
     """The `WWW-Authenticate` value of a 401 (RFC 6750: no error code when no token was sent)."""
     url = f"{origin(scope)}{METADATA_PATH}{MCP_PATH}"
     parts = [f'realm="{RESOURCE_NAME}"']
+    why = HOW_TO_GET_A_TOKEN
     if token_sent:
         parts.append('error="invalid_token"')
-    parts += [f'error_description="{HOW_TO_GET_A_TOKEN}"', f'resource_metadata="{url}"']
+        why = "the token sent is unknown or revoked; " + why
+    parts += [f'error_description="{why}"', f'resource_metadata="{url}"']
     return "Bearer " + ", ".join(parts)
 
 

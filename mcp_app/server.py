@@ -8,6 +8,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from pydantic import AnyHttpUrl
 
+from codeatlas.core.version import package_version
 from mcp_app.app_context import AppContext, ServerConfig, app_lifespan
 from mcp_app.protected_resource import register_routes
 from mcp_app.tools import TOOLS
@@ -35,6 +36,7 @@ def build_server(
     server = MCPServer[AppContext](
         SERVER_NAME,
         instructions=INSTRUCTIONS,
+        version=package_version(),  # serverInfo.version, which clients show and log
         tools=TOOLS,
         lifespan=app_lifespan(config),
         auth=auth,

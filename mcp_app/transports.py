@@ -10,19 +10,26 @@ from dataclasses import dataclass
 import anyio
 import anyio.to_thread
 from mcp.server.auth.provider import AccessToken
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+from starlette.types import ASGIApp
 
 from codeatlas.core.config import Settings, parse_listen
+from codeatlas.core.request_guard import BoundedBody, uvicorn_settings
 from mcp_app.admission import VERIFIED, Admission
 from mcp_app.app_context import ServerConfig, request_principal
+from mcp_app.health import Health
+from mcp_app.hosts import HostGate, HostPolicy, allowed_names
 from mcp_app.limits import ServerLimits
 from mcp_app.pinning import LOCK_FILE, check_server
 from mcp_app.pool import DatabasePool
 from mcp_app.server import build_server
+from mcp_app.stdio import serve_stdio
 from mcp_app.tokens import principal_for_token, token_hash
 from retrieval.principals import OPERATOR_PRINCIPAL
 
 log = logging.getLogger(__name__)
+# the SDK refuses larger bodies (413) itself; BoundedBody reads no more than that first
+MAX_REQUEST_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 
 
 class DatabaseTokenVerifier:
@@ -45,16 +52,17 @@ class DatabaseTokenVerifier:
             subject=str(principal.id),
         )
 
+    async def check(self, token: str) -> AccessToken | None:
+        """The access info for a valid token, None for an unknown or revoked one; raises
+        DatabaseUnavailableError when it could not be checked (Admission answers 503)."""
+        return await anyio.to_thread.run_sync(self._lookup, token)
+
     async def verify_token(self, token: str) -> AccessToken | None:
-        """The access info for a valid token, else None (the middleware answers 401)."""
+        """The SDK's bearer check: the answer Admission got a moment ago in this request."""
         admitted = VERIFIED.get()
         if admitted is not None and admitted[0] == token:
-            return admitted[1]  # checked a moment ago by Admission, in this request
-        try:
-            return await anyio.to_thread.run_sync(self._lookup, token)
-        except Exception:  # noqa: BLE001 - an unreachable database must not leak a traceback
-            log.exception("token check failed")
-            return None
+            return admitted[1]
+        return await self.check(token)
 
     def close(self) -> None:
         """Close the pool (when the HTTP server stops)."""
@@ -86,20 +94,15 @@ def run_stdio(settings: Settings, database_url: str) -> None:
     _check_principal(config)
     server = build_server(config)
     anyio.run(check_server, server, LOCK_FILE)
-    server.run("stdio")
+    anyio.run(serve_stdio, server)
 
 
 def transport_security(host: str, limits: ServerLimits) -> TransportSecuritySettings:
-    """DNS-rebinding protection, always on: local names, the bound host (unless a wildcard
-    address) and CODEATLAS_MCP_ALLOWED_HOSTS are the Host/Origin values accepted."""
-
-    names = ["127.0.0.1", "localhost", "[::1]"]
-    if host not in ("0.0.0.0", "::", ""):
-        names.append(f"[{host}]" if ":" in host else host)
-    names.extend(limits.allowed_hosts)
+    """The SDK's DNS-rebinding protection, always on, for the names `HostGate` lets through
+    (and the Origin values that go with them)."""
     hosts: list[str] = []
     origins: list[str] = []
-    for name in dict.fromkeys(names):
+    for name in allowed_names(host, limits):
         with_port = name.rsplit(":", 1)[-1].isdigit() and not name.endswith("]")
         hosts.extend([name] if with_port else [name, f"{name}:*"])
         for scheme in ("http", "https"):
@@ -115,10 +118,11 @@ def transport_security(host: str, limits: ServerLimits) -> TransportSecuritySett
 
 @dataclass(frozen=True)
 class HttpApp:
-    """The ASGI app for streamable HTTP (bearer tokens, admission limits) and its token
-    verifier, whose pool is closed when the app is no longer served."""
+    """The ASGI app for streamable HTTP and its token verifier, whose pool is closed when the
+    app is no longer served. In front of the SDK's app, in order: `/healthz`, the Host check,
+    admission (token, rates, concurrency), the bounded body read."""
 
-    app: Admission
+    app: ASGIApp
     verifier: DatabaseTokenVerifier
 
 
@@ -148,7 +152,11 @@ def http_app(
     app = server.streamable_http_app(
         host=host, transport_security=transport_security(host, limits), stateless_http=stateless
     )
-    return HttpApp(Admission(app, verifier.verify_token, limits), verifier)
+    body = BoundedBody(app, max_body_bytes=MAX_REQUEST_BODY_BYTES)
+    admitted = Admission(body, verifier.check, limits)
+    policy = HostPolicy(tuple(allowed_names(host, limits)))
+    # /healthz before the Host check: a load balancer's probe names the server by its address
+    return HttpApp(Health(HostGate(admitted, policy), verifier.database), verifier)
 
 
 def run_http(
@@ -160,6 +168,6 @@ def run_http(
     host, port = parse_listen(listen, "--http")
     served = http_app(settings, database_url, host, port, stateless=stateless)
     try:
-        uvicorn.run(served.app, host=host, port=port, log_level="warning")
+        uvicorn.run(served.app, host=host, port=port, log_level="warning", **uvicorn_settings())
     finally:
         served.verifier.close()

@@ -19,11 +19,14 @@ if TYPE_CHECKING:
     from dagster import DagsterInstance
 
 DAGSTER_YAML = """\
-# Written by codeatlas; the storage URL comes from CODEATLAS_DAGSTER_STORAGE_URL.
+# Written by codeatlas. Storage: database `dagster` on codeatlas' PostgreSQL, found from
+# CODEATLAS_DAGSTER_STORAGE_URL, else the CODEATLAS_* settings (orchestration/instance_storage.py),
+# so `DAGSTER_HOME=... dagster ...` works with nothing else set.
 storage:
-  postgres:
-    postgres_url:
-      env: CODEATLAS_DAGSTER_STORAGE_URL
+  custom:
+    module: orchestration.instance_storage
+    class: CodeatlasStorage
+    config: {{}}
 # the queue is polled every second (Dagster's default: 5 s)
 run_coordinator:
   module: dagster.core.run_coordinator

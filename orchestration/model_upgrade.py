@@ -1,8 +1,10 @@
 """Embedding-model upgrades as a managed migration, while the old model keeps serving.
 
-1. Start: `repositories.upgrading_embedding_model` is set (by `codeatlas models upgrade`, or by
-   `model_upgrade_sensor` or an index run when the environment configures a model other than the
-   active one; an index run that embedded the whole current snapshot switches at once).
+1. Start: `repositories.upgrading_embedding_model` is set (by `codeatlas models upgrade`, which
+   also records the model as the choice every process indexes with; or, while no model was ever
+   chosen that way, by `model_upgrade_sensor` or an index run when the environment configures a
+   model other than the active one; an index run that embedded the whole current snapshot
+   switches at once).
 2. Backfill: the `embed_model_backfill` job (partitioned like every snapshot, so the UI shows,
    backfills and resumes it) embeds every chunk content of a repository's current snapshot into
    the new model's vectors; only contents without a vector are embedded, so a rerun resumes.
@@ -106,9 +108,7 @@ def upgrade_progress(conn: psycopg.Connection) -> list[dict]:
             item["partition"] = partition_key(row["name"], row["commit_sha"])
             for model in (row["active"], row["upgrading"]):
                 if model:
-                    item["coverage"][model] = coverage(
-                        conn, row["current_snapshot_id"], row["id"], model
-                    )
+                    item["coverage"][model] = coverage(conn, row["current_snapshot_id"], model)
         out.append(item)
     return out
 
@@ -195,9 +195,10 @@ def backfill_run_config(model: str) -> dict:
 def plan_upgrades(
     conn: psycopg.Connection, settings: Settings, configured: Embedder | None, log=lambda _msg: None
 ) -> tuple[list[RunRequest], list[str]]:
-    """Start env-configured upgrades, switch complete ones, request backfills for the rest."""
+    """Start env-configured upgrades (only while no model was chosen in the database), switch
+    complete ones, request backfills for the rest."""
     events: list[str] = []
-    if configured is not None:
+    if configured is not None and embedding_registry.chosen_model(conn) is None:
         embedding_registry.record_model(
             conn, configured, embedding_registry.configured_spec(settings)
         )
@@ -208,14 +209,15 @@ def plan_upgrades(
             " AND upgrading_embedding_model IS NULL RETURNING name",
             (configured.model_name, configured.model_name),
         ).fetchall()
-        conn.commit()
         events += [
             f"{r['name']}: upgrade to {configured.model_name} started (configured"
             " by the environment)"
             for r in started
         ]
+    progress = upgrade_progress(conn)
+    conn.commit()  # each switch below is a transaction of its own, not a savepoint of this one
     runs = []
-    for item in upgrade_progress(conn):
+    for item in progress:
         if item["partition"] is None:
             continue
         if try_switch(conn, item["name"]):
@@ -247,14 +249,17 @@ def plan_upgrades(
 def model_upgrade_sensor(context: SensorEvaluationContext, index_db: IndexDatabase):
     """One tick of the upgrade state machine."""
     settings = index_db.settings
-    try:
-        configured = embedding_registry.embedder_for_spec(
-            embedding_registry.configured_spec(settings), settings
-        )
-    except Exception as exc:  # noqa: BLE001 - a broken provider must not stop switching
-        context.log.warning(f"configured embedding model unavailable: {exc}")
-        configured = None
     with connection(index_db.database_url) as conn:
+        chosen = embedding_registry.chosen_model(conn)
+        conn.commit()
+        configured = None
+        if chosen is None:  # no model chosen in the database: the environment configures it
+            try:
+                configured = embedding_registry.embedder_for_spec(
+                    embedding_registry.configured_spec(settings), settings
+                )
+            except Exception as exc:  # noqa: BLE001 - a broken provider must not stop switching
+                context.log.warning(f"configured embedding model unavailable: {exc}")
         runs, events = plan_upgrades(conn, settings, configured, context.log.info)
     cursor = json.dumps({"checked_at": time.time(), "events": events[-5:]})
     if not runs:

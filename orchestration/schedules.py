@@ -87,7 +87,7 @@ def _reasons(conn: psycopg.Connection, row: dict, head: str, parser: str) -> lis
         reasons.append(f"parsed with {row['parser_version']}, parser is now {parser}")
     model = row["active_embedding_model"]
     if model:
-        embedded, total = coverage(conn, row["current_snapshot_id"], row["id"], model)
+        embedded, total = coverage(conn, row["current_snapshot_id"], model)
         if embedded < total:
             reasons.append(f"{total - embedded} of {total} chunk contents lack {model} vectors")
     return reasons

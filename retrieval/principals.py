@@ -59,7 +59,9 @@ def get_principal(conn: DbConnection, name: str) -> Principal:
     row = conn.execute("SELECT * FROM principals WHERE name = %s", (name,)).fetchone()
     if row is None:
         raise PrincipalNotFoundError(
-            f"no principal named {name!r}; create it with `codeatlas principal create {name}`"
+            f"no principal named {name!r}; create it first with"
+            f" `codeatlas principal create {name}`, then grant it repositories"
+            f" (`codeatlas grant {name} REPO`)"
         )
     return _from_row(row)
 

@@ -41,13 +41,15 @@ files AS {files_materialized}(
     WHERE sf.file_version_id IS NOT NULL
       AND NOT (sc.overlay AND EXISTS (
           SELECT 1 FROM overlay_files o WHERE o.repository_id = sc.repository_id
-          AND o.principal_id = %(principal_id)s AND o.path = sf.path))
+          AND o.principal_id = %(principal_id)s AND o.path = sf.path
+          AND o.expires_at > now()))
     UNION ALL
     SELECT sc.repository_id, sc.repository, sc.commit_sha, o.path, o.file_version_id,
            'working-tree'::text
     FROM scope sc JOIN overlay_files o
       ON o.repository_id = sc.repository_id AND o.principal_id = %(principal_id)s
-    WHERE sc.overlay{overlay_filter}
+    -- expired files are invisible at once, before the server's sweep deletes them
+    WHERE sc.overlay AND o.expires_at > now(){overlay_filter}
 )
 """
 VISIBLE_FILES: LiteralString = _VISIBLE_TEMPLATE.format(

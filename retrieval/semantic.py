@@ -63,35 +63,42 @@ def semantic_candidates(
     candidates = min(MAX_EF_SEARCH, max(100, limit * 8))
     exact = vectors <= EXACT_SEARCH_MAX
     if exact:
-        # a small scope among many repositories: an exact scan of its own vectors (found by the
-        # primary key) beats walking a graph where most neighbours are filtered out
+        # a small scope among many repositories: an exact scan of its own vectors beats walking
+        # a graph where most neighbours are filtered out. The scope's visible chunks (a few
+        # thousand; an index-only scan of code_chunks: sql/007), their contents' vectors found
+        # by the primary key (model, content), the nearest of them.
         distance = sql.SQL("e.embedding <=> %(qv)s::halfvec({dims})").format(dims=sql.Literal(dims))
+        query_head = sql.SQL(
+            "WITH"
+            + VISIBLE_FILES
+            + ", visible AS MATERIALIZED (SELECT f.*, c.id AS chunk_id, c.content_hash"
+            " FROM files f JOIN code_chunks c ON c.file_version_id = f.file_version_id"
+            " WHERE f.repository_id = ANY(%(repo_ids)s)), "
+            "nearest AS MATERIALIZED (SELECT e.content_hash, {distance} AS distance"
+            " FROM chunk_embeddings e WHERE e.embedding_model = {model}"
+            " AND e.content_hash = ANY(ARRAY(SELECT DISTINCT content_hash FROM visible))"
+            " ORDER BY {distance} LIMIT %(candidates)s)"
+            " SELECT " + CANDIDATE_COLUMNS + ", n.distance"
+            " FROM nearest n JOIN visible f ON f.content_hash = n.content_hash"
+            " JOIN code_chunks c ON c.id = f.chunk_id"
+        ).format(distance=distance, model=sql.Literal(model))
     else:
+        # Vectors are shared by content across repositories (sql/009): the graph walk keeps
+        # only contents some chunk of the scope's repositories holds (a per-row check: OFFSET 0
+        # keeps the planner from turning it into a join that would bypass the index), then the
+        # chunks holding them are narrowed to the visible ones, so grants still decide.
         distance = sql.SQL("(e.embedding::halfvec({dims})) <=> %(qv)s::halfvec({dims})").format(
             dims=sql.Literal(dims)
         )
-    nearest = sql.SQL(
-        "WITH nearest AS MATERIALIZED ("
-        " SELECT e.repository_id, e.content_hash, {distance} AS distance"
-        " FROM chunk_embeddings e"
-        " WHERE e.embedding_model = {model} AND e.repository_id = ANY(%(repo_ids)s)"
-        " ORDER BY {distance} LIMIT %(candidates)s), "
-    ).format(distance=distance, model=sql.Literal(model))
-    if exact:
-        # the scope's visible chunks (a few thousand), matched to the neighbours by content
-        chunks = sql.SQL(
-            VISIBLE_FILES
-            # (an index-only scan of code_chunks: sql/007)
-            + ", visible AS MATERIALIZED (SELECT f.*, c.id AS chunk_id, c.content_hash"
-            " FROM files f JOIN code_chunks c ON c.file_version_id = f.file_version_id)"
-            " SELECT " + CANDIDATE_COLUMNS + ", n.distance"
-            " FROM nearest n JOIN visible f ON f.repository_id = n.repository_id"
-            "  AND f.content_hash = n.content_hash"
-            " JOIN code_chunks c ON c.id = f.chunk_id"
-        )
-    else:
-        # the chunks holding the neighbours' contents, then which of them are visible
-        chunks = sql.SQL(
+        query_head = sql.SQL(
+            "WITH nearest AS MATERIALIZED ("
+            " SELECT e.content_hash, {distance} AS distance"
+            " FROM chunk_embeddings e"
+            " WHERE e.embedding_model = {model} AND EXISTS (SELECT 1 FROM code_chunks c"
+            "  JOIN file_versions fv ON fv.id = c.file_version_id"
+            "  WHERE c.content_hash = e.content_hash AND fv.repository_id = ANY(%(repo_ids)s)"
+            "  OFFSET 0)"
+            " ORDER BY {distance} LIMIT %(candidates)s), "
             "hits AS MATERIALIZED (SELECT c.id AS chunk_id, c.file_version_id, c.content_hash"
             " FROM code_chunks c"
             " WHERE c.content_hash = ANY(ARRAY(SELECT DISTINCT content_hash FROM nearest))), "
@@ -100,14 +107,13 @@ def semantic_candidates(
             + CANDIDATE_COLUMNS
             + ", n.distance"
             " FROM hits h JOIN files f ON f.file_version_id = h.file_version_id"
-            " JOIN nearest n ON n.repository_id = f.repository_id"
-            "  AND n.content_hash = h.content_hash"
+            "  AND f.repository_id = ANY(%(repo_ids)s)"
+            " JOIN nearest n ON n.content_hash = h.content_hash"
             " JOIN code_chunks c ON c.id = h.chunk_id"
-        )
+        ).format(distance=distance, model=sql.Literal(model))
     query = sql.Composed(
         [
-            nearest,
-            chunks,
+            query_head,
             sql.SQL(
                 " LEFT JOIN code_symbols s ON s.id = c.symbol_id"
                 " ORDER BY n.distance, c.id LIMIT %(limit)s"

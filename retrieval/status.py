@@ -69,7 +69,7 @@ def repository_status(
         for model in filter(
             None, {row["active_embedding_model"], row["upgrading_embedding_model"]}
         ):
-            coverage[model] = _coverage(conn, row["current_snapshot_id"], row["id"], model)
+            coverage[model] = _coverage(conn, row["current_snapshot_id"], model)
         report.append(
             {
                 "name": row["name"],
@@ -95,12 +95,12 @@ def repository_status(
     return report
 
 
-def _coverage(conn: DbConnection, snapshot_id: int | None, repo_id: int, model: str) -> str:
+def _coverage(conn: DbConnection, snapshot_id: int | None, model: str) -> str:
     from indexing.embedding_step import coverage
 
     if snapshot_id is None:
         return "no snapshot"
-    embedded, total = coverage(conn, snapshot_id, repo_id, model)
+    embedded, total = coverage(conn, snapshot_id, model)
     pct = 100.0 * embedded / total if total else 100.0
     return f"{embedded}/{total} ({pct:.1f}%)"
 

@@ -18,6 +18,8 @@ from codeatlas.core.migrations import migrate
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# an embedded server a test starts stops when its last user exits, not 10 minutes later
+os.environ.setdefault("CODEATLAS_SERVER_IDLE_SECONDS", "0")
 
 TEMPLATE = "codeatlas_template"
 _counter = itertools.count()

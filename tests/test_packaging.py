@@ -62,3 +62,22 @@ def test_a_wheel_installed_in_a_fresh_venv_migrates_indexes_and_searches(
     assert "indexed shop@" in indexed
     found = run(codeatlas, "search", "approve refund", "--repo", "shop", cwd=tmp_path, env=env)
     assert "shop/refunds.py:1-2  approve_refund" in found
+
+
+def test_pip_runs_quietly_in_every_make_recipe_and_script():
+    # the recipes' environment: pip reads PIP_QUIET as -q (its per-package lines were ~88% of
+    # `make demo`'s output)
+    probe = "probe:\n\t@echo quiet=$$PIP_QUIET version_check=$$PIP_DISABLE_PIP_VERSION_CHECK\n"
+    shown = subprocess.run(
+        ["make", "-s", "-f", "Makefile", "-f", "-", "probe"],
+        cwd=ROOT,
+        input=probe,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert shown == ["quiet=1", "version_check=1"]
+    for script in sorted((ROOT / "scripts").glob("*.sh")):
+        for line in script.read_text().splitlines():
+            if "/pip" in line and (" install" in line or " download" in line):
+                assert "--quiet" in line or " -q" in line, f"{script.name}: {line.strip()}"

@@ -112,3 +112,53 @@ def test_every_documented_setting_is_read_by_the_code():
     )
     for name in names:
         assert name in code, f"the README documents {name}, which nothing reads"
+
+
+def test_a_principal_is_created_before_a_command_names_it():
+    # run top to bottom, each document's commands work: `token create --principal P` and
+    # `grant P REPO` fail for a principal not created yet
+    for document in DOCUMENTS:
+        created: set[str] = set()
+        for line in documented_commands_of(document):
+            argv = shlex.split(line)
+            if argv[1:3] == ["principal", "create"]:
+                created.add(argv[3])
+            elif argv[1:3] == ["token", "create"]:
+                principal = argv[argv.index("--principal") + 1]
+                assert principal in created, f"{document.name}: {line!r} before its principal"
+            elif argv[1] == "grant":
+                assert argv[2] in created, f"{document.name}: {line!r} before its principal"
+
+
+def documented_commands_of(document: Path) -> list[str]:
+    """Each `codeatlas …` line of one document's bash and sh blocks, in order."""
+    blocks = re.findall(r"```(?:bash|sh)\n(.*?)```", document.read_text(), flags=re.DOTALL)
+    lines = [line.split("  #", 1)[0].strip() for line in "\n".join(blocks).splitlines()]
+    return [line.rstrip("\\").strip() for line in lines if line.startswith("codeatlas ")]
+
+
+def test_no_heading_appears_twice():
+    for document in (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))):
+        headings = re.findall(r"^#{1,4} .+$", document.read_text(), flags=re.MULTILINE)
+        repeated = {h for h in headings if headings.count(h) > 1}
+        assert not repeated, f"{document.name} repeats {sorted(repeated)}"
+
+
+def test_the_webhook_receiver_and_the_http_mcp_server_have_different_default_ports():
+    _, webhooks = subcommand_of(["codeatlas", "webhooks"])
+    receiver = next(a.default for a in webhooks._actions if a.dest == "listen")
+    mcp_ports = set(
+        re.findall(r"serve-mcp --http [\w.]+:(\d+)", (ROOT / "docs/mcp.md").read_text())
+    )
+    assert mcp_ports and receiver.rpartition(":")[2] not in mcp_ports
+
+
+def test_version_is_the_package_version(capsys):
+    from importlib.metadata import version
+
+    from codeatlas.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"codeatlas {version('codeatlas')}"

@@ -5,17 +5,21 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import IO, TextIO
 
 from codeatlas.core.errors import ConfigurationError
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SHUTDOWN_SECONDS = 20  # for `dagster dev` to stop its services before the group is killed
+CLEAN_UP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 # warnings in the processes `dagster dev` starts that a user cannot act on (PYTHONWARNINGS
 # matches a message's literal start): `dagster dev` is used on purpose, not `dg dev`; the
 # embedded server's lock falls back to /tmp when XDG_RUNTIME_DIR is unset
@@ -25,6 +29,24 @@ QUIET_WARNINGS = ",".join(
         "ignore:XDG_RUNTIME_DIR is not set",
     ]
 )
+
+
+# Dagster's log lines: `<time> - <logger> - <LEVEL> - <message>`, coloured by coloredlogs even
+# when nobody reads them on a terminal
+_COLOUR_CODE = re.compile(r"\x1b\[[0-9;]*m")
+_DEBUG_LINE = re.compile(r"^\S.* - DEBUG - ")
+
+
+def relay_output(source: IO[bytes], sink: TextIO, *, colour: bool) -> None:
+    """Copy the Dagster processes' output line by line without their DEBUG lines (each run
+    event, half of all output), and without colour codes unless `sink` is a terminal."""
+    for raw in iter(source.readline, b""):
+        line = raw.decode("utf-8", errors="replace")
+        plain = _COLOUR_CODE.sub("", line)
+        if _DEBUG_LINE.match(plain):
+            continue
+        sink.write(line if colour else plain)
+        sink.flush()
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -55,17 +77,10 @@ def refuse_taken_port(host: str, port: int) -> None:
 
 
 def _group_alive(pgid: int) -> bool:
-    """Whether any process of the group is still running (zombies waiting for init do not
-    count)."""
-    import psutil
+    """Whether any process of the group is still running."""
+    from codeatlas.core.process_guard import group_members
 
-    for process in psutil.process_iter(["status"]):
-        try:
-            if os.getpgid(process.pid) == pgid and process.info["status"] != psutil.STATUS_ZOMBIE:
-                return True
-        except (ProcessLookupError, PermissionError, psutil.Error):
-            continue
-    return False
+    return bool(group_members(pgid))
 
 
 def _signal_group(pgid: int, sig: int) -> None:
@@ -94,9 +109,11 @@ def stop_group(proc: subprocess.Popen, grace: float = SHUTDOWN_SECONDS) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Start `dagster dev` with this project's workspace; the database stays up while it runs.
-    Ctrl-C, SIGTERM or an error stop it and all of its processes."""
+    Ctrl-C, SIGTERM, SIGHUP or an error stop it and all of its processes; SIGKILL too, through
+    a guard process (codeatlas/core/process_guard.py)."""
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import ensure_index_database
+    from codeatlas.core.process_guard import start_guard
     from orchestration.instance import prepare_dagster_home
 
     refuse_taken_port(args.host, args.port)
@@ -115,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
         args.host,
         "--port",
         str(args.port),
+        "--log-level",
+        "info",
     ]
     warning_filters = [os.environ.get("PYTHONWARNINGS", ""), QUIET_WARNINGS]
     env = {
@@ -124,12 +143,30 @@ def run(args: argparse.Namespace) -> int:
     }
     # a session of its own: one signal to its group reaches every process Dagster starts, and
     # none is left behind (reparented to init) when this process is told to stop
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    threading.Thread(
+        target=relay_output,
+        args=(proc.stdout, sys.stderr),
+        kwargs={"colour": sys.stderr.isatty()},
+        daemon=True,
+    ).start()
+    # and if this process dies without its clean-up (SIGKILL), a guard stops the group
+    start_guard(proc.pid)
     try:
         return proc.wait()
     finally:
-        previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not
-        try:  # cut the clean-up short
+        # a second SIGTERM or a hang-up must not cut the clean-up short
+        previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in CLEAN_UP_SIGNALS}
+        try:
             stop_group(proc)
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)

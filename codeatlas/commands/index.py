@@ -18,17 +18,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Register the repository, add the partition and execute the job in-process."""
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import ensure_index_database, transaction
-    from indexing import git_source, repositories
-    from orchestration.indexing import index_commit
+    from indexing import git_source
 
-    settings = load_settings()
     source = args.source
     remote = git_source.is_remote(source)
     if not remote:
+        # checked before the database starts and Dagster is imported (seconds): a wrong path
+        # is told at once
         source = str(Path(source).expanduser().resolve())
         git_source.open_local(Path(source))
+
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import ensure_index_database, transaction
+    from indexing import repositories
+    from orchestration.indexing import index_commit
+
+    settings = load_settings()
     name = repositories.validate_name(args.name or repositories.default_name(source))
     checkout = repositories.git_dir(settings, source, fetch=remote)
     sha = git_source.resolve_commit(checkout, args.ref or "HEAD")

@@ -45,9 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Records the model, marks repositories as upgrading and backfills their"
         " current snapshots (the Dagster sensor model_upgrade_sensor does it in the background;"
         " --wait does it here). The old model serves queries until coverage is complete, then"
-        " each repository switches in one transaction. The environment"
-        " (CODEATLAS_EMBEDDING_PROVIDER/MODEL) must configure the same model, so new commits"
-        " are embedded with it too.",
+        " each repository switches in one transaction. The model is recorded in the database:"
+        " every process indexes new commits with it from then on, whatever its own"
+        " CODEATLAS_EMBEDDING_PROVIDER/MODEL (API keys still come from each one's environment).",
     )
     up.add_argument("--provider", choices=("local", "openai", "fake"))
     up.add_argument("--model")
@@ -139,9 +139,11 @@ def repo_secret(args: argparse.Namespace) -> int:
 def models_list(args: argparse.Namespace) -> int:
     """One line per model: dimensions, provider, vectors, repositories using it."""
     from codeatlas.core.database import connect
+    from indexing.embedding_registry import chosen_model
 
     _settings, url = _database()
     with connect(url) as conn:
+        chosen = chosen_model(conn)
         rows = conn.execute(
             "SELECT m.name, m.dimensions, m.provider, m.provider_model,"
             " (SELECT count(*) FROM chunk_embeddings e WHERE e.embedding_model = m.name) AS n,"
@@ -158,6 +160,7 @@ def models_list(args: argparse.Namespace) -> int:
         print(
             f"{r['name']}  {r['dimensions']} dims  {made}  {r['n']} vectors"
             f"  active in: {r['active'] or '-'}  upgrading: {r['upgrading'] or '-'}"
+            + ("  (chosen: new commits are embedded with it)" if r["name"] == chosen else "")
         )
     return 0
 
@@ -177,19 +180,14 @@ def models_upgrade(args: argparse.Namespace) -> int:
         args.base_url if args.provider else (args.base_url or configured.base_url),
     )
     embedder = embedding_registry.embedder_for_spec(spec, settings)
-    env_model = embedding_registry.embedder_for_spec(configured, settings).model_name
-    if embedder.model_name != env_model:
-        raise ConfigurationError(
-            f"the environment configures {env_model!r}, not {embedder.model_name!r}: set"
-            f" CODEATLAS_EMBEDDING_PROVIDER={spec.provider}"
-            + (f" CODEATLAS_EMBEDDING_MODEL={spec.model}" if spec.model else "")
-            + " (e.g. in .env) first, so that new commits are embedded with the new model too,"
-            " then run this again"
-        )
     with connect(url) as conn:
         embedding_registry.record_model(conn, embedder, spec)
         conn.commit()
         started = model_upgrade.start_upgrade(conn, embedder.model_name, args.repo)
+        # recorded in the database: every process (the daemon, run workers, other shells)
+        # indexes with it from now on, whatever its own CODEATLAS_EMBEDDING_* settings
+        embedding_registry.choose_model(conn, embedder.model_name)
+        conn.commit()
     print(
         f"model {embedder.model_name} ({embedder.dimensions} dims):"
         f" upgrading {', '.join(started['upgrading']) or 'none'};"
@@ -254,9 +252,8 @@ def prune_snapshots(conn, keep: int, dry_run: bool = False) -> dict:
             " AND NOT EXISTS (SELECT 1 FROM overlay_files o WHERE o.file_version_id = fv.id)"
         ).rowcount
         counts["vectors"] = conn.execute(
-            "DELETE FROM chunk_embeddings e WHERE NOT EXISTS (SELECT 1 FROM code_chunks c"
-            " JOIN file_versions fv ON fv.id = c.file_version_id"
-            " WHERE fv.repository_id = e.repository_id AND c.content_hash = e.content_hash)"
+            "DELETE FROM chunk_embeddings e WHERE NOT EXISTS"
+            " (SELECT 1 FROM code_chunks c WHERE c.content_hash = e.content_hash)"
         ).rowcount
     return counts
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from codeatlas.core.config import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -88,6 +92,7 @@ def serve(args: argparse.Namespace) -> int:
         raise ConfigurationError("--stateless applies to --http only (stdio has one client)")
     settings = load_settings()
     url = _database_url()
+    announce_index(settings, url)
     if args.http:
         mode = ", stateless" if args.stateless else ""
         print(
@@ -98,6 +103,32 @@ def serve(args: argparse.Namespace) -> int:
     else:
         run_stdio(settings, url)
     return 0
+
+
+def announce_index(settings: Settings, url: str) -> None:
+    """Say on stderr which index this server serves, and warn when it holds no repository (an
+    agent started with another state dir than `codeatlas index` used sees an empty index)."""
+    from codeatlas.commands.status import where
+    from codeatlas.core.database import connection
+
+    with connection(url, autocommit=True) as conn:
+        row = conn.execute("SELECT count(*) AS n FROM repositories").fetchone()
+    count = int(row["n"]) if row else 0
+    found = where(settings)
+    print(
+        f"codeatlas MCP server: index in {found['state_dir']}; database {found['database']};"
+        f" {count} repositor{'y' if count == 1 else 'ies'}",
+        file=sys.stderr,
+    )
+    if not count:
+        print(
+            "codeatlas MCP server: warning: this index holds no repository, so every tool answers"
+            " empty: `codeatlas index PATH` adds one; run it with the same CODEATLAS_STATE_DIR"
+            " and CODEATLAS_DATABASE_URL as this server (or neither)",
+            file=sys.stderr,
+        )
+    if "note" in found:
+        print(f"codeatlas MCP server: note: {found['note']}", file=sys.stderr)
 
 
 def lock(args: argparse.Namespace) -> int:

@@ -49,10 +49,24 @@ def _opened(repo: str | None) -> Iterator[tuple[Any, Any, Any]]:
     with connection(ensure_index_database(settings), autocommit=True) as conn:
         operator = ensure_operator(conn)  # a write: on the primary
         if not settings.read_database_url:
-            yield settings, conn, resolve_scope(conn, operator, [repo] if repo else None)
+            yield settings, conn, _scope(conn, operator, repo, resolve_scope)
             return
     with _replica(settings.read_database_url) as replica:
-        yield settings, replica, resolve_scope(replica, operator, [repo] if repo else None)
+        yield settings, replica, _scope(replica, operator, repo, resolve_scope)
+
+
+def _scope(conn: Any, operator: Any, repo: str | None, resolve_scope: Any) -> Any:
+    """The operator's scope over `repo` (None: every repository); an unknown name is told the
+    command line's way (the retrieval layer's message names the MCP tool list_repositories)."""
+    from codeatlas.core.errors import RepositoryNotFoundError
+
+    try:
+        return resolve_scope(conn, operator, [repo] if repo else None)
+    except RepositoryNotFoundError:
+        raise RepositoryNotFoundError(
+            f"no repository named {repo!r}; `codeatlas status` lists the indexed ones,"
+            f" `codeatlas index PATH --name {repo}` adds one"
+        ) from None
 
 
 @contextmanager
@@ -114,11 +128,17 @@ def _query_embedder(settings: Any, conn: Any) -> Any:
 
 def search(args: argparse.Namespace) -> int:
     """Print hits as `path:start-end  symbol  [retrievers]`, or the JSON contract."""
+    from codeatlas.core.errors import ConfigurationError, UsageError
     from retrieval.search import search_code
 
+    if not args.query.strip():
+        # an empty query has no meaning to rank by: the semantic retriever would still return
+        # the nearest chunks to the empty text, ten answers that look real
+        raise UsageError(
+            'the query is empty: say what to find, e.g. codeatlas search "where are refunds'
+            f' approved" --repo {args.repo}'
+        )
     if not 1 <= args.limit <= 1000:
-        from codeatlas.core.errors import ConfigurationError
-
         raise ConfigurationError("--limit must be between 1 and 1000")
     with _opened(args.repo) as (settings, conn, scope):
         report = search_code(
@@ -162,19 +182,40 @@ def symbols(args: argparse.Namespace) -> int:
 
 
 def callers(args: argparse.Namespace) -> int:
-    """Print call sites, certain ones first."""
+    """Print call sites, certain ones first; say whether the name has no definition or no
+    callers (they are different answers)."""
+    from codeatlas.core.errors import UsageError
     from retrieval.graph import find_callers
 
     with _opened(args.repo) as (settings, conn, scope):
         definitions, sites = find_callers(conn, scope, args.name, path=args.path)
         _note_replica_lag(settings, conn)
+    where = f" in {args.path}" if args.path else ""
+    if not definitions and not sites:
+        raise UsageError(
+            f"no definition named {args.name!r}{where} in {args.repo}, and nothing calls that"
+            f" name; `codeatlas symbols {args.name} --repo {args.repo}` finds similar names"
+        )
     if args.json:
-        print(json.dumps({"callers": [s.as_dict() for s in sites]}))
+        print(
+            json.dumps(
+                {
+                    "definitions": [d.as_dict() for d in definitions],
+                    "callers": [s.as_dict() for s in sites],
+                }
+            )
+        )
         return 0
     for d in definitions:
         print(f"# {d.symbol} defined at {d.path}:{d.start_line}", file=sys.stderr)
+    if not definitions:
+        print(
+            f"# no definition named {args.name!r}{where} in {args.repo} (a library's?):"
+            " these calls name it",
+            file=sys.stderr,
+        )
     for s in sites:
         print(f"{s.path}:{s.line}  {s.caller or '(top level)'}  {s.callee}  [{s.certainty}]")
     if not sites:
-        print("no call sites found", file=sys.stderr)
+        print(f"{args.name} has no callers in {args.repo}", file=sys.stderr)
     return 0

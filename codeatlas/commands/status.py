@@ -29,6 +29,10 @@ def where(settings: Settings) -> dict[str, str]:
     else:
         database = f"embedded PostgreSQL in {settings.state_dir / 'postgres'}"
     found = {"state_dir": state, "database": database}
+    if not settings.database_url:
+        from codeatlas.commands.server import describe, summary
+
+        found["server"] = summary(describe(settings))
     older = Path.cwd() / ".state"
     if (older / "postgres").is_dir() and older.resolve() != settings.state_dir:
         found["note"] = (

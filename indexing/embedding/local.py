@@ -131,7 +131,8 @@ class FastEmbedder:
         self._pooling = model.pooling
         self._batch_tokens = batch_tokens
         self._tokenizer = _load_tokenizer(model.path)
-        self._counter = _load_tokenizer(model.path)
+        self._model_dir = model.path
+        self._untruncated: Any = None  # the counting tokenizer, loaded when first needed
         self._tokenizer.enable_truncation(self.max_tokens)
         self.model_path = cached_ct2_model(model.path, cache_dir)
         # One single-threaded replica per core, each fed by its own Python thread: on 2 cores
@@ -158,7 +159,9 @@ class FastEmbedder:
 
     def count_tokens(self, text: str) -> int:
         """Model tokens in `text`, with [CLS] and [SEP], before truncation."""
-        return len(self._counter.encode(text).ids)
+        if self._untruncated is None:  # a query-only process (a search) never counts
+            self._untruncated = _load_tokenizer(self._model_dir)
+        return len(self._untruncated.encode(text).ids)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         import numpy as np

@@ -4,7 +4,10 @@ POST /webhooks (the host is recognised by its headers) or /webhooks/{provider}.
 401 unsigned or wrong signature (also for unknown repositories: no hint to strangers),
 400 malformed (also JSON nested deeper than any push payload), 413 over the size limit
 (enforced while reading), 200 for a redelivery (same delivery id, or the same push of the same
-commit re-sent) or ping, 202 once stored. Untrusted values are escaped in log lines.
+commit re-sent) or ping, 202 once stored, 503 with Retry-After while the database is down (the
+delivery is stored in one transaction: all of it or, on 503, nothing), 408 for a body not sent
+within 15 s (`BoundedBody`). Untrusted values are escaped in log lines; a client that leaves
+mid-request is one rate-limited line. `/healthz` says whether the database answers (503 if not).
 The Dagster sensor `webhook_push_sensor` turns stored events into runs.
 """
 
@@ -15,14 +18,16 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from psycopg_pool import ConnectionPool
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from codeatlas.core.database import open_pool
+from codeatlas.core.errors import DatabaseUnavailableError
+from codeatlas.core.request_guard import BoundedBody
+from codeatlas.core.serving_pool import RETRY_AFTER_SECONDS, ServingPool
 from orchestration.webhooks import events
 from orchestration.webhooks.payload import decode, loggable
 from orchestration.webhooks.providers import (
@@ -63,14 +68,14 @@ class Receiver:
     def __init__(self, database_url: str, max_body_bytes: int = MAX_BODY_BYTES) -> None:
         self.database_url = database_url
         self.max_body_bytes = max_body_bytes
-        self._pool: ConnectionPool | None = None
+        self._pool: ServingPool | None = None
         self._lock = threading.Lock()
 
-    def pool(self) -> ConnectionPool:
+    def pool(self) -> ServingPool:
         """The pool, opened on first use."""
         with self._lock:
             if self._pool is None:
-                self._pool = open_pool(self.database_url, max_size=4, name="codeatlas-webhooks")
+                self._pool = ServingPool(self.database_url, 4, "codeatlas-webhooks")
             return self._pool
 
     def seal_secrets(self) -> None:
@@ -109,7 +114,11 @@ class Receiver:
             event = parse(provider, headers, payload, body)
         except MalformedEvent as exc:
             return _answer(400, f"malformed event: {exc}")
-        return await run_in_threadpool(self._store, event, signature, body)
+        try:
+            return await run_in_threadpool(self._store, event, signature, body)
+        except DatabaseUnavailableError as exc:
+            retry_after = getattr(exc, "retry_after", RETRY_AFTER_SECONDS)
+            return _answer(503, str(exc), headers={"Retry-After": str(retry_after)})
 
     def _store(self, event: PushEvent, signature: str, body: bytes) -> JSONResponse:
         with self.pool().connection() as conn:
@@ -157,9 +166,13 @@ class Receiver:
         )
 
 
-def _answer(status: int, message: str, **extra: object) -> JSONResponse:
+def _answer(
+    status: int, message: str, headers: dict[str, str] | None = None, **extra: object
+) -> JSONResponse:
     return JSONResponse(
-        {"status": message, **{k: v for k, v in extra.items() if v is not None}}, status_code=status
+        {"status": message, **{k: v for k, v in extra.items() if v is not None}},
+        status_code=status,
+        headers=headers,
     )
 
 
@@ -168,7 +181,10 @@ def build_app(database_url: str, *, max_body_bytes: int = MAX_BODY_BYTES) -> Sta
     receiver = Receiver(database_url, max_body_bytes)
 
     async def health(_request: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok"})
+        state = await run_in_threadpool(receiver.pool().health)
+        if state["status"] == "ok":
+            return JSONResponse(state)
+        return JSONResponse(state, 503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -186,6 +202,7 @@ def build_app(database_url: str, *, max_body_bytes: int = MAX_BODY_BYTES) -> Sta
             Route("/healthz", health, methods=["GET"]),
         ],
         lifespan=lifespan,
+        middleware=[Middleware(BoundedBody, max_body_bytes=max_body_bytes)],
     )
     app.state.receiver = receiver
     return app

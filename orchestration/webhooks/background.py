@@ -8,6 +8,8 @@ from collections.abc import Iterator
 import uvicorn
 from starlette.applications import Starlette
 
+from codeatlas.core.request_guard import uvicorn_settings
+
 
 @contextlib.contextmanager
 def serving(
@@ -16,7 +18,13 @@ def serving(
     """Run `app` under uvicorn in a thread; yield its base URL (port 0: an ephemeral port)."""
     server = uvicorn.Server(
         uvicorn.Config(
-            app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            **uvicorn_settings(),
         )
     )
     thread = threading.Thread(target=server.run, name="webhook-receiver", daemon=True)

@@ -22,8 +22,8 @@ TABLES = {
     "code_chunks": "SELECT id, file_version_id, ordinal, symbol_id, content_hash, start_line,"
     " end_line FROM code_chunks ORDER BY id",
     "code_edges": "SELECT * FROM code_edges ORDER BY file_version_id, ordinal",
-    "chunk_embeddings": "SELECT repository_id, embedding_model, content_hash,"
-    " embedding::text AS v FROM chunk_embeddings ORDER BY 1, 2, 3",
+    "chunk_embeddings": "SELECT embedding_model, content_hash,"
+    " embedding::text AS v FROM chunk_embeddings ORDER BY 1, 2",
 }
 
 

@@ -13,6 +13,7 @@ import warnings
 
 import httpx
 import psutil
+import pytest
 
 
 def free_port() -> int:
@@ -106,3 +107,76 @@ def test_the_cli_hides_library_notes_a_user_cannot_act_on():
         for message, category in notes:
             warnings.warn(message, category, stacklevel=1)
     assert [str(w.message) for w in seen] == ["CODEATLAS_SOMETHING is deprecated"]
+
+
+def start_dev(port: int, log_path) -> tuple[subprocess.Popen, set[int]]:
+    """`codeatlas dev` with its UI answering, and every process it started by then."""
+    log = log_path.open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codeatlas.cli", "dev", "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    log.close()
+    deadline = time.monotonic() + 240  # two shared cores: Dagster takes its time
+    while True:
+        assert proc.poll() is None, log_path.read_text()
+        assert time.monotonic() < deadline, "the Dagster UI did not answer within 240 s"
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/server_info", timeout=2).is_success:
+                break
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    return proc, {p.pid for p in psutil.Process(proc.pid).children(recursive=True)}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGHUP], ids=["SIGKILL", "SIGHUP"])
+def test_dagster_dev_and_its_processes_go_when_codeatlas_dev_is_killed_or_hung_up(
+    settings_env, tmp_path, sig
+):
+    """Killed with SIGKILL, `codeatlas dev` runs no clean-up: its guard stops the group that
+    `dagster dev` leads in a session of its own (issue 27: it ran on for an hour)."""
+    proc, started = start_dev(free_port(), tmp_path / "dev.log")
+    try:
+        names = " ".join(" ".join(psutil.Process(p).cmdline()) for p in started)
+        assert "dagster_webserver" in names and "codeatlas.core.process_guard" in names
+        proc.send_signal(sig)
+        proc.wait(timeout=90)
+        deadline = time.monotonic() + 90  # the guard's grace (10 s) and Dagster's shutdown
+        while running(started) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert running(started) == set(), "processes left behind after " + sig.name
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in running(started):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_dagster_output_is_relayed_without_debug_lines_and_without_colour_when_piped():
+    import io
+
+    from codeatlas.commands.dev import relay_output
+
+    info = (
+        "\x1b[32m2026-12-03 09:24:29 +0000\x1b[0m - dagster.daemon.SensorDaemon -"
+        " \x1b[34mINFO\x1b[0m - Sensor webhook_push_sensor skipped\n"
+    )
+    debug = (
+        "\x1b[32m2026-12-03 09:24:31 +0000\x1b[0m - dagster - \x1b[34mDEBUG\x1b[0m -"
+        ' index_snapshot - 1c2d - STEP_START - Started execution of step "code_index".\n'
+    )
+    plain = "a line of its own\n"
+    source = (info + debug + plain).encode()
+
+    piped = io.StringIO()
+    relay_output(io.BytesIO(source), piped, colour=False)
+    assert piped.getvalue() == (
+        "2026-12-03 09:24:29 +0000 - dagster.daemon.SensorDaemon - INFO -"
+        " Sensor webhook_push_sensor skipped\n" + plain
+    )
+    terminal = io.StringIO()
+    relay_output(io.BytesIO(source), terminal, colour=True)
+    assert terminal.getvalue() == info + plain

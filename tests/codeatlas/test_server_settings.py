@@ -16,9 +16,10 @@ def _show(url: str, name: str) -> str:
 
 
 def _stop(pgdata: Path) -> None:
-    from codeatlas.core.database import _embedded_servers
+    from codeatlas.core import embedded_server
 
-    _embedded_servers.pop(pgdata).cleanup()  # pyright: ignore[reportAttributeAccessIssue]
+    embedded_server.release(pgdata)
+    embedded_server.stop(pgdata)
 
 
 def test_the_embedded_server_runs_with_codeatlas_settings_from_its_next_start(tmp_path: Path):

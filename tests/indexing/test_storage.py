@@ -48,12 +48,11 @@ def test_a_model_name_reused_with_other_dimensions_is_refused(database_url):
             storage.ensure_embedding_model(conn, "small", 16)
 
 
-def test_vectors_are_stored_once_per_repository_model_and_content(database_url):
+def test_vectors_are_stored_once_per_model_and_content(database_url):
     with transaction(database_url) as conn:
-        repo = repositories.register(conn, "shop", "/nowhere/shop", "main")
         storage.ensure_embedding_model(conn, "m", 2)
-        storage.store_embeddings(conn, repo.id, "m", ["h1", "h2"], [[1.0, 0.0], [0.0, 1.0]])
-        storage.store_embeddings(conn, repo.id, "m", ["h1"], [[0.5, 0.5]])
+        storage.store_embeddings(conn, "m", ["h1", "h2"], [[1.0, 0.0], [0.0, 1.0]])
+        storage.store_embeddings(conn, "m", ["h1"], [[0.5, 0.5]])
     with connection(database_url) as conn:
         rows = conn.execute(
             "SELECT content_hash, embedding::text AS v FROM chunk_embeddings ORDER BY 1"

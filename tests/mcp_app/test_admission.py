@@ -4,6 +4,7 @@ protection however the server is bound."""
 
 from __future__ import annotations
 
+import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
@@ -110,6 +111,19 @@ def test_a_principal_over_its_rate_gets_429_with_retry_after_until_the_minute_pa
     assert anyio.run(_call, admission, _request("alice"))[0] == 200
 
 
+def test_a_token_that_could_not_be_checked_gets_503_not_401_and_counts_as_no_failure():
+    from codeatlas.core.serving_pool import DatabaseDownError
+
+    async def database_down(token: str) -> Any:
+        raise DatabaseDownError("the index database is unavailable right now; retry in 5 s")
+
+    admission = Admission(Recorder(), database_down, ServerLimits(failed_tokens_per_minute=1))
+    answers = [anyio.run(_call, admission, _request("alice")) for _ in range(3)]
+    assert [status for status, _headers in answers] == [503, 503, 503]
+    assert answers[0][1][b"retry-after"] == b"5"
+    assert not admission.failures.events.get("10.0.0.1")
+
+
 def test_an_address_guessing_tokens_is_refused_with_429_even_with_a_valid_one_later():
     clock = Clock()
     admission = Admission(Recorder(), _verify, ServerLimits(failed_tokens_per_minute=5), clock)
@@ -195,6 +209,79 @@ def test_bound_to_all_interfaces_foreign_hosts_and_origins_are_refused(served, s
     local = httpx.post(url, json=INIT, headers={**auth, "Host": f"localhost:{port}"}, timeout=10)
     assert foreign.status_code == 421 and origin.status_code == 403
     assert allowed.status_code == 200 and local.status_code == 200
+
+
+@pytest.mark.parametrize("served", [("127.0.0.1", ServerLimits())], indirect=True)
+def test_a_foreign_or_userinfo_host_is_refused_before_the_token_and_never_echoed(served, shop_repo):
+    url = served
+    port = url.split(":")[2].split("/")[0]
+    origin = url.removesuffix("/mcp")
+    _id, token = _token(shop_repo.database_url, "hostile", ["shop"])
+    auth = {**HEADERS, "Authorization": f"Bearer {token}"}
+    userinfo = {"Host": f"127.0.0.1:{port}@evil.example"}
+    answers = {
+        "userinfo, token": httpx.post(url, json=INIT, headers={**auth, **userinfo}, timeout=10),
+        "userinfo, no token": httpx.post(url, json=INIT, headers={**HEADERS, **userinfo}),
+        "foreign, no token": httpx.post(
+            url, json=INIT, headers={**HEADERS, "Host": "evil.example"}
+        ),
+        "foreign, metadata": httpx.get(
+            origin + "/.well-known/oauth-protected-resource/mcp", headers={"Host": "evil.example"}
+        ),
+    }
+    # a load balancer's probe names the server by its address: health answers any Host
+    health = httpx.get(origin + "/healthz", headers={"Host": "10.1.2.3:8765"})
+    statuses = {case: r.status_code for case, r in answers.items()}
+    assert statuses == {
+        "userinfo, token": 400,
+        "userinfo, no token": 400,
+        "foreign, no token": 421,
+        "foreign, metadata": 421,
+    }
+    assert health.status_code == 200 and health.json() == {"status": "ok", "database": "ok"}
+    assert not any("evil" in r.text or "evil" in str(r.headers) for r in answers.values())
+    unauthorized = httpx.post(url, json=INIT, headers={**HEADERS, "Host": f"localhost:{port}"})
+    document = httpx.get(origin + "/.well-known/oauth-protected-resource/mcp").json()
+    assert unauthorized.status_code == 401
+    assert (
+        f'resource_metadata="http://localhost:{port}/.well-known/'
+        in (unauthorized.headers["www-authenticate"])
+    )
+    assert document["resource"] == f"{origin}/mcp"
+
+
+def test_a_body_not_sent_in_time_is_answered_408_and_a_client_leaving_is_no_traceback(
+    shop_repo, monkeypatch
+):
+    from codeatlas.core import request_guard
+    from codeatlas.core.config import load_settings
+    from mcp_app.transports import http_app
+    from orchestration.webhooks.background import serving
+    from tests.slow_clients import answer, partial_request
+
+    monkeypatch.setattr(request_guard, "BODY_SECONDS", 1.0)
+    _id, token = _token(shop_repo.database_url, "slow", ["shop"])
+    auth = {**HEADERS, "Authorization": f"Bearer {token}"}
+    records: list[Any] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    loggers = [logging.getLogger(n) for n in ("uvicorn", "")]  # uvicorn's do not propagate
+    http = http_app(load_settings(), shop_repo.database_url, "127.0.0.1", 0)
+    try:
+        with serving(http.app) as origin:
+            for logger in loggers:
+                logger.addHandler(handler)
+            stalled = answer(partial_request(origin + "/mcp", auth))
+            for _ in range(50):
+                partial_request(origin + "/mcp", auth).close()
+            assert httpx.post(origin + "/mcp", json=INIT, headers=auth).status_code == 200
+    finally:
+        for logger in loggers:
+            logger.removeHandler(handler)
+        http.verifier.close()
+    assert stalled.startswith(b"HTTP/1.1 408")
+    assert not any(r.exc_info for r in records)
+    assert len([r for r in records if "disconnected" in r.getMessage()]) <= 1
 
 
 RAW_BODIES = [

@@ -60,3 +60,63 @@ def test_every_bad_argument_of_every_tool_gets_a_clear_answer_and_the_server_sta
     assert tally["unclear"] == []
     assert tally["tried"] == len(cases) > 400
     assert tally["clear_errors"] > 300
+
+
+STDIO_LINES = [
+    # (id, the line as sent): the lone surrogate in an argument, in a tool name, in an id string;
+    # a line that is no JSON; a request that is JSON-RPC in no known shape; a good request last
+    (2, r'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_code",'
+        r'"arguments":{"query":"\ud800"}}}'),
+    (3, r'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"\udfff",'
+        r'"arguments":{}}}'),
+    (None, r'{"jsonrpc":"2.0","id":"x\ud800","method":"tools/list"}'),  # an id not writable
+    (None, "this is not json"),
+    (5, '{"jsonrpc":"2.0","id":5,"method":5}'),
+    (6, '{"jsonrpc":"2.0","id":6,"method":"tools/list"}'),
+]  # fmt: skip
+
+
+def test_every_stdio_request_is_answered_whatever_its_text(settings_env):
+    """The real `codeatlas serve-mcp` process: each line gets one reply with its id (a lone
+    surrogate included, which the SDK's transport drops without a word)."""
+    import json
+    import queue
+    import subprocess
+    import sys
+    import threading
+
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}}  # fmt: skip
+    lines = [json.dumps(init), '{"jsonrpc":"2.0","method":"notifications/initialized"}']
+    lines += [line for _id, line in STDIO_LINES]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "codeatlas.cli", "serve-mcp"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    replies: queue.Queue[dict] = queue.Queue()
+
+    def read() -> None:
+        assert server.stdout is not None
+        for raw in server.stdout:
+            replies.put(json.loads(raw))
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        assert server.stdin is not None
+        server.stdin.write(("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"))
+        server.stdin.flush()
+        answers = [replies.get(timeout=60) for _ in range(len(STDIO_LINES) + 1)]
+    finally:
+        server.kill()
+        server.wait(timeout=30)
+    ids = sorted(json.dumps(a.get("id")) for a in answers[1:])
+    assert ids == sorted(json.dumps(i) for i, _line in STDIO_LINES)
+    by_id = {json.dumps(a.get("id")): a for a in answers[1:] if a.get("id") is not None}
+    nulls = [a["error"] for a in answers[1:] if a.get("id") is None]
+    for request_id in ("2", "3"):
+        message = by_id[request_id]["error"]["message"]
+        assert "lone surrogate" in message and is_clear(message)
+    assert sorted(e["code"] for e in nulls) == [-32700, -32600]
+    assert by_id["5"]["error"]["code"] == -32600
+    assert "tools" in by_id["6"]["result"]

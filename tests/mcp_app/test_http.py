@@ -177,3 +177,26 @@ def test_a_401_points_at_protected_resource_metadata_that_names_no_oauth_server(
     }
     root = httpx.get(f"{origin}/.well-known/oauth-protected-resource", timeout=10).json()
     assert root["resource"] == origin and "authorization_servers" not in root
+
+
+def test_an_oauth_sign_in_after_a_401_is_told_there_is_none_and_how_to_get_a_token(http_server):
+    # what the MCP Inspector and the TypeScript SDK try after a 401 when the metadata names no
+    # authorization server: the server's origin as one (discovery, registration, authorize)
+    origin = http_server.removesuffix("/mcp")
+    answers = [
+        httpx.get(f"{origin}/.well-known/oauth-authorization-server", timeout=10),
+        httpx.get(f"{origin}/.well-known/openid-configuration", timeout=10),
+        httpx.post(f"{origin}/register", json={"redirect_uris": ["http://x/cb"]}, timeout=10),
+        httpx.get(f"{origin}/authorize?response_type=code", timeout=10),
+        httpx.post(f"{origin}/token", data={"grant_type": "authorization_code"}, timeout=10),
+    ]
+    assert [a.status_code for a in answers] == [404, 404, 400, 400, 400]
+    for answer in answers:
+        body = answer.json()
+        assert body["error"] == "invalid_request"
+        assert "no OAuth sign-in" in body["error_description"]
+        assert "codeatlas token create --principal NAME" in body["error_description"]
+    wrong = httpx.post(
+        http_server, json=INIT, headers={**HEADERS, "Authorization": "Bearer cat_no"}, timeout=10
+    )
+    assert "the token sent is unknown or revoked" in wrong.headers["www-authenticate"]

@@ -68,11 +68,59 @@ def test_overlays_past_their_lifetime_are_dropped_with_their_chunks(shop_repo):
         [("index_file", {"repository": "shop", "path": MONEY, "content": _changed(shop_repo)})],
     )
     with connect(shop_repo.database_url) as conn:
-        conn.execute("UPDATE overlay_files SET indexed_at = now() - interval '2 hours'")
+        conn.execute(
+            "UPDATE overlay_files SET indexed_at = now() - interval '2 hours',"
+            " expires_at = now() - interval '1 hour'"
+        )
     # a new session starts by dropping what expired
     [status] = call_tools(server, [("list_repositories", {})])
     assert not status.is_error
     assert _overlay_state(shop_repo.database_url)["loose_chunks"] == 0
+    assert _overlay_state(shop_repo.database_url)["overlays"] == 0
+
+
+def test_an_expired_overlay_is_not_read_even_before_the_sweep_drops_it(shop_repo):
+    import anyio
+    from mcp.client import Client
+
+    server = make_server(shop_repo.database_url, "local", overlay_ttl_hours=24)
+    [indexed] = call_tools(
+        server,
+        [("index_file", {"repository": "shop", "path": MONEY, "content": _changed(shop_repo)})],
+    )
+    assert not indexed.is_error
+    with connect(shop_repo.database_url) as conn:  # one minute past its 24 hours
+        conn.execute(
+            "UPDATE overlay_files SET indexed_at = now() - interval '24 hours 1 minute',"
+            " expires_at = now() - interval '1 minute'"
+        )
+        conn.commit()
+    calls = [
+        ("read_symbol", {"repository": "shop", "name": "apply_loyalty_discount"}),
+        ("search_symbols", {"name": "apply_loyalty_discount"}),
+        ("file_outline", {"repository": "shop", "path": MONEY}),
+        ("search_code", {"query": "apply_loyalty_discount", "mode": "lexical"}),
+    ]
+
+    async def reads_before_the_sweep() -> tuple[list, int]:
+        # the row lock keeps the session's start-up sweep waiting; reads do not wait for it
+        with connect(shop_repo.database_url) as holder:
+            holder.execute("SELECT 1 FROM overlay_files FOR UPDATE")
+            async with Client(server) as client:
+                try:
+                    results = [await client.call_tool(name, args) for name, args in calls]
+                    unswept = _overlay_state(shop_repo.database_url)["overlays"]
+                finally:
+                    holder.commit()  # the sweep goes on
+        return results, unswept
+
+    (read, symbols, outline, found), unswept = anyio.run(reads_before_the_sweep)
+    assert unswept == 1
+    assert payload(read)["symbols"] == [] and "no such symbol" in payload(read)["note"]
+    assert payload(symbols)["symbols"] == []
+    names = [s["name"] for s in payload(outline)["symbols"]]
+    assert "round_cents" in names and "apply_loyalty_discount" not in names
+    assert all(r["source"] == "commit" for r in payload(found)["results"])
     assert _overlay_state(shop_repo.database_url)["overlays"] == 0
 
 

@@ -1,5 +1,6 @@
-"""Protected-resource metadata and the 401 challenge: built from the Host the client used (with
-anything that cannot be in a host name removed), naming no authorization server."""
+"""Protected-resource metadata and the 401 challenge: built from the Host the client used when it
+is a well-formed host[:port] (`HostGate` has checked it names this server), else from the bound
+address; naming no authorization server."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ def _scope(host: bytes | None, scheme: str = "http") -> dict:
     return {"type": "http", "scheme": scheme, "headers": headers, "server": ("10.0.0.9", 8765)}
 
 
-def test_the_origin_is_the_host_the_client_used_without_injected_characters():
+def test_the_origin_is_the_host_the_client_used_or_else_the_bound_address():
     assert origin(_scope(b"atlas.example.com:443", "https")) == "https://atlas.example.com:443"
-    assert origin(_scope(b'evil.example"\r\n, x="y')) == "http://evil.examplexy"
+    assert origin(_scope(b'evil.example"\r\n, x="y')) == "http://10.0.0.9:8765"
+    assert origin(_scope(b"127.0.0.1:8765@evil.example")) == "http://10.0.0.9:8765"
     assert origin(_scope(None)) == "http://10.0.0.9:8765"
 
 

@@ -15,6 +15,8 @@ CASES = [
     ("file_outline", {"repository": "shop"}, "path is required"),
     ("search_code", {"query": "x", "commit": "HEAD~1"}, "commit: must be a commit sha"),
     ("list_repositories", {"verbose": True}, "'verbose' is not an argument of this tool"),
+    ("search_code", {"query": ""}, "query: string should have at least 1 character"),
+    ("search_code", {"query": "  \t\n "}, "query: must say what to find (it is empty or only"),
 ]
 
 

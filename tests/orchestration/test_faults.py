@@ -267,6 +267,7 @@ def embedded_state(state: dict[str, str], tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in state.items() if k not in ("CODEATLAS_DATABASE_URL",)}
     env.pop("CODEATLAS_DAGSTER_STORAGE_URL")
     env["CODEATLAS_STATE_DIR"] = str(tmp_path / "embedded-state")
+    env["CODEATLAS_SERVER_IDLE_SECONDS"] = "0"  # stopped as soon as its last command exits
     return env
 
 

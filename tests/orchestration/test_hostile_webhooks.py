@@ -5,14 +5,17 @@ is stored, and the receiver stays healthy and still accepts a good push afterwar
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 
 from orchestration.webhooks.app import build_app
 from orchestration.webhooks.providers import PROVIDERS, sign
 from tests.orchestration.test_webhooks import SECRET, SHA, registered, stored  # noqa: F401
+from tests.slow_clients import answer, partial_request
 
 LIMIT = 200_000
 BODIES: list[tuple[str, bytes]] = [
@@ -148,3 +151,67 @@ def test_every_hostile_delivery_gets_a_4xx_and_the_receiver_stays_healthy(regist
 def test_each_provider_has_hostile_cases_signed_wrongly_signed_and_unsigned(provider):
     names = [name for p, name, _b, _h in corpus() if p == provider]
     assert {n.rsplit("(", 1)[-1] for n in names} >= {"signed)", "wrong secret)", "unsigned)"}
+
+
+@pytest.fixture
+def receiver(registered, monkeypatch):  # noqa: F811
+    """The receiver under uvicorn, with a 1 s body deadline and room for 6 connections."""
+    from codeatlas.core import request_guard
+    from orchestration.webhooks.background import serving
+
+    monkeypatch.setattr(request_guard, "BODY_SECONDS", 1.0)
+    monkeypatch.setattr(request_guard, "MAX_CONNECTIONS", 6)
+    with serving(build_app(registered, max_body_bytes=LIMIT)) as url:
+        yield url
+
+
+GITHUB = {
+    "X-GitHub-Event": "push",
+    "X-GitHub-Delivery": "d-slow",
+    "Content-Type": "application/json",
+}
+
+
+def test_a_body_not_sent_in_time_is_answered_408_and_its_connection_closed(receiver, registered):  # noqa: F811
+    stalled = [partial_request(receiver + "/webhooks", GITHUB) for _ in range(4)]
+    answers = [answer(sock) for sock in stalled]  # each returns once the server closes
+    assert all(a.startswith(b"HTTP/1.1 408") for a in answers), answers[0][:200]
+    assert all(b"request body must arrive within 1 s" in a for a in answers)
+    assert httpx.get(receiver + "/healthz", timeout=10).status_code == 200
+    assert stored(registered) == []
+
+
+def test_connections_past_the_limit_get_503_until_stalled_ones_are_dropped(receiver):
+    # uvicorn counts the connection asking too: the sixth is one too many
+    stalled = [partial_request(receiver + "/webhooks", GITHUB) for _ in range(5)]
+    try:
+        crowded = httpx.get(receiver + "/healthz", timeout=10)
+    finally:
+        answers = [answer(sock) for sock in stalled]
+    assert crowded.status_code == 503
+    assert all(a.startswith(b"HTTP/1.1 408") for a in answers)
+    assert httpx.get(receiver + "/healthz", timeout=10).status_code == 200
+
+
+def test_clients_leaving_mid_body_are_one_log_line_not_a_traceback_each(receiver, registered):  # noqa: F811
+    from codeatlas.core.request_guard import throttled
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    loggers = [logging.getLogger(n) for n in ("uvicorn", "")]  # uvicorn's do not propagate
+    for logger in loggers:
+        logger.addHandler(handler)
+    throttled._last.clear()  # a fresh window: the first of these is written
+    try:
+        for _ in range(100):
+            sock = partial_request(receiver + "/webhooks", GITHUB)
+            sock.close()
+        assert httpx.get(receiver + "/healthz", timeout=10).status_code == 200
+    finally:
+        for logger in loggers:
+            logger.removeHandler(handler)
+    disconnects = [r for r in records if "disconnected" in r.getMessage()]
+    assert not any(r.exc_info for r in records), records[0].getMessage()
+    assert len(disconnects) == 1
+    assert stored(registered) == []

@@ -53,3 +53,56 @@ def test_the_celery_launcher_sends_runs_to_the_configured_broker(
         launcher = instance.run_launcher
         assert type(launcher).__name__ == "CeleryRunLauncher"
         assert launcher.broker == launcher.backend == "redis://127.0.0.1:3399/0"
+
+
+def test_the_readme_backfill_line_works_with_only_dagster_home_set(
+    settings_env, database_url, tmp_path, monkeypatch
+):
+    """README, "Scaling out": `DAGSTER_HOME=... dagster job backfill ...` with the usual
+    CODEATLAS_* settings and no CODEATLAS_DAGSTER_STORAGE_URL (documented nowhere)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from dagster import RunsFilter
+
+    root = Path(__file__).resolve().parents[2]
+    home = tmp_path / "dagster"
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    monkeypatch.delenv("CODEATLAS_DAGSTER_STORAGE_URL", raising=False)
+    prepare_dagster_home(load_settings())  # as `codeatlas index` or `codeatlas dev` did before
+    key = "shop@" + "a" * 40
+    with DagsterInstance.get() as instance:
+        instance.add_dynamic_partitions("snapshots", [key])
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name != "CODEATLAS_DAGSTER_STORAGE_URL"  # what prepare_dagster_home exported here
+    }
+    env["DAGSTER_HOME"] = str(home)
+    env["PYTHONPATH"] = str(root)  # this checkout's code, as an install of it would import
+    proc = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "dagster"),
+            "job",
+            "backfill",
+            "-w",
+            "workspace.yaml",
+            "-j",
+            "index_snapshot",
+            "--partitions",
+            key,
+            "--noprompt",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    os.environ.pop("CODEATLAS_DAGSTER_STORAGE_URL", None)
+    with DagsterInstance.get() as instance:
+        runs = instance.get_runs(RunsFilter(tags={"dagster/partition": key}))
+    assert [r.job_name for r in runs] == ["index_snapshot"]

@@ -99,7 +99,7 @@ def test_search_stays_correct_before_during_and_after_the_switch(indexed, databa
         snap = conn.execute(
             "SELECT current_snapshot_id AS id, id AS repo FROM repositories WHERE name = 'shop'"
         ).fetchone()
-        todo = missing_content(conn, snap["repo"], snap["id"], new.model_name)
+        todo = missing_content(conn, snap["id"], new.model_name)
         half = conn.execute(
             "SELECT DISTINCT ON (content_hash) content_hash, content FROM code_chunks"
             " WHERE content_hash = ANY(%s) ORDER BY content_hash LIMIT %s",
@@ -107,7 +107,6 @@ def test_search_stays_correct_before_during_and_after_the_switch(indexed, databa
         ).fetchall()
         storage.store_embeddings(
             conn,
-            snap["repo"],
             new.model_name,
             [r["content_hash"] for r in half],
             new.embed_documents([r["content"] for r in half]),
@@ -208,9 +207,7 @@ def test_an_index_run_with_a_newly_configured_model_makes_it_active_once_complet
         snapshot = conn.execute(
             "SELECT r.id, r.current_snapshot_id FROM repositories r WHERE name = 'shop'"
         ).fetchone()
-        assert not missing_content(
-            conn, snapshot["id"], snapshot["current_snapshot_id"], "fake-hash-256"
-        )
+        assert not missing_content(conn, snapshot["current_snapshot_id"], "fake-hash-256")
 
 
 def test_an_index_run_leaves_an_operators_upgrade_to_another_model_alone(

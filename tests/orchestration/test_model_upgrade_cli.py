@@ -1,10 +1,16 @@
 """`codeatlas models upgrade|list|drop` and `codeatlas prune` from the command line."""
 
-import pytest
+import json
 
+import pytest
+from dagster import DagsterInstance, build_sensor_context
+
+from assets.resources import IndexDatabase
 from codeatlas.cli import main
 from codeatlas.core.database import connect
 from indexing import embedding_registry
+from indexing.embedding_step import embed_snapshot, missing_content
+from orchestration import model_upgrade
 from tests.assets.pipeline_helpers import register, run_index
 
 
@@ -53,13 +59,56 @@ def test_models_upgrade_with_wait_backfills_switches_and_the_old_model_can_be_dr
         assert [r["m"] for r in left] == ["fake-hash-16"]
 
 
-def test_models_upgrade_refuses_a_model_the_environment_does_not_configure(
-    indexed, database_url, capsys
+def tick_upgrade_sensor(url: str) -> tuple[list, list[str]]:
+    """One tick of `model_upgrade_sensor`, as the daemon of `codeatlas dev` runs it."""
+    with (
+        DagsterInstance.ephemeral() as instance,
+        build_sensor_context(
+            instance=instance, resources={"index_db": IndexDatabase(url=url)}
+        ) as context,
+    ):
+        result = model_upgrade.model_upgrade_sensor(context)
+    assert result.cursor is not None
+    return result.run_requests or [], json.loads(result.cursor)["events"]
+
+
+def test_an_upgrade_is_recorded_for_every_process_and_its_switch_is_committed_once(
+    indexed, database_url, git_repo, capsys
 ):
-    assert main(["models", "upgrade", "--provider", "fake", "--dimensions", "16"]) == 1
-    err = capsys.readouterr().err
-    assert "CODEATLAS_EMBEDDING_PROVIDER=fake" in err
-    assert models(database_url) == ("fake-hash-384", None)
+    # Every process here (this CLI, the sensor, the index run) has an environment that
+    # configures the old model, fake-hash-384: only the command line names the new one.
+    assert main(["models", "upgrade", "--provider", "fake", "--dimensions", "16"]) == 0
+    assert models(database_url) == ("fake-hash-384", "fake-hash-16")
+
+    runs, events = tick_upgrade_sensor(database_url)
+    assert [r.run_config for r in runs] == [model_upgrade.backfill_run_config("fake-hash-16")]
+    assert events == []  # no upgrade back to the environment's model is started
+    # the backfill embedded everything but stopped before its own switch (a killed run)
+    with connect(database_url) as conn:
+        embedder = embedding_registry.embedder_for_model("fake-hash-16", conn)
+    embed_snapshot(database_url, "shop", indexed[1], embedder)
+
+    runs, events = tick_upgrade_sensor(database_url)
+    assert (runs, events) == ([], ["shop: switched to fake-hash-16"])
+    assert models(database_url) == ("fake-hash-16", None)  # committed, not a lost savepoint
+    runs, events = tick_upgrade_sensor(database_url)
+    assert (runs, events) == ([], [])  # switched once, and nothing is started again
+    assert models(database_url) == ("fake-hash-16", None)
+
+    # a new commit indexed by a process configured for the old model uses the chosen one
+    git_repo.write("ship.py", "def ship(order):\n    return order.address\n")
+    run_index(database_url, "shop", git_repo.commit("three"))
+    with connect(database_url) as conn:
+        snap = conn.execute(
+            "SELECT id AS repo, current_snapshot_id AS id FROM repositories WHERE name = 'shop'"
+        ).fetchone()
+        assert missing_content(conn, snap["id"], "fake-hash-16") == []
+        # the environment's model got nothing for ship.py's new chunk
+        assert len(missing_content(conn, snap["id"], "fake-hash-384")) == 1
+    assert models(database_url) == ("fake-hash-16", None)
+    assert main(["models", "list"]) == 0
+    listing = capsys.readouterr().out
+    assert "fake-hash-16  16 dims  fake:default" in listing and "(chosen" in listing
 
 
 def test_prune_keeps_the_newest_snapshots_and_the_current_one(indexed, database_url, capsys):

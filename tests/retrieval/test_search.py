@@ -104,7 +104,9 @@ def test_semantic_query_uses_the_models_partial_hnsw_index(conn, operator_scope)
         plan = conn.execute(
             sql.SQL(
                 "EXPLAIN SELECT content_hash FROM chunk_embeddings e"
-                " WHERE e.embedding_model = {m} AND e.repository_id = ANY(%s)"
+                " WHERE e.embedding_model = {m} AND EXISTS (SELECT 1 FROM code_chunks c"
+                "  JOIN file_versions fv ON fv.id = c.file_version_id"
+                "  WHERE c.content_hash = e.content_hash AND fv.repository_id = ANY(%s) OFFSET 0)"
                 " ORDER BY (e.embedding::halfvec({d})) <=> %s::halfvec({d}) LIMIT 10"
             ).format(m=sql.Literal(model), d=sql.Literal(dims)),
             ([operator_scope.repositories[0].repository_id], vector),

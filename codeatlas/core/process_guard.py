@@ -1,0 +1,96 @@
+"""A guard that stops a process group once the process that started it is gone, however it went.
+
+`codeatlas dev` runs `dagster dev` in a session of its own (one signal to its group reaches the
+webserver, daemon, code servers and run workers) and stops that group when it exits. A process
+killed with SIGKILL runs no clean-up, and the group then ran on for hours, reparented to init
+(issue 27). The guard is a small process outside both groups that waits for the parent to die,
+then stops the group: SIGINT as Ctrl-C would, SIGKILL for whatever is left after the grace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from codeatlas.core.embedded_server import detached_environment
+
+TICK_SECONDS = 0.2
+
+
+def _alive(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def group_members(pgid: int) -> list[int]:
+    """The running processes of a group (zombies waiting for init do not count)."""
+    import psutil
+
+    members = []
+    for process in psutil.process_iter(["status"]):
+        try:
+            if os.getpgid(process.pid) == pgid and process.info["status"] != psutil.STATUS_ZOMBIE:
+                members.append(process.pid)
+        except (ProcessLookupError, PermissionError, psutil.Error):
+            continue
+    return members
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def stop_group(pgid: int, grace: float) -> None:
+    """SIGINT to the group, SIGTERM after `grace` seconds, SIGKILL 5 s later, until it is empty
+    (Dagster's processes may ignore the first signals while they shut down)."""
+    _signal_group(pgid, signal.SIGINT)
+    began = time.monotonic()
+    while group_members(pgid):
+        waited = time.monotonic() - began
+        if waited > grace + 5:
+            _signal_group(pgid, signal.SIGKILL)
+        elif waited > grace:
+            _signal_group(pgid, signal.SIGTERM)
+        if waited > grace + 30:
+            return
+        time.sleep(TICK_SECONDS)
+
+
+def guard(parent: int, pgid: int, grace: float) -> int:
+    """Wait for `parent` to die, then stop group `pgid` if anything of it still runs."""
+    while _alive(parent):
+        time.sleep(TICK_SECONDS)
+    if group_members(pgid):
+        stop_group(pgid, grace)
+    return 0
+
+
+def start_guard(pgid: int, grace: float = 10) -> subprocess.Popen:
+    """Start a guard that stops group `pgid` when this process dies."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "codeatlas.core.process_guard", str(os.getpid()), str(pgid)]
+        + [str(grace)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # neither in the parent's group (Ctrl-C) nor in the guarded one
+        close_fds=True,
+        cwd="/",
+        env=detached_environment(),
+    )
+
+
+if __name__ == "__main__":
+    # the guard itself ignores the signals a terminal's hang-up or Ctrl-C would send
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    sys.exit(guard(int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])))
