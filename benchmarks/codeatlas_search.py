@@ -15,13 +15,16 @@ from benchmarks.scoring import Result
 class CodeatlasSearch:
     """Search one database as the operator principal, over the named repositories."""
 
-    def __init__(self, database_url: str, repositories: Sequence[str], embedder=None) -> None:
+    def __init__(
+        self, database_url: str, repositories: Sequence[str], embedder=None, ranker="shipped"
+    ) -> None:
         from codeatlas.core.database import connect
         from retrieval.principals import ensure_operator
         from retrieval.scope import resolve_scope
 
         self.url = database_url
         self.embedder = embedder
+        self.ranker = ranker  # the learned ranker of hybrid mode (a TreeEnsemble, or "shipped")
         self.conn = connect(database_url)
         principal = ensure_operator(self.conn)
         self.conn.commit()
@@ -35,11 +38,18 @@ class CodeatlasSearch:
         return self.embedder.embed_query(text)
 
     def search(self, query: str, mode: str = "hybrid", limit: int = 10) -> list[dict]:
-        """Hits as the `search --json` contract's records."""
+        """Hits as the `search --json` contract's records; mode `fused` is hybrid search in the
+        rank-fusion order, without the learned ranker."""
         from retrieval.search import search_code
 
         report = search_code(
-            self.conn, self.scope, query, limit=limit, mode=mode, embed_query=self.embed_query
+            self.conn,
+            self.scope,
+            query,
+            limit=limit,
+            mode="hybrid" if mode == "fused" else mode,
+            embed_query=self.embed_query,
+            ranker=None if mode == "fused" else self.ranker,
         )
         self.conn.commit()
         return [hit.contract() for hit in report.hits]

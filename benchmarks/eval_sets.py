@@ -36,6 +36,7 @@ class EvalSet:
     # the README's BM25 reference (whole-line windows up to 2,048 chars): R@5, tight@5, MRR@10
     reference: tuple[float, float, float]
     holdout: bool = False  # a held-out set (benchmarks/holdout/), not a public dev set
+    mined: bool = False  # questions mined from docstrings (benchmarks/mined/): built, not fetched
 
     @property
     def queries_path(self) -> Path:
@@ -179,17 +180,26 @@ DEV_SETS = ",".join(name for name, s in EVAL_SETS.items() if not s.holdout)
 
 
 def select(names: str | list[str] | None) -> list[EvalSet]:
-    """The sets named in a comma-separated list (None: the public dev sets; 'all': every set,
-    the held-out ones too)."""
+    """The sets named in a comma-separated list (None: the public dev sets; 'all': every
+    hand-written set, the held-out ones too). Mined sets and their groups (`mined-go-test`,
+    `mined-test`, `mined-train`; benchmarks/mined/) are chosen by name only."""
     if names is None:
         names = DEV_SETS
     if names == "all":
         return list(EVAL_SETS.values())
-    wanted = names.split(",") if isinstance(names, str) else names
-    unknown = [n for n in wanted if n.strip() not in EVAL_SETS]
-    if unknown:
-        raise SystemExit(f"unknown eval set(s) {unknown}; choose from {','.join(EVAL_SETS)}")
-    return [EVAL_SETS[n.strip()] for n in wanted]
+    from benchmarks.mined.sets import MINED_SETS, expand  # imports this module
+
+    wanted = [n.strip() for n in (names.split(",") if isinstance(names, str) else names)]
+    chosen: list[EvalSet] = []
+    for name in wanted:
+        found = [EVAL_SETS[name]] if name in EVAL_SETS else expand(name)
+        if not found:
+            raise SystemExit(
+                f"unknown eval set {name!r}; choose from {','.join(EVAL_SETS)},"
+                f" mined-test, mined-train or {','.join(MINED_SETS)}"
+            )
+        chosen += [s for s in found if s not in chosen]
+    return chosen
 
 
 def missing_tools(eval_set: EvalSet) -> list[str]:

@@ -41,7 +41,8 @@ def run_index(
         log = err.read().decode(errors="replace")
     logs = WORK / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    (logs / f"index-{name}-{provider}-{time.strftime('%H%M%S')}.log").write_text(log)
+    label = name.replace("/", "_")  # a repository name may hold folders (mined/go-test/corpus)
+    (logs / f"index-{label}-{provider}-{time.strftime('%H%M%S')}.log").write_text(log)
     if proc.returncode != 0:
         raise RuntimeError(f"codeatlas index {name} failed ({proc.returncode}):\n{log[-3000:]}")
     match = _DONE.search(log)

@@ -25,15 +25,16 @@ from benchmarks.baselines.suite import over_window, run_baselines
 from benchmarks.codeatlas_search import CodeatlasSearch, cli_search
 from benchmarks.eval_sets import EVAL_SETS, EvalSet, select
 from benchmarks.indexer import run_index
-from benchmarks.quality_table import print_summary, print_table
-from benchmarks.scoring import CorpusText, Result, score_run
+from benchmarks.quality_table import print_intervals, print_summary, print_table
+from benchmarks.scoring import CorpusText, Result, intervals, score_run
 from benchmarks.workspace import WORK, as_git_repo, database, eval_corpus, prepare_environment
 
 DEPTH = 10  # results scored per query (Recall@10, MRR@10, nDCG@10, token budgets)
 MODES = ("hybrid", "semantic", "lexical")
 
 SYSTEMS = {
-    "codeatlas-hybrid": "codeatlas hybrid (semantic, lexical, exact-symbol rankings in RRF)",
+    "codeatlas-hybrid": "codeatlas hybrid (semantic, lexical, symbol rankings, learned order)",
+    "codeatlas-fused": "codeatlas hybrid in the rank-fusion order (RRF), no learned ranker",
     "codeatlas-semantic": "codeatlas semantic only (HNSW, symbol chunks)",
     "codeatlas-lexical": "codeatlas lexical only (symbol chunks)",
     **BASELINE_SYSTEMS,
@@ -192,6 +193,7 @@ def run(
         "baseline_build": build,
         "systems": {name: SYSTEMS[name] for name in ranked},
         "scores": scores,
+        "intervals": {name: intervals(s) for name, s in scores.items()},
         "latency_seconds": latency,
     }
     if check_contract and "hybrid" in modes:
@@ -221,7 +223,12 @@ def check_cli(url: str, repo: str, query: str, provider: str, expected: list[Res
 def main(argv: list[str] | None = None) -> int:
     """Measure the chosen sets and modes; print one table per set and a summary."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--sets", default="py,php,ts", help="comma-separated: py,php,ts")
+    p.add_argument(
+        "--sets",
+        default="py,php,ts",
+        help="comma-separated: py,php,ts,go,rust,ruby,java,csharp; mined-test, mined-train,"
+        " mined-<language>-<split> (benchmarks/mined/)",
+    )
     p.add_argument("--modes", default=",".join(MODES), help="codeatlas modes to measure")
     p.add_argument("--embedder", default="fake", help="provider: fake (quick) | local")
     p.add_argument("--reuse", action="store_true", help="keep a current index (default: rebuild)")
@@ -246,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     previous = json.loads(previous_file.read_text()) if previous_file.is_file() else {}
     for name, result in results.items():
         print_table(result, previous.get(name, {}))
+        print_intervals(result)
     if len(results) > 1:
         print_summary(results)
     print(f"({time.monotonic() - started:.0f} s; Δ against the previous run of this command)")

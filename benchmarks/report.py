@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks import plots, report_quality
+from benchmarks import loc, plots, report_quality
 from benchmarks.eval_sets import EVAL_SETS
 from benchmarks.workspace import REPO_ROOT
 
@@ -415,6 +415,7 @@ def write(results: dict, path: Path | None = None) -> Path:
     if sp:
         parts += [_speed(sp, figures), ""]
     parts += [_others(results.get("others", {}))]
+    parts += [loc.benchmarks_section()]  # its own run: `python -m benchmarks.loc`
     missing = list(results.get("missing") or []) + CAVEATS
     parts += ["## Not measured, and caveats", "", *(f"- {m}" for m in missing), ""]
     target = path or REPO_ROOT / "BENCHMARKS.md"

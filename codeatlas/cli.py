@@ -14,7 +14,7 @@ from codeatlas.core.errors import CodeatlasError
 from codeatlas.core.version import package_version
 
 # modules that define commands; each has `register(subparsers)`
-COMMAND_MODULES = ("index", "search", "status", "dev", "mcp", "webhooks", "maintenance")
+COMMAND_MODULES = ("index", "search", "locate", "status", "dev", "mcp", "webhooks", "maintenance")
 
 
 def _not_storage_retries(record: logging.LogRecord) -> bool:

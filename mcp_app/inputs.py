@@ -11,6 +11,8 @@ from pydantic import AfterValidator, Field
 MAX_LIMIT = 50
 MAX_OFFSET = 500
 MAX_QUERY = 2000
+# a bug report pasted whole: prose, a traceback, code (GitHub caps an issue body at 65,536)
+MAX_ISSUE = 65_536
 MAX_NAME = 500
 MAX_PATH = 1024
 MAX_FILE_BYTES = 1_000_000
@@ -109,6 +111,19 @@ Query = Annotated[
         description="What to find: a question in plain words, an identifier, or both.",
     ),
     AfterValidator(_query_text),
+]
+IssueText = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_ISSUE,
+        description="The bug report or task, pasted whole: its prose, stack trace, quoted file "
+        "paths and code.",
+    ),
+    AfterValidator(_utf8_text),
+]
+LocateLimit = Annotated[
+    int, Field(ge=1, le=MAX_LIMIT, description=f"Files to return (1-{MAX_LIMIT}).")
 ]
 SearchedRepositories = Annotated[
     list[RepositoryName] | None,

@@ -113,6 +113,32 @@ class OutlineEntry(TypedDict):
     source: str
 
 
+@with_config(_OPEN)
+class LocatedFunction(TypedDict):
+    """A likely function of a located file, and why."""
+
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    score: float
+    evidence: list[str]
+
+
+@with_config(_OPEN)
+class LocatedFile(TypedDict):
+    """A file likely to change for a bug report: its role, evidence and likely functions."""
+
+    repository: str
+    path: str
+    commit: str
+    source: str
+    role: str
+    score: float
+    evidence: list[str]
+    functions: list[LocatedFunction]
+
+
 class ReadAnswer(TypedDict):
     """What every read tool's answer may carry: the replica's lag when read on one."""
 
@@ -124,6 +150,13 @@ class SearchCodeResult(ReadAnswer):
 
     results: list[Hit]
     next_offset: NotRequired[int]
+    notes: NotRequired[list[str]]
+
+
+class LocateResult(ReadAnswer):
+    """locate's answer."""
+
+    files: list[LocatedFile]
     notes: NotRequired[list[str]]
 
 

@@ -23,7 +23,9 @@ from mcp_app.inputs import (
     EndLine,
     FileContent,
     FromLine,
+    IssueText,
     Limit,
+    LocateLimit,
     MaxLines,
     Offset,
     OutlineLimit,
@@ -42,6 +44,7 @@ from mcp_app.inputs import (
     SymbolToRead,
 )
 from retrieval import graph, reading, status, symbols
+from retrieval.locate import locate as locate_files
 from retrieval.principals import readable_repositories
 from retrieval.scope import resolve_scope
 
@@ -109,6 +112,31 @@ def search_code(
     result: outputs.SearchCodeResult = {"results": hits[:limit]}
     if len(hits) > limit:
         result["next_offset"] = offset + limit
+    if report.notes:
+        result["notes"] = report.notes
+    return _answer(call, result)
+
+
+@tool(
+    "Locate the code a bug report is about: paste the whole report (prose, stack trace, "
+    "quoted paths and code). Returns files ranked by how likely they are to change, each with "
+    "its likely functions (path:start-end) and the evidence that placed it (stack frame, path "
+    "named, symbol named, text). Tests, docs, examples and vendored copies rank below the code "
+    "unless the report names them. Use read_symbol to see a function."
+)
+def locate(
+    ctx: ToolContext,
+    issue_text: IssueText,
+    repositories: SearchedRepositories = None,
+    commit: Commit = None,
+    limit: LocateLimit = 10,
+) -> outputs.LocateResult:
+    """Bug report -> ranked files."""
+    with tool_call(ctx) as call:
+        scope = resolve_scope(call.conn, call.principal, repositories, commit)
+        report = locate_files(call.conn, scope, issue_text, limit_files=limit)
+    files: list[Any] = [f.as_dict() for f in report.files]
+    result: outputs.LocateResult = {"files": files}
     if report.notes:
         result["notes"] = report.notes
     return _answer(call, result)

@@ -81,10 +81,13 @@ def lexical_candidates(
     query: str,
     limit: int,
     connections: Connections | None = None,
+    terms: dict[str, float] | None = None,
 ) -> list[Row]:
     """The best chunks by BM25, as candidate rows (see `CANDIDATE_COLUMNS`). Given spare
-    `connections`, a scope of many repositories is scored in groups at the same time."""
-    terms = query_terms(query)
+    `connections`, a scope of many repositories is scored in groups at the same time. `terms`
+    (term -> query weight) replaces the query's own (`query_terms`) for a caller that chose
+    them itself (retrieval/locate.py: the rarest words of a long bug report)."""
+    terms = query_terms(query) if terms is None else terms
     if not terms or not scope.repositories:
         return []
     repos = sorted({r.repository_id for r in scope.repositories})

@@ -6,13 +6,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
+
+from codeatlas.core.terms import query_terms
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, Task, run_concurrently
 from retrieval.hits import Hit, SymbolMatch, is_thin, unit_range
 from retrieval.lexical import lexical_candidates
 from retrieval.principals import Row
+from retrieval.ranker import TreeEnsemble, features, gather_evidence, shipped_model
 from retrieval.scope import DbConnection, Scope
 from retrieval.semantic import QueryEmbedder, semantic_candidates
 from retrieval.symbols import exact_symbols, normalize_name, query_identifiers
@@ -167,7 +171,8 @@ def with_file_evidence(rows: list[Row]) -> list[Row]:
     for row in rows:
         first, second = best[_file(row)][:2]
         evidence = second if row["rank"] == first else first
-        ranked.append({**row, "rank": row["rank"] + FILE_EVIDENCE_SHARE * evidence})
+        bm25 = row["rank"]
+        ranked.append({**row, "bm25": bm25, "rank": bm25 + FILE_EVIDENCE_SHARE * evidence})
     return sorted(ranked, key=lambda r: -r["rank"])
 
 
@@ -306,15 +311,78 @@ def search_code(
     embed_query: QueryEmbedder | None = None,
     reranker: Reranker | None = None,
     connections: Connections | None = None,
+    ranker: TreeEnsemble | None | Literal["shipped"] = "shipped",
 ) -> SearchReport:
     """Search the scope; `embed_query(model, text)` gives query vectors (None skips a model);
-    a `reranker` (none by default, retrieval/rerank.py) re-orders the leading hits; given
-    `connections`, the retrievers run concurrently (`run_concurrently`), and in lexical mode the
-    lexical retriever's groups of repositories do."""
+    in hybrid mode the learned `ranker` (the shipped model by default; None keeps the fused
+    order) orders the hits; a `reranker` (none by default, retrieval/rerank.py) re-orders the
+    leading hits; given `connections`, the retrievers run concurrently (`run_concurrently`), and
+    in lexical mode the lexical retriever's groups of repositories do."""
+    found = candidates(
+        conn,
+        scope,
+        query,
+        mode=mode,
+        depth=max(50, (offset + limit) * 3),
+        embed_query=embed_query,
+        connections=connections,
+    )
+    hits = found.hits
+    # the shipped ranker learned what the similarities of its embedding model mean: with another
+    # model (or none) the fused order stands; a ranker passed in is the caller's choice
+    model = shipped_model() if ranker == "shipped" else ranker
+    if ranker == "shipped" and model is not None and not model.fits(found.semantic_models()):
+        model = None
+    if mode == "hybrid" and model is not None and hits:
+        hits = learned_order(hits, model.predict(found.features()))
+    if reranker is not None:
+        from retrieval.rerank import rerank
+
+        hits = rerank(conn, scope, query, hits, reranker)
+    return SearchReport(hits=hits[offset : offset + limit], notes=found.notes)
+
+
+@dataclass
+class Candidates:
+    """The fused hits of one query with what each retriever said about them."""
+
+    hits: list[Hit]
+    notes: list[str]
+    query: str
+    rankings: dict[str, list[Row]]
+    symbol_hits: list[Hit]
+    named: list[str]
+
+    def semantic_models(self) -> list[str]:
+        """The embedding models whose semantic rankings ran."""
+        return [n.split(":", 1)[1] for n in self.rankings if n.startswith("semantic:")]
+
+    def features(self) -> np.ndarray:
+        """The learned ranker's features of the hits (`retrieval/ranker.py`), in their order."""
+        evidence = gather_evidence(self.rankings, [_place(h) for h in self.symbol_hits], _row_place)
+        return features(
+            self.hits,
+            [_place(h) for h in self.hits],
+            evidence,
+            query_terms=list(query_terms(self.query)),
+            query_identifiers=len(self.named),
+            named=[h.symbol is not None and _is_named(h.symbol, self.named) for h in self.hits],
+        )
+
+
+def candidates(
+    conn: DbConnection,
+    scope: Scope,
+    query: str,
+    *,
+    mode: str = "hybrid",
+    depth: int = 50,
+    embed_query: QueryEmbedder | None = None,
+    connections: Connections | None = None,
+) -> Candidates:
+    """Every retriever's candidates (`depth` each) fused into hits, in the fused order."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
-    wanted = offset + limit
-    depth = max(50, wanted * 3)
     names: list[str] = []
     retrievers: list[Task] = []
     if mode in ("hybrid", "semantic"):
@@ -342,13 +410,20 @@ def search_code(
     rankings = {name: rows for name, rows in found.items() if name != "symbol" and rows is not None}
     named = query_identifiers(query)
     hits = fuse(rankings, named)
+    symbol_hits: list[Hit] = found.get("symbol") or []
     if mode == "hybrid":
-        hits = with_semantic_best(add_symbol_hits(found["symbol"], hits), rankings, named)
-    if reranker is not None:
-        from retrieval.rerank import rerank
+        hits = with_semantic_best(add_symbol_hits(symbol_hits, hits), rankings, named)
+    return Candidates(hits, notes, query, rankings, symbol_hits, named)
 
-        hits = rerank(conn, scope, query, hits, reranker)
-    return SearchReport(hits=hits[offset:wanted], notes=notes)
+
+def learned_order(hits: list[Hit], scores: np.ndarray) -> list[Hit]:
+    """The hits ordered by the ranker's scores (ties keep the fused order); a hit's score
+    becomes the model's, so scores stay in order."""
+    order = sorted(range(len(hits)), key=lambda i: (-scores[i], i))
+    ranked = [hits[i] for i in order]
+    for i, hit in zip(order, ranked, strict=True):
+        hit.score = round(float(scores[i]), 6)
+    return ranked
 
 
 def _semantic(

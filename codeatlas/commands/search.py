@@ -36,9 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 @contextmanager
-def _opened(repo: str) -> Iterator[tuple[Any, Any, Any]]:
-    """(settings, connection, scope) for the operator reading one repository: on the replica
-    when CODEATLAS_READ_DATABASE_URL names one, else on the primary."""
+def _opened(repo: str | None) -> Iterator[tuple[Any, Any, Any]]:
+    """(settings, connection, scope) for the operator reading one repository (None: every
+    repository): on the replica when CODEATLAS_READ_DATABASE_URL names one, else on the
+    primary."""
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import connection, ensure_index_database
     from retrieval.principals import ensure_operator
@@ -54,13 +55,13 @@ def _opened(repo: str) -> Iterator[tuple[Any, Any, Any]]:
         yield settings, replica, _scope(replica, operator, repo, resolve_scope)
 
 
-def _scope(conn: Any, operator: Any, repo: str, resolve_scope: Any) -> Any:
-    """The operator's scope over `repo`; an unknown name is told the command line's way (the
-    retrieval layer's message names the MCP tool list_repositories)."""
+def _scope(conn: Any, operator: Any, repo: str | None, resolve_scope: Any) -> Any:
+    """The operator's scope over `repo` (None: every repository); an unknown name is told the
+    command line's way (the retrieval layer's message names the MCP tool list_repositories)."""
     from codeatlas.core.errors import RepositoryNotFoundError
 
     try:
-        return resolve_scope(conn, operator, [repo])
+        return resolve_scope(conn, operator, [repo] if repo else None)
     except RepositoryNotFoundError:
         raise RepositoryNotFoundError(
             f"no repository named {repo!r}; `codeatlas status` lists the indexed ones,"

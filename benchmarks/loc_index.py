@@ -1,0 +1,123 @@
+"""The localisation corpora indexed by `codeatlas index --ref <release tag>` into one benchmark
+database per embedder: one repository per project, one snapshot per release. File versions are
+keyed by (repository, blob), so a file unchanged between two releases is parsed and embedded
+once (`index_cost` reports how much the releases share)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from benchmarks.indexer import run_index
+from benchmarks.loc_corpora import project_repo, release_commit, releases_of, tag
+from benchmarks.workspace import database
+
+
+def database_name(provider: str) -> str:
+    """The localisation benchmark's database for an embedder provider."""
+    return f"bench_loc_{provider}"
+
+
+def snapshot_status(url: str, project: str, sha: str, model: str | None) -> str | None:
+    """Why `project@sha` must be (re)indexed, or None when a ready snapshot of the current
+    parser and tokenizer holds it (and, given a model, a vector of that model per chunk)."""
+    from codeatlas.core.config import load_settings
+    from codeatlas.core.database import connection
+    from codeatlas.core.terms import LEXICAL_VERSION
+    from indexing.parse_version import effective_parser_version
+
+    with connection(url) as conn:
+        row = conn.execute(
+            "SELECT s.id, s.parser_version, r.id AS repository_id FROM repositories r"
+            " JOIN snapshots s ON s.repository_id = r.id"
+            " WHERE r.name = %s AND s.commit_sha = %s AND s.status = 'ready'",
+            (project, sha),
+        ).fetchone()
+        if row is None:
+            return "not indexed at this commit"
+        parser = effective_parser_version(load_settings())
+        if row["parser_version"] != parser:
+            return f"parsed with {row['parser_version']}, the parser is now {parser}"
+        stale = conn.execute(
+            "SELECT count(*) AS n FROM snapshot_files sf JOIN file_versions fv"
+            " ON fv.id = sf.file_version_id WHERE sf.snapshot_id = %s"
+            " AND fv.lexical_version IS DISTINCT FROM %s",
+            (row["id"], LEXICAL_VERSION),
+        ).fetchone()
+        if stale["n"]:
+            return f"{stale['n']} files tokenized with an older tokenizer"
+        if model is None:
+            return None
+        missing = conn.execute(
+            "SELECT count(*) AS n FROM snapshot_files sf JOIN code_chunks c"
+            " ON c.file_version_id = sf.file_version_id WHERE sf.snapshot_id = %s"
+            " AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
+            "  WHERE e.embedding_model = %s AND e.content_hash = c.content_hash)",
+            (row["id"], model),
+        ).fetchone()
+        return f"{missing['n']} chunks without a {model} vector" if missing["n"] else None
+
+
+def ensure_indexed(
+    projects: list[str], provider: str, model: str | None, *, log=sys.stderr
+) -> tuple[str, list[dict]]:
+    """Every pinned release of the projects indexed (only what is missing); the database URL
+    and one record per snapshot indexed in this call."""
+    url = database(database_name(provider), fresh=False)
+    done: list[dict] = []
+    for project in projects:
+        repo = project_repo(project)
+        for release in releases_of(project):
+            sha = release_commit(project, release)
+            why = snapshot_status(url, project, sha, model)
+            if why is None:
+                continue
+            print(
+                f"[loc] {time.strftime('%H:%M:%S')} indexing {project} {release} ({why})",
+                file=log,
+                flush=True,
+            )
+            stats = run_index(repo, project, url, provider, ref=tag(release))
+            stats["release"] = release
+            done.append(stats)
+            print(
+                f"[loc] {time.strftime('%H:%M:%S')} {project} {release}: {stats['files']} files,"
+                f" {stats['chunks']} chunks in {stats['wall_seconds']} s",
+                file=log,
+                flush=True,
+            )
+    return url, done
+
+
+def index_cost(url: str, project: str) -> dict:
+    """Files listed over all snapshots of a project against file versions stored: the share
+    content addressing saves."""
+    from codeatlas.core.database import connection
+
+    with connection(url) as conn:
+        row = conn.execute(
+            "SELECT count(DISTINCT s.id) AS snapshots, count(*) AS listed,"
+            " count(DISTINCT sf.file_version_id) AS stored FROM repositories r"
+            " JOIN snapshots s ON s.repository_id = r.id AND s.status = 'ready'"
+            " JOIN snapshot_files sf ON sf.snapshot_id = s.id"
+            " WHERE r.name = %s AND sf.file_version_id IS NOT NULL",
+            (project,),
+        ).fetchone()
+    return dict(row)
+
+
+def _main() -> None:
+    from benchmarks import embedder as embedders
+    from benchmarks.workspace import prepare_environment
+
+    provider = sys.argv[1]
+    projects = sys.argv[2].split(",")
+    prepare_environment()
+    model = embedders.make(provider).model_name
+    url, done = ensure_indexed(projects, provider, model)
+    for project in projects:
+        print(f"[loc] {project}: {index_cost(url, project)}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    _main()

@@ -1,0 +1,126 @@
+"""The learned ranker against the rank-fusion order and BM25 alone, side by side in one run, with
+95% bootstrap intervals and paired differences (`benchmarks/intervals.py`).
+
+    python -m benchmarks.ranker.compare --sets all,mined-test --embedder local
+
+Systems: `lexical` (BM25F over symbol chunks), `fused` (hybrid search in the RRF order with the
+hand-set weights and rules), `hybrid` (the same candidates in the learned ranker's order; with
+`--ranker FILE` a model other than the shipped one). Writes benchmarks/results/ranker.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from benchmarks import embedder as embedders
+from benchmarks.codeatlas_search import CodeatlasSearch
+from benchmarks.eval_sets import select
+from benchmarks.intervals import fmt, fmt_delta, found_within, interval, paired, reciprocal_rank
+from benchmarks.quality import ensure_index
+from benchmarks.scoring import Result, first_rank
+from benchmarks.workspace import prepare_environment
+from retrieval.ranker import TreeEnsemble, shipped_model
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+SYSTEMS = ("lexical", "fused", "hybrid")
+METRICS = {"R@5": found_within(5), "MRR@10": reciprocal_rank}
+
+
+def first_ranks(eval_set, provider: str, ranker) -> dict[str, list[int | None]]:
+    """Per system, the rank of each query's first hit (None: not in the top 10). The fused and
+    the learned orders are two orders of the same candidates, computed once."""
+    from retrieval.search import candidates, learned_order, search_code
+
+    embedder = embedders.make(provider)
+    index = ensure_index(eval_set, provider, embedder, fresh=False)
+    search = CodeatlasSearch(index["url"], [index["repository"]], embedder)
+    model = ranker if ranker != "shipped" else shipped_model()
+    if model is None:
+        raise SystemExit("no ranker to compare: make train-ranker, or --ranker FILE")
+    ranks: dict[str, list[int | None]] = {s: [] for s in SYSTEMS}
+    started = time.perf_counter()
+    try:
+        for q in eval_set.queries():
+            lexical = search_code(search.conn, search.scope, q["query"], mode="lexical")
+            found = candidates(
+                search.conn, search.scope, q["query"], embed_query=search.embed_query
+            )
+            search.conn.commit()
+            fused = list(found.hits)
+            learned = learned_order(found.hits, model.predict(found.features())) if fused else []
+            for system, hits in (("lexical", lexical.hits), ("fused", fused), ("hybrid", learned)):
+                results = [Result(h.path, h.start_line, h.end_line) for h in hits[:10]]
+                ranks[system].append(first_rank(results, q["gold"]))
+    finally:
+        search.close()
+    n = max(1, len(ranks["hybrid"]))
+    print(
+        f"[compare] {eval_set.name}: {n} queries,"
+        f" {1000 * (time.perf_counter() - started) / n:.0f} ms/q for all three",
+        file=sys.stderr,
+    )
+    return ranks
+
+
+def summarise(ranks: dict[str, list[int | None]]) -> dict:
+    """Each metric per system with its interval, and the learned order's paired differences."""
+    out: dict = {"queries": len(ranks["hybrid"])}
+    for metric, term in METRICS.items():
+        values = {s: [term(r) for r in ranks[s]] for s in SYSTEMS}
+        out[metric] = {s: interval(v) for s, v in values.items()}
+        out[metric]["hybrid-fused"] = paired(values["hybrid"], values["fused"])
+        out[metric]["hybrid-lexical"] = paired(values["hybrid"], values["lexical"])
+    return out
+
+
+def table(results: dict[str, dict]) -> str:
+    """A markdown table: a row per set."""
+    head = ["set", "n"]
+    for metric in METRICS:
+        head += [f"{metric} {s}" for s in SYSTEMS] + [f"Δ{metric} vs fused", f"Δ{metric} vs BM25"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, r in results.items():
+        cells = [name, str(r["queries"])]
+        for metric in METRICS:
+            m = r[metric]
+            cells += [fmt(*m[s]) for s in SYSTEMS]
+            cells += [fmt_delta(*m["hybrid-fused"]), fmt_delta(*m["hybrid-lexical"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure the sets, print and write the table."""
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--sets", default="all", help="comma-separated sets or groups")
+    p.add_argument("--embedder", default="local")
+    p.add_argument("--ranker", help="a model file instead of the shipped one")
+    p.add_argument("--out", default=str(RESULTS / "ranker.md"))
+    args = p.parse_args(argv)
+    prepare_environment()
+    ranker = TreeEnsemble(json.loads(Path(args.ranker).read_text())) if args.ranker else "shipped"
+    results: dict[str, dict] = {}
+    sets = [s for group in args.sets.split(",") for s in select(group)]
+    for eval_set in sets:
+        results[eval_set.name] = summarise(first_ranks(eval_set, args.embedder, ranker))
+        print(table({eval_set.name: results[eval_set.name]}).splitlines()[-1], flush=True)
+    text = table(results)
+    print(text)
+    out = Path(args.out)
+    out.write_text(
+        f"# Learned ranker vs rank fusion vs BM25 ({args.embedder} embedder,"
+        f" {time.strftime('%Y-%m-%d')})\n\n"
+        "95% bootstrap intervals; Δ is the learned order's paired difference, * when its"
+        " interval excludes 0.\n\n" + text + "\n"
+    )
+    out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

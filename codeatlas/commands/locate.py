@@ -1,0 +1,51 @@
+"""`codeatlas locate`: a bug report (argument or stdin) -> the files most likely to change."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `locate` command."""
+    p = subparsers.add_parser(
+        "locate", help="rank the files a bug report is about (text, or - for stdin)"
+    )
+    p.add_argument("issue", metavar="ISSUE_TEXT", help="the report's text, or - to read stdin")
+    p.add_argument("--repo", help="repository name (default: every repository)")
+    p.add_argument("--limit", type=int, default=10, help="files to return (default 10)")
+    p.add_argument("--json", action="store_true", help='print {"files": [...]}')
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print `path  score  [evidence]` per file with its likely functions, or the JSON."""
+    from codeatlas.commands.search import _note_replica_lag, _opened
+    from codeatlas.core.errors import ConfigurationError
+    from retrieval.locate import locate
+
+    text = sys.stdin.read() if args.issue == "-" else args.issue
+    if not text.strip():
+        raise ConfigurationError(
+            "the issue text is empty; pass the report as an argument or pipe it with `-`"
+        )
+    if not 1 <= args.limit <= 1000:
+        raise ConfigurationError("--limit must be between 1 and 1000")
+    with _opened(args.repo) as (settings, conn, scope):
+        report = locate(conn, scope, text, limit_files=args.limit)
+        _note_replica_lag(settings, conn)
+    if args.json:
+        print(json.dumps({"files": [f.as_dict() for f in report.files], "notes": report.notes}))
+        return 0
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
+    for f in report.files:
+        role = "" if f.role == "code" else f" ({f.role})"
+        print(f"{f.path}{role}  {f.score:.3f}  [{'; '.join(f.evidence[:4])}]")
+        for u in f.functions:
+            where = f"{f.path}:{u.start_line}-{u.end_line}"
+            print(f"    {where}  {u.symbol}  [{', '.join(u.evidence)}]")
+    if not report.files:
+        print("no files found", file=sys.stderr)
+    return 0

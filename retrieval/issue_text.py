@@ -1,0 +1,188 @@
+"""What a bug report says about where its code is: stack-trace frames, file paths and dotted
+module paths it quotes, identifiers written as code, and its prose (read by BM25).
+
+Pure text work, no database: `retrieval/locate.py` matches what is found here against the
+index. The forms are those of the common languages' tracebacks and of how people quote code
+(backticks, fenced blocks, `Class.method`, `call()`), not of any one project.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# extensions of source files a report may quote (a path ending otherwise is a data file, a URL)
+_SOURCE_EXTENSIONS = (
+    "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|go|java|kt|rs|rb|php|cs|c|h|cc|cpp|hpp|cxx|swift|m|mm"
+    "|scala|lua"
+)
+# (starting only where a path can start: a regex free to start inside a word backtracks over
+# every character of a long report)
+_PATH = rf"(?<![\w.~@+/\\-])(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\.(?:{_SOURCE_EXTENSIONS})"
+# Python: File "/x/y.py", line 12, in f
+_PY_FRAME = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
+# IPython 8: File ~/x/y.py:822, in Plot._plot(self, pyplot)
+_IPY8_FRAME = re.compile(rf"File (?P<path>{_PATH}):(?P<line>\d+), in (?P<func>[\w<>.]+)")
+# IPython/Jupyter: ~/x/y.py in f(a, b)
+_IPY_FRAME = re.compile(rf"(?P<path>{_PATH}) in (?P<func>[A-Za-z_]\w*)\(")
+# JS/Java/Go/Rust/C#...: `at f (x/y.ts:12:5)`, `at pkg.C.f(Y.java:12)`, `x/y.go:12 +0x1f`,
+# compiler messages `x/y.c:12:3: error`
+_AT_FRAME = re.compile(rf"\bat (?P<func>[\w$.<>]+) ?\((?P<path>{_PATH}):(?P<line>\d+)")
+_PATH_LINE = re.compile(rf"(?P<path>{_PATH}):(?P<line>\d+)")
+_PATH_ONLY = re.compile(rf"(?<![\w/.\\-])(?P<path>{_PATH})(?![\w/\\])")
+# a dotted name of at least three parts (`pkg.module.name`): a module path or a qualified name
+_DOTTED = re.compile(r"(?<![\w.])(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w(])")
+_FENCE = re.compile(r"```[^\n]*\n(?P<code>.*?)(?:```|$)", re.S)
+# `code` and reStructuredText's ``code``
+_BACKTICKS = re.compile(r"(?P<tick>``?)(?P<code>[^`\n]{1,200})(?P=tick)")
+_IDENT = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+# identifiers that are part of a language or of every call site, never a report's subject
+_COMMON = frozenset(
+    {
+        "self",
+        "cls",
+        "this",
+        "None",
+        "True",
+        "False",
+        "null",
+        "true",
+        "false",
+        "return",
+        "import",
+        "from",
+        "def",
+        "class",
+        "print",
+        "in",
+        "is",
+        "not",
+        "and",
+        "or",
+        "if",
+        "else",
+        "for",
+        "while",
+        "with",
+        "as",
+        "lambda",
+        "__init__",
+        "__name__",
+        "__main__",
+        "Traceback",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One stack-trace frame: the file, the line and the function it names."""
+
+    path: str
+    line: int | None
+    function: str | None
+
+
+@dataclass
+class IssueEvidence:
+    """What a report says about where its code is."""
+
+    frames: list[Frame] = field(default_factory=list[Frame])
+    paths: list[str] = field(default_factory=list[str])  # quoted paths, outside frames
+    modules: list[str] = field(default_factory=list[str])  # dotted names as module paths
+    identifiers: dict[str, int] = field(default_factory=dict[str, int])  # name -> mentions
+
+
+def normalize_path(path: str) -> str:
+    """A quoted path as a repository path: forward slashes, no drive, no `./`."""
+    path = path.replace("\\", "/")
+    path = re.sub(r"^[A-Za-z]:", "", path)
+    while path.startswith("./"):
+        path = path[2:]
+    return path.lstrip("~/")
+
+
+def _frames(text: str) -> list[Frame]:
+    frames: list[Frame] = []
+    for pattern in (_PY_FRAME, _IPY8_FRAME, _IPY_FRAME, _AT_FRAME):
+        for m in pattern.finditer(text):
+            line = m.groupdict().get("line")
+            frames.append(Frame(normalize_path(m["path"]), int(line) if line else None, m["func"]))
+    seen = {(f.path, f.line) for f in frames}
+    for m in _PATH_LINE.finditer(text):
+        path = normalize_path(m["path"])
+        if (path, int(m["line"])) not in seen and not any(f.path == path for f in frames):
+            frames.append(Frame(path, int(m["line"]), None))
+    return frames
+
+
+def _code_spans(text: str) -> list[str]:
+    """Text written as code: fenced blocks, backticked spans, and indented or prompt lines."""
+    spans = [m["code"] for m in _FENCE.finditer(text)]
+    spans += [m["code"] for m in _BACKTICKS.finditer(_FENCE.sub(" ", text))]
+    spans += [
+        line
+        for line in text.splitlines()
+        if line.startswith(("    ", "\t", ">>> ", "... ", "In ["))
+    ]
+    return spans
+
+
+def _looks_like_code(name: str) -> bool:
+    """snake_case, camelCase / CamelCase with two humps, dotted, or dunder: code in prose."""
+    bare = name.strip("_")
+    return (
+        "." in name
+        or "_" in bare
+        or re.search(r"[a-z][A-Z]", name) is not None
+        or re.fullmatch(r"[A-Z][a-z0-9]+[A-Z]\w*", name) is not None
+        or re.fullmatch(r"[A-Z]{2,}[a-z]\w*", name) is not None  # HTTPAdapter
+    )
+
+
+def _identifiers(text: str, code: list[str]) -> dict[str, int]:
+    """Identifier mentions: every name inside code, and names in prose that look like code;
+    `self.x` counts as `x`, `a.b.c` also as `b.c` and `c` (a qualified name's tail)."""
+    counts: dict[str, int] = {}
+
+    def add(name: str) -> None:
+        parts = [p for p in name.split(".") if p]
+        while parts and parts[0] in ("self", "cls", "this"):
+            parts = parts[1:]
+        if not parts or parts[-1] in _COMMON or len(parts[-1]) < 2:
+            return
+        for i in range(max(0, len(parts) - 2), len(parts)):
+            tail = ".".join(parts[i:])
+            counts[tail] = counts.get(tail, 0) + 1
+
+    for span in code:
+        for m in _IDENT.finditer(span):
+            add(m.group())
+    prose = _BACKTICKS.sub(" ", _FENCE.sub(" ", text))
+    for m in re.finditer(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(\))?", prose):
+        name = m.group().removesuffix("()")
+        if _looks_like_code(name) or m.group().endswith("()"):
+            add(name)
+    return counts
+
+
+def read_issue(text: str) -> IssueEvidence:
+    """Frames, quoted paths, dotted module names and identifiers of a bug report."""
+    frames = _frames(text)
+    framed = {f.path for f in frames}
+    paths: list[str] = []
+    for m in _PATH_ONLY.finditer(text):
+        path = normalize_path(m["path"])
+        if path not in framed and path not in paths:
+            paths.append(path)
+    modules: list[str] = []
+    for m in _DOTTED.finditer(text):
+        name = m["name"]
+        if name.split(".")[0] not in ("self", "cls", "this") and name not in modules:
+            modules.append(name)
+    return IssueEvidence(
+        frames=frames,
+        paths=paths,
+        modules=modules,
+        identifiers=_identifiers(text, _code_spans(text)),
+    )

@@ -1,0 +1,513 @@
+"""Locate: from a whole bug report to the files (and their functions) most likely to change.
+
+A report is long and mixed: prose, a traceback, quoted code, file names. Search ranks units for
+a question; here every piece of evidence is matched on its own terms and added up per file:
+
+- stack-trace frames and quoted paths, matched against the indexed paths by their longest
+  common suffix (`/home/u/venv/.../django/db/models/query.py` is `django/db/models/query.py`);
+- dotted names read as module paths (`django.db.models.query` -> `django/db/models/query.py`);
+- identifiers written as code, looked up as definitions, counting 1/n for a name n files define;
+- the prose through BM25 (`lexical_candidates`) with the report's rarest words (idf-weighted,
+  capped), summed per file as its best unit plus a decayed share of its other units.
+
+Tests, fixtures, examples, docs, benchmarks and vendored copies (`retrieval/path_roles.py`) count
+a third unless a frame or a quoted path names them. docs/retrieval.md ("Locate") has the
+measurements behind each constant.
+"""
+
+from __future__ import annotations
+
+import math
+import posixpath
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from codeatlas.core.terms import query_terms, term_id
+from indexing.parsing.grammars import FUNCTION_KINDS
+from retrieval.hits import unit_range
+from retrieval.issue_text import IssueEvidence, read_issue
+from retrieval.lexical import lexical_candidates
+from retrieval.path_roles import CODE, path_role
+from retrieval.principals import Row
+from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
+
+
+@dataclass(frozen=True)
+class LocateWeights:
+    """The free constants of `locate`, each with where its value came from."""
+
+    # a frame's or a quoted path's file against the best file by prose (which scores 1): equal
+    # weight, the neutral choice; measured on the even half of the localisation set
+    # (benchmarks/loc.py) against 0.5 and 2, docs/retrieval.md
+    frame: float = 1.0
+    path: float = 1.0
+    # a file defining named identifiers: this times ln(1 + sum of 1/n over the names)
+    symbol: float = 0.5
+    # a file's prose score: its best unit, plus its next units at DECAY, DECAY^2, ...
+    decay: float = 0.5
+    # tests, examples, docs and vendored copies against the code: a third (issue 26 measured a
+    # third on today's search, file Acc@5 0.66 -> 0.74, before this module existed)
+    auxiliary: float = 1 / 3
+    # BM25 reads at most this many of the report's terms, the rarest first (weighted by idf):
+    # `query_terms`' own cap for a question, which keeps a report's query as fast as one
+    max_terms: int = 32
+
+
+WEIGHTS = LocateWeights()
+# chunks BM25 returns: enough for ten files after the units of one file are collapsed (300 read
+# four times as many candidates and cost ~200 ms more per report on two loaded cores)
+TEXT_DEPTH = 100
+# an identifier defined in more files than this names nothing in particular (`get`, `run`)
+MAX_DEFINING_FILES = 10
+# identifiers looked up per report (the most mentioned first)
+MAX_IDENTIFIERS = 200
+FUNCTIONS_PER_FILE = 5
+MAX_EVIDENCE = 8  # evidence lines kept per file
+
+
+@dataclass
+class LocatedFunction:
+    """A function or method of a located file, and why it is likely."""
+
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    score: float
+    evidence: list[str] = field(default_factory=list[str])
+
+
+@dataclass
+class LocatedFile:
+    """A file likely to change for the report: its score, role and evidence."""
+
+    repository: str
+    path: str
+    commit: str
+    source: str
+    role: str
+    score: float
+    evidence: list[str] = field(default_factory=list[str])
+    functions: list[LocatedFunction] = field(default_factory=list[LocatedFunction])
+
+    def as_dict(self) -> dict[str, Any]:
+        """All fields, functions as records."""
+        return asdict(self)
+
+
+@dataclass
+class LocateReport:
+    """Located files, best first, and what the report offered."""
+
+    files: list[LocatedFile]
+    notes: list[str] = field(default_factory=list[str])
+
+    def functions(self) -> list[tuple[LocatedFile, LocatedFunction]]:
+        """Every located function in one ranking: its file's score times its share of the
+        file's best function (each file's best function in file order, the others after the
+        ones of files that score more than they do)."""
+        ranked: list[tuple[float, int, LocatedFile, LocatedFunction]] = []
+        for rank, f in enumerate(self.files):
+            best = max((u.score for u in f.functions), default=0.0) or 1.0
+            ranked += [(f.score * u.score / best, rank, f, u) for u in f.functions]
+        ranked.sort(key=lambda t: (-t[0], t[1]))
+        return [(f, u) for _, _, f, u in ranked]
+
+
+FileKey = tuple[str, str, str]  # repository, path, source
+
+
+@dataclass
+class _Unit:
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    named: float = 0.0  # frames and identifiers that name it
+    text: float = 0.0  # its best chunk's BM25 score
+    evidence: list[str] = field(default_factory=list[str])
+
+
+@dataclass
+class _FileState:
+    repository: str
+    path: str
+    commit: str
+    source: str
+    file_version_id: int
+    text: list[float] = field(default_factory=list[float])
+    frame: float = 0.0
+    path_named: float = 0.0
+    symbols: float = 0.0
+    evidence: list[str] = field(default_factory=list[str])
+    units: dict[str, _Unit] = field(default_factory=dict[str, _Unit])
+
+    def note(self, evidence: str) -> None:
+        # the first few say why; a file defining forty named identifiers need not list them
+        if evidence not in self.evidence and len(self.evidence) < MAX_EVIDENCE:
+            self.evidence.append(evidence)
+
+    def unit(self, name: str, kind: str, start: int, end: int) -> _Unit:
+        found = self.units.get(name)
+        if found is None:
+            found = _Unit(name, kind, start, end)
+            self.units[name] = found
+        return found
+
+
+def locate(
+    conn: DbConnection,
+    scope: Scope,
+    issue_text: str,
+    limit_files: int = 10,
+    weights: LocateWeights = WEIGHTS,
+) -> LocateReport:
+    """The files of the scope most likely to change for the bug report, best first, each with
+    its likely functions and the evidence that placed it."""
+    if not issue_text.strip() or not scope.repositories:
+        return LocateReport(files=[])
+    evidence = read_issue(issue_text)
+    files: dict[FileKey, _FileState] = {}
+    _add_paths(conn, scope, evidence, files)
+    _add_symbols(conn, scope, evidence, files)
+    _add_text(conn, scope, issue_text, files, weights)
+    ranked = _rank(files, weights)
+    located = ranked[:limit_files]
+    if len(located) < limit_files:
+        located += _neighbours(conn, scope, located, limit_files - len(located))
+    notes: list[str] = []
+    if not evidence.frames and not evidence.paths:
+        notes.append("the report quotes no stack frame or file path; ranked by its words")
+    return LocateReport(files=located, notes=notes)
+
+
+def _state(files: dict[FileKey, _FileState], row: Row) -> _FileState:
+    key = (row["repository"], row["path"], row["source"])
+    if key not in files:
+        files[key] = _FileState(
+            row["repository"], row["path"], row["commit_sha"], row["source"], row["file_version_id"]
+        )
+    return files[key]
+
+
+# --- paths and frames ---------------------------------------------------------------------
+
+
+def _module_paths(dotted: str) -> list[str]:
+    """`a.b.c.d` read as module paths, longest first: a/b/c/d.py, a/b/c.py, a/b.py."""
+    parts = dotted.split(".")
+    return [
+        "/".join(parts[:n]) + ext
+        for n in range(len(parts), 1, -1)
+        for ext in (".py",)  # the only language whose module paths are dotted names of files
+    ]
+
+
+def _suffix_length(path: str, quoted: str) -> int:
+    """How many trailing path components `path` shares with `quoted`."""
+    a, b = path.split("/")[::-1], quoted.split("/")[::-1]
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def _best_matches(rows: list[Row], quoted: str, whole: bool) -> list[Row]:
+    """The indexed files the quoted path means: those sharing the longest suffix with it, at
+    least its folder and name (only the name when it has no folder); `whole`: all of it."""
+    scored = [(_suffix_length(r["path"], quoted), r) for r in rows]
+    parts = quoted.count("/") + 1
+    need = parts if whole else min(2, parts)
+    best = max((n for n, _ in scored), default=0)
+    if best < need:
+        return []
+    return [r for n, r in scored if n == best]
+
+
+def _add_paths(
+    conn: DbConnection, scope: Scope, ev: IssueEvidence, files: dict[FileKey, _FileState]
+) -> None:
+    """Frames, quoted paths and dotted module names matched against the indexed paths."""
+    modules = {m: _module_paths(m) for m in ev.modules}
+    quoted = [f.path for f in ev.frames] + ev.paths + [p for ps in modules.values() for p in ps]
+    names = sorted({posixpath.basename(p) for p in quoted})
+    if not names:
+        return
+    rows = conn.execute(
+        "WITH "
+        + VISIBLE_FILES
+        + " SELECT f.repository, f.path, f.file_version_id, f.commit_sha, f.source FROM files f"
+        " WHERE regexp_replace(f.path, '^.*/', '') = ANY(%(names)s)",
+        {**scope.params(), "names": names},
+    ).fetchall()
+    by_name: dict[str, list[Row]] = {}
+    for row in rows:
+        by_name.setdefault(posixpath.basename(row["path"]), []).append(row)
+    frame_files: dict[FileKey, list[Any]] = {}
+    for frame in ev.frames:
+        matches = _best_matches(by_name.get(posixpath.basename(frame.path), []), frame.path, False)
+        for row in matches:
+            state = _state(files, row)
+            state.frame = max(state.frame, 1 / len(matches))
+            where = f" line {frame.line}" if frame.line else ""
+            state.note(f"stack frame{where}" + (f" in {frame.function}" if frame.function else ""))
+            frame_files.setdefault((row["repository"], row["path"], row["source"]), []).append(
+                frame
+            )
+    for path in ev.paths:
+        matches = _best_matches(by_name.get(posixpath.basename(path), []), path, False)
+        for row in matches:
+            state = _state(files, row)
+            state.path_named = max(state.path_named, 1 / len(matches))
+            state.note(f"path named {path}")
+    for dotted, candidates in modules.items():
+        for path in candidates:  # the longest module path that exists
+            matches = _best_matches(by_name.get(posixpath.basename(path), []), path, True)
+            if matches:
+                for row in matches:
+                    state = _state(files, row)
+                    state.path_named = max(state.path_named, 1 / len(matches))
+                    state.note(f"module named {dotted}")
+                break
+    _add_frame_functions(conn, files, frame_files)
+
+
+def _add_frame_functions(
+    conn: DbConnection, files: dict[FileKey, _FileState], frame_files: dict[FileKey, list[Any]]
+) -> None:
+    """The functions the frames name (by name; by line when the frame names none)."""
+    if not frame_files:
+        return
+    ids = [files[key].file_version_id for key in frame_files]
+    rows = conn.execute(
+        "SELECT file_version_id, name, qualified_name, kind, start_line, end_line"
+        " FROM code_symbols WHERE file_version_id = ANY(%s) AND kind = ANY(%s)",
+        (ids, sorted(FUNCTION_KINDS)),
+    ).fetchall()
+    by_version: dict[int, list[Row]] = {}
+    for row in rows:
+        by_version.setdefault(row["file_version_id"], []).append(row)
+    for key, frames in frame_files.items():
+        state = files[key]
+        symbols = by_version.get(state.file_version_id, [])
+        for frame in frames:
+            name = (frame.function or "").rsplit(".", 1)[-1]
+            named = [s for s in symbols if name and s["name"] == name]
+            if not named and frame.line is not None and not frame.function:
+                inside = [s for s in symbols if s["start_line"] <= frame.line <= s["end_line"]]
+                named = sorted(inside, key=lambda s: s["end_line"] - s["start_line"])[:1]
+            for s in named:
+                unit = state.unit(s["qualified_name"], s["kind"], s["start_line"], s["end_line"])
+                unit.named += 1.0
+                if "stack frame" not in unit.evidence:
+                    unit.evidence.append("stack frame")
+
+
+# --- identifiers --------------------------------------------------------------------------
+
+
+_SYMBOLS_SQL = (
+    "WITH matched AS MATERIALIZED (SELECT s.* FROM code_symbols s"
+    " WHERE lower(s.name) = ANY(%(lowered)s) AND s.name = ANY(%(names)s)),"
+    + visible_files_among("SELECT file_version_id FROM matched")
+    + " SELECT s.name, s.qualified_name, s.kind, s.start_line, s.end_line,"
+    " f.repository, f.path, f.file_version_id, f.commit_sha, f.source"
+    " FROM files f JOIN matched s ON s.file_version_id = f.file_version_id LIMIT 20000"
+)
+
+
+def _add_symbols(
+    conn: DbConnection, scope: Scope, ev: IssueEvidence, files: dict[FileKey, _FileState]
+) -> None:
+    """Definitions of the identifiers the report writes as code: each name gives the files
+    defining it 1/n (n files define it), names defined in many files nothing."""
+    mentioned = sorted(ev.identifiers, key=lambda n: -ev.identifiers[n])[:MAX_IDENTIFIERS]
+    bare = sorted({n.rsplit(".", 1)[-1] for n in mentioned})
+    if not bare:
+        return
+    rows = conn.execute(
+        _SYMBOLS_SQL,
+        {**scope.params(), "names": bare, "lowered": [n.lower() for n in bare]},
+    ).fetchall()
+    by_name: dict[str, list[Row]] = {}
+    for row in rows:
+        by_name.setdefault(row["name"], []).append(row)
+    for name in mentioned:
+        last = name.rsplit(".", 1)[-1]
+        defs = by_name.get(last, [])
+        if "." in name:  # `Class.method`: the qualified name's tail must match
+            defs = [d for d in defs if ("." + d["qualified_name"]).endswith("." + name)]
+        paths = {(d["repository"], d["path"], d["source"]) for d in defs}
+        if not paths or len(paths) > MAX_DEFINING_FILES:
+            continue
+        share = 1 / len(paths)
+        for d in defs:
+            state = _state(files, d)
+            state.symbols += share / sum(1 for x in defs if x["path"] == d["path"])
+            state.note(f"symbol named {name}")
+            if d["kind"] in FUNCTION_KINDS:
+                unit = state.unit(d["qualified_name"], d["kind"], d["start_line"], d["end_line"])
+                unit.named += share
+                if "symbol named" not in unit.evidence:
+                    unit.evidence.append("symbol named")
+
+
+# --- prose --------------------------------------------------------------------------------
+
+
+def report_terms(
+    conn: DbConnection, scope: Scope, text: str, max_terms: int = WEIGHTS.max_terms
+) -> dict[str, float]:
+    """The report's BM25 terms: every word's stem with weight 1 + ln(mentions), the
+    `max_terms` with the largest weight times idf (the words that say the most about where)."""
+    counts: dict[str, float] = {}
+    for token in text.split():
+        for term, n in query_terms(token).items():
+            counts[term] = counts.get(term, 0.0) + n
+    if not counts:
+        return {}
+    repos = sorted({r.repository_id for r in scope.repositories})
+    terms = list(counts)
+    row = conn.execute(
+        "SELECT coalesce(sum(documents), 0)::float8 AS n FROM lexical_corpus"
+        " WHERE repository_id = ANY(%s)",
+        (repos,),
+    ).fetchone()
+    total = row["n"] if row else 0.0
+    df = {
+        r["term"]: r["df"]
+        for r in conn.execute(
+            "SELECT term, sum(df)::float8 AS df FROM lexical_term_stats"
+            " WHERE term = ANY(%s) AND repository_id = ANY(%s) GROUP BY term",
+            ([term_id(t) for t in terms], repos),
+        ).fetchall()
+    }
+    weight = {t: 1 + math.log(counts[t]) for t in terms}
+
+    def value(t: str) -> float:
+        d = df.get(term_id(t), 0.0)
+        # a word no indexed chunk holds says nothing here
+        return weight[t] * math.log(1 + (total - d + 0.5) / (d + 0.5)) if d else 0.0
+
+    chosen = sorted((t for t in terms if value(t) > 0), key=lambda t: (-value(t), t))[:max_terms]
+    return {t: weight[t] for t in chosen}
+
+
+def _add_text(
+    conn: DbConnection,
+    scope: Scope,
+    text: str,
+    files: dict[FileKey, _FileState],
+    weights: LocateWeights,
+) -> None:
+    """BM25 over the report's chosen terms; each unit's best chunk score kept per file."""
+    terms = report_terms(conn, scope, text, weights.max_terms)
+    if not terms:
+        return
+    rows = lexical_candidates(conn, scope, text, TEXT_DEPTH, terms=terms)
+    best: dict[tuple[FileKey, str], float] = {}
+    for row in rows:
+        state = _state(files, row)
+        key = (row["repository"], row["path"], row["source"])
+        unit = row["qualified_name"] if row["symbol_id"] is not None else f"#{row['chunk_id']}"
+        if (key, unit) in best:
+            continue
+        best[(key, unit)] = row["rank"]
+        state.text.append(row["rank"])
+        if row["symbol_id"] is not None and row["symbol_kind"] in FUNCTION_KINDS:
+            start, end = unit_range(row["symbol_start"], row["symbol_end"], row["outline_end"])
+            found = state.unit(unit, row["symbol_kind"], start, end)
+            found.text = max(found.text, row["rank"])
+
+
+# --- ranking ------------------------------------------------------------------------------
+
+
+def _text_score(scores: Sequence[float], decay: float) -> float:
+    return sum(s * decay**i for i, s in enumerate(sorted(scores, reverse=True)))
+
+
+def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[LocatedFile]:
+    """Evidence added up per file: prose (relative to the best file's), frames, quoted paths,
+    named definitions; auxiliary files (tests, docs, copies) at `weights.auxiliary` unless a
+    frame or a quoted path names them."""
+    text = {key: _text_score(s.text, weights.decay) for key, s in files.items()}
+    top_text = max(text.values(), default=0.0) or 1.0
+    top_unit = max((u.text for s in files.values() for u in s.units.values()), default=0.0)
+    located: list[LocatedFile] = []
+    for key, s in files.items():
+        score = (
+            text[key] / top_text
+            + weights.frame * s.frame
+            + weights.path * s.path_named
+            + weights.symbol * math.log1p(s.symbols)
+        )
+        role = path_role(s.path)
+        if role != CODE and not (s.frame or s.path_named):
+            score *= weights.auxiliary
+        if text[key] > 0 and "text" not in s.evidence:
+            s.evidence.append("text")
+        functions: list[LocatedFunction] = []
+        for unit in s.units.values():
+            unit_text = unit.text / top_unit if top_unit else 0.0
+            functions.append(
+                LocatedFunction(
+                    symbol=unit.symbol,
+                    kind=unit.kind,
+                    start_line=unit.start_line,
+                    end_line=unit.end_line,
+                    score=round(unit.named + unit_text, 4),
+                    evidence=unit.evidence + (["text"] if unit_text else []),
+                )
+            )
+        functions.sort(key=lambda u: (-u.score, u.start_line))
+        located.append(
+            LocatedFile(
+                repository=s.repository,
+                path=s.path,
+                commit=s.commit,
+                source=s.source,
+                role=role,
+                score=round(score, 4),
+                evidence=s.evidence,
+                functions=functions[:FUNCTIONS_PER_FILE],
+            )
+        )
+    located.sort(key=lambda f: (-f.score, f.path))
+    return located
+
+
+def _neighbours(
+    conn: DbConnection, scope: Scope, located: list[LocatedFile], wanted: int
+) -> list[LocatedFile]:
+    """Code files beside the located ones (same folder), when the evidence found too few."""
+    taken = {(f.repository, f.path) for f in located}
+    folders = sorted({posixpath.dirname(f.path) for f in located})
+    rows = conn.execute(
+        "WITH "
+        + VISIBLE_FILES
+        + " SELECT f.repository, f.path, f.commit_sha, f.source FROM files f"
+        " WHERE regexp_replace(f.path, '/?[^/]*$', '') = ANY(%(folders)s)"
+        " ORDER BY f.repository, f.path LIMIT 500",
+        {**scope.params(), "folders": folders},
+    ).fetchall()
+    out: list[LocatedFile] = []
+    for row in rows:
+        role = path_role(row["path"])
+        if (row["repository"], row["path"]) in taken or role != CODE:
+            continue
+        out.append(
+            LocatedFile(
+                row["repository"],
+                row["path"],
+                row["commit_sha"],
+                row["source"],
+                role,
+                0.0,
+                [f"beside {posixpath.dirname(row['path']) or '.'}/"],
+            )
+        )
+        if len(out) == wanted:
+            break
+    return out

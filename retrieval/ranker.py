@@ -1,0 +1,266 @@
+"""The learned ranking of hybrid search: what each retriever said about a hit, as features, and a
+small tree ensemble trained on mined queries that orders the hits by them (docs/retrieval.md).
+
+The model is a LightGBM LambdaRank ensemble trained by `make train-ranker` (benchmarks/ranker/)
+on docstring-summary queries mined from registry code, never on the eval sets, and shipped as
+JSON (`retrieval/models/`). It is evaluated here with numpy: the query path does not import
+LightGBM.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from codeatlas.core.terms import enclosing_name, text_terms
+from indexing.parsing.grammars import FUNCTION_KINDS
+from retrieval.hits import Hit, is_thin
+from retrieval.path_roles import BENCHMARK, DOCS, EXAMPLE, FIXTURE, TEST, VENDORED, path_role
+from retrieval.principals import Row
+
+MODEL_FILE = "ranker.json"
+
+# One row per hit. Ranks are 1-based among the distinct units a retriever found; a retriever that
+# did not find the unit gives rank 0 and score 0, and its `*_found` flag says so.
+FEATURES = (
+    "fused_rank",  # the rank-fusion order (RRF of the rankings, docs/retrieval.md)
+    "fused_share",  # the fused score over the best fused score
+    "lexical_found",
+    "lexical_rank",
+    "lexical_bm25",  # the unit's best chunk's BM25
+    "lexical_bm25_share",  # ... over the query's best BM25
+    "file_evidence",  # the best other candidate of its file, over the query's best BM25
+    "semantic_found",
+    "semantic_rank",
+    "semantic_similarity",  # cosine similarity of the unit's best chunk
+    "semantic_gap",  # the query's best similarity minus the unit's
+    "symbol_found",  # a definition named by an identifier of the query
+    "named",  # the query names the unit (its name or last segments)
+    "is_function",
+    "is_declaration",  # a class, interface, struct, type... (else a file-level chunk)
+    "is_thin",  # at most 3 lines of code (an accessor, a delegation)
+    "log_lines",  # of the hit's range
+    "pieces",  # chunks of the symbol
+    "path_test",  # a test or fixture (`retrieval/path_roles.py`)
+    "path_example_or_docs",  # an example, docs or a benchmark
+    "path_vendored",  # a vendored copy of another project
+    "name_coverage",  # share of the query's terms in the unit's own name
+    "context_coverage",  # ... in its enclosing names and path
+    "query_terms",  # distinct lexical terms of the query
+    "query_identifiers",
+)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the retrievers found for one query, by unit (`place`)."""
+
+    lexical: dict[tuple[Any, ...], tuple[int, float, float]]  # rank, bm25, file evidence
+    semantic: dict[tuple[Any, ...], tuple[int, float]]  # rank, similarity
+    thin: dict[tuple[Any, ...], bool]
+    pieces: dict[tuple[Any, ...], int]
+    symbols: frozenset[tuple[Any, ...]]
+    best_bm25: float
+    best_similarity: float
+
+
+def gather_evidence(
+    rankings: dict[str, list[Row]], symbol_places: Sequence[tuple[Any, ...]], place_of: Any
+) -> Evidence:
+    """Each unit's best rank and score in the lexical and semantic rankings (`place_of(row)`
+    names a row's unit, as its hit is named)."""
+    lexical: dict[tuple[Any, ...], tuple[int, float, float]] = {}
+    semantic: dict[tuple[Any, ...], tuple[int, float]] = {}
+    thin: dict[tuple[Any, ...], bool] = {}
+    pieces: dict[tuple[Any, ...], int] = {}
+    best_bm25 = 0.0
+    best_similarity = 0.0
+    for name, rows in rankings.items():
+        for row in rows:
+            place = place_of(row)
+            thin.setdefault(place, is_thin(row["short_content"]))
+            pieces.setdefault(place, row["piece_count"] or 1)
+            if name == "lexical":
+                bm25 = float(row.get("bm25", row["rank"]))
+                best_bm25 = max(best_bm25, bm25)
+                if place not in lexical:
+                    lexical[place] = (len(lexical) + 1, bm25, float(row["rank"]) - bm25)
+            else:
+                similarity = 1.0 - float(row["distance"])
+                best_similarity = max(best_similarity, similarity)
+                seen = semantic.get(place)
+                if seen is None:
+                    semantic[place] = (len(semantic) + 1, similarity)
+                elif similarity > seen[1]:  # a second model's closer vector
+                    semantic[place] = (seen[0], similarity)
+    return Evidence(
+        lexical, semantic, thin, pieces, frozenset(symbol_places), best_bm25, best_similarity
+    )
+
+
+def features(
+    hits: Sequence[Hit],
+    places: Sequence[tuple[Any, ...]],
+    evidence: Evidence,
+    *,
+    query_terms: Collection[str],
+    query_identifiers: int,
+    named: Sequence[bool],
+) -> np.ndarray:
+    """The feature matrix of the hits (in `FEATURES` order), given in the fused order."""
+    rows: list[list[float]] = []
+    best_fused = max((h.score for h in hits), default=0.0) or 1.0
+    best_bm25 = evidence.best_bm25 or 1.0
+    for rank, (hit, place, is_named) in enumerate(zip(hits, places, named, strict=True), 1):
+        lex_rank, bm25, file_evidence = evidence.lexical.get(place, (0, 0.0, 0.0))
+        sem_rank, similarity = evidence.semantic.get(place, (0, 0.0))
+        role = path_role(hit.path)
+        function = hit.kind in FUNCTION_KINDS
+        name = _last_segment(hit.symbol or "")
+        context = f"{enclosing_name(hit.symbol or '')} {hit.path}"
+        rows.append(
+            [
+                rank,
+                hit.score / best_fused,
+                float(lex_rank > 0),
+                lex_rank,
+                bm25,
+                bm25 / best_bm25,
+                file_evidence / best_bm25,
+                float(sem_rank > 0),
+                sem_rank,
+                similarity,
+                evidence.best_similarity - similarity if sem_rank else 1.0,
+                float(place in evidence.symbols),
+                float(is_named),
+                float(function),
+                float(hit.symbol is not None and not function),
+                float(evidence.thin.get(place, False)),
+                math.log(max(1, hit.end_line - hit.start_line + 1)),
+                evidence.pieces.get(place, 1),
+                float(role in (TEST, FIXTURE)),
+                float(role in (EXAMPLE, DOCS, BENCHMARK)),
+                float(role == VENDORED),
+                _coverage(query_terms, name),
+                _coverage(query_terms, context),
+                len(query_terms),
+                query_identifiers,
+            ]
+        )
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
+
+
+def _last_segment(qualified: str) -> str:
+    head = enclosing_name(qualified)
+    return qualified[len(head) :].lstrip(".:") if head else qualified
+
+
+def _coverage(query_terms: Collection[str], text: str) -> float:
+    """The share of the query's distinct terms that `text`'s terms hold."""
+    if not query_terms:
+        return 0.0
+    held = set(text_terms(text))
+    return sum(t in held for t in query_terms) / len(query_terms)
+
+
+class TreeEnsemble:
+    """A tree ensemble evaluated with numpy. Each tree is flat arrays: per split node its
+    feature, threshold (`x <= threshold` goes left) and children, a negative child being a
+    leaf (`~child` indexes the leaf values); the scores of the trees add up."""
+
+    def __init__(self, model: dict[str, Any]) -> None:
+        if tuple(model["features"]) != FEATURES:
+            raise ValueError(
+                "the ranker model was trained on other features; rebuild it: make train-ranker"
+            )
+        self.meta: dict[str, Any] = model.get("meta", {})
+        self._trees = [
+            (
+                np.asarray(t["feature"], dtype=np.int64),
+                np.asarray(t["threshold"], dtype=np.float64),
+                np.asarray(t["left"], dtype=np.int64),
+                np.asarray(t["right"], dtype=np.int64),
+                np.asarray(t["leaf"], dtype=np.float64),
+            )
+            for t in model["trees"]
+        ]
+
+    def fits(self, semantic_models: Sequence[str]) -> bool:
+        """True when the semantic rankings are those of the embedding model it was trained with
+        (its similarities mean what they meant in training)."""
+        trained = self.meta.get("embedding_model")
+        return trained is None or list(semantic_models) == [trained]
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """One score per row of `x` (higher ranks first)."""
+        total = np.zeros(len(x))
+        rows = np.arange(len(x))
+        for feature, threshold, left, right, leaf in self._trees:
+            node = np.zeros(len(x), dtype=np.int64)
+            inner = node >= 0
+            while inner.any():
+                at = node[inner]
+                goes_left = x[rows[inner], feature[at]] <= threshold[at]
+                node[inner] = np.where(goes_left, left[at], right[at])
+                inner = node >= 0
+            total += leaf[~node]
+        return total
+
+
+def flatten_tree(root: dict[str, Any]) -> dict[str, list[Any]]:
+    """One tree of LightGBM's `dump_model()` as `TreeEnsemble`'s flat arrays."""
+    flat: dict[str, list[Any]] = {
+        "feature": [],
+        "threshold": [],
+        "left": [],
+        "right": [],
+        "leaf": [],
+    }
+
+    def visit(node: dict[str, Any]) -> int:
+        if "split_feature" not in node:
+            flat["leaf"].append(float(node.get("leaf_value", 0.0)))
+            return ~(len(flat["leaf"]) - 1)
+        if node.get("decision_type", "<=") != "<=":
+            raise ValueError(f"unsupported split {node.get('decision_type')!r} in the ranker")
+        at = len(flat["feature"])
+        flat["feature"].append(int(node["split_feature"]))
+        flat["threshold"].append(float(node["threshold"]))
+        flat["left"].append(0)
+        flat["right"].append(0)
+        flat["left"][at] = visit(node["left_child"])
+        flat["right"][at] = visit(node["right_child"])
+        return at
+
+    top = visit(root)
+    if top < 0:  # a single leaf: one split that goes to it either way
+        flat.update(feature=[0], threshold=[math.inf], left=[top], right=[top])
+    return flat
+
+
+@cache
+def shipped_model() -> TreeEnsemble | None:
+    """The ranker shipped in the package (None when none is: the fused order stands)."""
+    model = resources.files("retrieval").joinpath("models", MODEL_FILE)
+    if not model.is_file():
+        return None
+    return TreeEnsemble(json.loads(model.read_text()))
+
+
+def as_model(dump: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """The JSON shipped for a trained LightGBM booster (`dump_model()`), with where it came
+    from (`meta`)."""
+    if tuple(dump["feature_names"]) != FEATURES:
+        raise ValueError("the booster was trained on other features than FEATURES")
+    return {
+        "features": list(FEATURES),
+        "meta": meta,
+        "trees": [flatten_tree(t["tree_structure"]) for t in dump["tree_info"]],
+    }

@@ -1,0 +1,54 @@
+"""`codeatlas locate` run as a user would: a real process over a real indexed repository."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.retrieval.tracker_repo import REPORT, tracker_repo  # noqa: F401
+
+
+def codeatlas(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """Run the CLI in a subprocess with the test's environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "codeatlas.cli", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=300,
+    )
+
+
+def test_locate_reads_the_report_from_an_argument_or_stdin_and_prints_files_first_best(
+    tracker_repo,  # noqa: F811
+):
+    from_argument = codeatlas("locate", REPORT, "--repo", "tracker")
+    from_stdin = codeatlas("locate", "-", "--repo", "tracker", "--limit", "3", stdin=REPORT)
+    assert from_argument.returncode == 0, from_argument.stderr
+    assert from_stdin.returncode == 0, from_stdin.stderr
+    assert from_argument.stdout.splitlines()[0].startswith("tracker/parser.py  ")
+    assert "    tracker/parser.py:10-18  parse_header  [stack frame" in from_argument.stdout
+    files = [line for line in from_stdin.stdout.splitlines() if not line.startswith("    ")]
+    assert len(files) == 3 and files[0].startswith("tracker/parser.py")
+
+
+def test_locate_json_lists_files_with_their_functions(tracker_repo):  # noqa: F811
+    out = codeatlas("locate", "-", "--json", stdin=REPORT)
+    assert out.returncode == 0, out.stderr
+    files = json.loads(out.stdout)["files"]
+    assert len(files) == 10
+    assert files[0]["path"] == "tracker/parser.py"
+    assert files[0]["functions"][0]["symbol"] == "parse_header"
+    roles = {f["path"]: f["role"] for f in files}
+    assert roles["tests/test_parser.py"] == "test"
+
+
+def test_locate_errors_are_one_line_and_exit_non_zero(tracker_repo):  # noqa: F811
+    unknown = codeatlas("locate", REPORT, "--repo", "nothing")
+    empty = codeatlas("locate", "-", "--repo", "tracker", stdin="  \n")
+    for proc in (unknown, empty):
+        assert proc.returncode == 1
+        assert proc.stderr.startswith("codeatlas: error: ") and "Traceback" not in proc.stderr
+    assert "no repository named 'nothing'" in unknown.stderr
+    assert "issue text is empty" in empty.stderr

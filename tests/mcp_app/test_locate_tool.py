@@ -1,0 +1,75 @@
+"""The `locate` tool through a real in-memory MCP client session, with grants."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.mcp_app.conftest import call_tools, make_server, payload
+from tests.retrieval.tracker_repo import REPORT, tracker_repo  # noqa: F401
+
+
+@pytest.fixture
+def granted_and_not(tracker_repo):  # noqa: F811
+    """Principal alice granted `tracker`; principal bob granted nothing."""
+    from codeatlas.core.database import connect
+    from retrieval.principals import create_principal, grant
+
+    conn = connect(tracker_repo.database_url, autocommit=True)
+    create_principal(conn, "alice")
+    create_principal(conn, "bob")
+    grant(conn, "alice", "tracker")
+    conn.close()
+    return make_server(tracker_repo.database_url, "alice"), make_server(
+        tracker_repo.database_url, "bob"
+    )
+
+
+def test_locate_ranks_the_reported_file_first_with_its_functions_and_evidence(
+    granted_and_not,
+):
+    alice, _ = granted_and_not
+    (result,) = call_tools(alice, [("locate", {"issue_text": REPORT, "limit": 10})])
+    assert not result.is_error
+    files = payload(result)["files"]
+    assert len({f["path"] for f in files}) == 10
+    first = files[0]
+    assert first["path"] == "tracker/parser.py" and first["role"] == "code"
+    assert first["repository"] == "tracker" and len(first["commit"]) == 40
+    assert any(e.startswith("stack frame") for e in first["evidence"])
+    function = first["functions"][0]
+    assert function["symbol"] == "parse_header"
+    assert (function["start_line"], function["end_line"]) == (10, 18)
+
+
+def test_a_principal_without_a_grant_locates_nothing_and_cannot_name_the_repository(
+    granted_and_not,
+):
+    _, bob = granted_and_not
+    everything, named = call_tools(
+        bob,
+        [
+            ("locate", {"issue_text": REPORT}),
+            ("locate", {"issue_text": REPORT, "repositories": ["tracker"]}),
+        ],
+    )
+    assert payload(everything)["files"] == []
+    assert named.is_error
+    assert "no repository named 'tracker' is available to you" in named.content[0].text
+    assert "parser.py" not in named.content[0].text
+
+
+def test_locate_refuses_an_empty_report_and_a_limit_out_of_range(granted_and_not):
+    alice, _ = granted_and_not
+    empty, too_many = call_tools(
+        alice,
+        [("locate", {"issue_text": ""}), ("locate", {"issue_text": REPORT, "limit": 51})],
+    )
+    assert empty.is_error and "issue_text" in empty.content[0].text
+    assert too_many.is_error and "limit" in too_many.content[0].text
+
+
+def test_locate_is_annotated_read_only(granted_and_not):
+    from mcp_app.tools import TOOLS
+
+    (tool,) = [t for t in TOOLS if t.name == "locate"]
+    assert tool.annotations is not None and tool.annotations.read_only_hint

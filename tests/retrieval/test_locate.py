@@ -1,0 +1,94 @@
+"""`locate`: a bug report against a real indexed repository (git, tree-sitter, PostgreSQL)."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.locate import LocateWeights, locate
+from tests.retrieval.tracker_repo import REPORT, WORDS_REPORT, tracker_repo  # noqa: F401
+
+
+@pytest.fixture
+def tracker(tracker_repo):  # noqa: F811
+    """(connection, the operator's scope over the tracker repository)."""
+    from codeatlas.core.database import connect
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+
+    conn = connect(tracker_repo.database_url, autocommit=True)
+    yield conn, resolve_scope(conn, ensure_operator(conn), ["tracker"])
+    conn.close()
+
+
+def _paths(report) -> list[str]:
+    return [f.path for f in report.files]
+
+
+def test_a_report_with_a_stack_trace_and_a_quoted_path_ranks_the_faulty_file_first(tracker):
+    conn, scope = tracker
+    report = locate(conn, scope, REPORT)
+    paths = _paths(report)
+    assert paths[0] == "tracker/parser.py"
+    first = report.files[0]
+    assert any(e.startswith("stack frame") for e in first.evidence)
+    assert any(e.startswith("path named") for e in first.evidence)
+    assert first.functions[0].symbol == "parse_header"
+    parse_header = first.functions[0]
+    assert (parse_header.start_line, parse_header.end_line) == (10, 18)
+    # the tests and the vendored copy repeat the report's words, and still come after the code
+    assert paths.index("tests/test_parser.py") > paths.index("tracker/inbox.py")
+    assert paths.index("tracker/packages/textlib/headers.py") > paths.index("tracker/inbox.py")
+    roles = {f.path: f.role for f in report.files}
+    assert roles["tests/test_parser.py"] == "test"
+    assert roles["tracker/packages/textlib/headers.py"] == "vendored"
+
+
+def test_a_report_in_words_only_still_puts_the_code_above_its_tests_and_copies(tracker):
+    conn, scope = tracker
+    paths = _paths(locate(conn, scope, WORDS_REPORT))
+    assert paths[0] == "tracker/parser.py"
+    assert paths.index("tests/test_parser.py") > 1
+    assert paths.index("tracker/packages/textlib/headers.py") > 1
+
+
+def test_without_the_demotion_the_tests_would_outrank_the_code_on_words_alone(tracker):
+    conn, scope = tracker
+    flat = locate(conn, scope, WORDS_REPORT, weights=LocateWeights(auxiliary=1.0))
+    demoted = locate(conn, scope, WORDS_REPORT)
+    rank = {f.path: i for i, f in enumerate(flat.files)}
+    assert rank["tests/test_parser.py"] < rank["tracker/inbox.py"]
+    assert _paths(demoted).index("tests/test_parser.py") > _paths(demoted).index("tracker/inbox.py")
+
+
+def test_a_report_that_names_a_test_file_gets_that_test_file_near_the_top(tracker):
+    conn, scope = tracker
+    report = locate(
+        conn,
+        scope,
+        "tests/test_parser.py fails: test_parse_header_stops_at_the_blank_line_of_a_message"
+        " is flaky on Windows line endings",
+    )
+    assert _paths(report)[0] == "tests/test_parser.py"
+    assert report.files[0].role == "test"
+
+
+def test_at_least_ten_distinct_files_come_back_when_the_index_has_them(tracker):
+    conn, scope = tracker
+    for text in (REPORT, WORDS_REPORT, "decode"):
+        paths = _paths(locate(conn, scope, text, limit_files=10))
+        assert len(paths) == len(set(paths)) == 10
+
+
+def test_an_empty_report_locates_nothing(tracker):
+    conn, scope = tracker
+    assert locate(conn, scope, "   \n").files == []
+
+
+def test_the_functions_of_all_files_form_one_ranking_led_by_the_reported_function(tracker):
+    conn, scope = tracker
+    report = locate(conn, scope, REPORT)
+    ranked = report.functions()
+    assert (ranked[0][0].path, ranked[0][1].symbol) == ("tracker/parser.py", "parse_header")
+    scores = [f.score * u.score for f, u in ranked]
+    assert len(ranked) == sum(len(f.functions) for f in report.files)
+    assert ranked[1][1].symbol in {"read_message", "split_header"} and scores[0] >= scores[-1]
