@@ -51,9 +51,9 @@ def snapshot_status(url: str, project: str, sha: str, model: str | None) -> str 
         missing = conn.execute(
             "SELECT count(*) AS n FROM snapshot_files sf JOIN code_chunks c"
             " ON c.file_version_id = sf.file_version_id WHERE sf.snapshot_id = %s"
-            " AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e WHERE e.repository_id = %s"
-            "  AND e.embedding_model = %s AND e.content_hash = c.content_hash)",
-            (row["id"], row["repository_id"], model),
+            " AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
+            "  WHERE e.embedding_model = %s AND e.content_hash = c.content_hash)",
+            (row["id"], model),
         ).fetchone()
         return f"{missing['n']} chunks without a {model} vector" if missing["n"] else None
 
