@@ -27,7 +27,7 @@ from benchmarks.workspace import prepare_environment
 OTHER_BENCHMARKS = ("chunking_bench", "embedding_bench", "freshness_bench")
 # run by hand (hours and ~19 GB: `python -m benchmarks.lexical_scale`); their results files are
 # included as they are
-BY_HAND = ("lexical_scale", "everyday_use")
+BY_HAND = ("lexical_scale", "everyday_use", "ranker")
 
 
 def _others(skip: bool) -> dict:
