@@ -13,10 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchmarks.intervals import interval
 from benchmarks.loc_gold import GoldFunction
 
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 20261203
 FILE_KS = (1, 5, 10)
 FUNCTION_KS = (5, 10)
 
@@ -64,14 +63,11 @@ def instance_scores(
 
 
 def bootstrap(values: Sequence[float]) -> dict[str, float]:
-    """Mean and 95% percentile-bootstrap interval (fixed seed)."""
+    """Mean and 95% percentile-bootstrap interval (`benchmarks/intervals.py`)."""
     if not values:
         return {"mean": float("nan"), "lo": float("nan"), "hi": float("nan"), "n": 0}
-    data = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    means = data[rng.integers(0, len(data), (BOOTSTRAP_RESAMPLES, len(data)))].mean(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return {"mean": float(data.mean()), "lo": float(lo), "hi": float(hi), "n": len(data)}
+    mean, lo, hi = interval(values)
+    return {"mean": mean, "lo": lo, "hi": hi, "n": len(values)}
 
 
 def paired_difference(a: Sequence[float], b: Sequence[float]) -> dict[str, float]:

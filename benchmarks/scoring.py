@@ -174,28 +174,15 @@ def llm_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def bootstrap_interval(
-    values: Sequence[float], *, resamples: int = 2000, seed: int = 0, level: float = 0.95
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of per-question values (a reciprocal rank, a
-    0/1 hit): the range a set of this many questions cannot tell apart from the measured mean."""
-    import random
-
-    if not values:
-        return (0.0, 0.0)
-    rng = random.Random(seed)
-    n = len(values)
-    means = sorted(sum(rng.choices(values, k=n)) / n for _ in range(resamples))
-    tail = (1 - level) / 2
-    low = means[int(tail * resamples)]
-    high = means[min(int((1 - tail) * resamples), resamples - 1)]
-    return (round(low, 3), round(high, 3))
-
-
 def intervals(scores: dict) -> dict[str, tuple[float, float]]:
     """95% bootstrap intervals of MRR@10 and Recall@1/5/10 from a `score_run` result."""
     ranks = list(scores["first_hit_rank"].values())
     found = {"mrr@10": [1.0 / r if r else 0.0 for r in ranks]}
     for k in KS:
         found[f"recall@{k}"] = [1.0 if r is not None and r <= k else 0.0 for r in ranks]
-    return {name: bootstrap_interval(values) for name, values in found.items()}
+    from benchmarks.intervals import interval
+
+    return {
+        name: (round(low, 3), round(high, 3))
+        for name, (_, low, high) in ((n, interval(v)) for n, v in found.items())
+    }

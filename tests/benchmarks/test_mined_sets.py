@@ -12,7 +12,6 @@ from benchmarks.mined.docs import documented_functions
 from benchmarks.mined.mining import drop_duplicates, questions, sample, take_sources
 from benchmarks.mined.packages import LANGUAGES
 from benchmarks.mined.summary import first_sentence, rejection, without_leading_name
-from benchmarks.scoring import bootstrap_interval
 
 GO = """package frame
 
@@ -207,14 +206,6 @@ def test_the_corpus_keeps_line_numbers_and_the_gold_points_at_the_undocumented_f
     java = (corpus / "pkg/ledger/Ledger.java").read_text()
     assert "Adds up" not in java and "@param account" not in java
     assert json.loads(json.dumps(found)) == found
-
-
-def test_bootstrap_interval_brackets_the_mean_and_narrows_with_more_questions():
-    few = bootstrap_interval([1.0, 0.0] * 20)
-    many = bootstrap_interval([1.0, 0.0] * 500)
-    assert few[0] < 0.5 < few[1]
-    assert many[0] < 0.5 < many[1]
-    assert many[1] - many[0] < few[1] - few[0]
 
 
 def test_mined_sets_are_chosen_by_name_only_and_their_splits_share_no_package():
