@@ -19,43 +19,11 @@ def database_name(provider: str) -> str:
 
 
 def snapshot_status(url: str, project: str, sha: str, model: str | None) -> str | None:
-    """Why `project@sha` must be (re)indexed, or None when a ready snapshot of the current
-    parser and tokenizer holds it (and, given a model, a vector of that model per chunk)."""
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import connection
-    from codeatlas.core.terms import LEXICAL_VERSION
-    from indexing.parse_version import effective_parser_version
+    """Why `project@sha` must be (re)indexed, or None when one of its ready snapshots is current
+    (`benchmarks.quality.index_status` for a repository of several releases)."""
+    from benchmarks.quality import index_status
 
-    with connection(url) as conn:
-        row = conn.execute(
-            "SELECT s.id, s.parser_version, r.id AS repository_id FROM repositories r"
-            " JOIN snapshots s ON s.repository_id = r.id"
-            " WHERE r.name = %s AND s.commit_sha = %s AND s.status = 'ready'",
-            (project, sha),
-        ).fetchone()
-        if row is None:
-            return "not indexed at this commit"
-        parser = effective_parser_version(load_settings())
-        if row["parser_version"] != parser:
-            return f"parsed with {row['parser_version']}, the parser is now {parser}"
-        stale = conn.execute(
-            "SELECT count(*) AS n FROM snapshot_files sf JOIN file_versions fv"
-            " ON fv.id = sf.file_version_id WHERE sf.snapshot_id = %s"
-            " AND fv.lexical_version IS DISTINCT FROM %s",
-            (row["id"], LEXICAL_VERSION),
-        ).fetchone()
-        if stale["n"]:
-            return f"{stale['n']} files tokenized with an older tokenizer"
-        if model is None:
-            return None
-        missing = conn.execute(
-            "SELECT count(*) AS n FROM snapshot_files sf JOIN code_chunks c"
-            " ON c.file_version_id = sf.file_version_id WHERE sf.snapshot_id = %s"
-            " AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
-            "  WHERE e.embedding_model = %s AND e.content_hash = c.content_hash)",
-            (row["id"], model),
-        ).fetchone()
-        return f"{missing['n']} chunks without a {model} vector" if missing["n"] else None
+    return index_status(url, project, sha, model, current=False)
 
 
 def ensure_indexed(

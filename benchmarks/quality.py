@@ -47,11 +47,17 @@ def database_name(eval_set: EvalSet, provider: str) -> str:
 
 
 def index_status(
-    database_url: str, repository: str, sha: str, model: str | None = None
+    database_url: str,
+    repository: str,
+    sha: str,
+    model: str | None = None,
+    *,
+    current: bool = True,
 ) -> str | None:
     """Why `repository@sha` must be (re)indexed in that database, or None when it is current:
-    same commit, parser and tokenizer version, no migration applied since, and (given a model) a
-    vector of that model for every chunk."""
+    same commit (the repository's current snapshot, or with `current=False` any of its ready
+    snapshots: a release among several), parser and tokenizer version, no migration applied
+    since, and (given a model) a vector of that model for every chunk."""
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import connection
     from codeatlas.core.terms import LEXICAL_VERSION
@@ -60,9 +66,10 @@ def index_status(
     with connection(database_url) as conn:
         row = conn.execute(
             "SELECT s.id, s.parser_version, s.ready_at, r.id AS repository_id FROM repositories r"
-            " JOIN snapshots s ON s.id = r.current_snapshot_id"
+            " JOIN snapshots s ON s.repository_id = r.id"
+            "  AND (s.id = r.current_snapshot_id OR NOT %s)"
             " WHERE r.name = %s AND s.commit_sha = %s AND s.status = 'ready'",
-            (repository, sha),
+            (current, repository, sha),
         ).fetchone()
         if row is None:
             return "not indexed at this commit"
