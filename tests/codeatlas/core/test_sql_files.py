@@ -6,6 +6,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from codeatlas.core.layers import package_folders
 from codeatlas.core.sql_files import statement
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -14,7 +15,7 @@ CALL = re.compile(r"statement\(\s*\"([\w.]+)\",\s*\"(\w+)\"\s*\)")
 
 def _named_in_code() -> set[tuple[str, str]]:
     found: set[tuple[str, str]] = set()
-    for folder in ("codeatlas", "indexing", "assets", "orchestration", "retrieval", "mcp_app"):
+    for folder in package_folders():
         for path in (ROOT / folder).rglob("*.py"):
             found |= set(CALL.findall(path.read_text()))
     return found
