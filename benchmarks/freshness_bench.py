@@ -85,7 +85,7 @@ def _register(url: str, origin: str) -> None:
 
     with transaction(url) as conn:
         repo = repositories.register(conn, REPOSITORY, origin, "main")
-        events.set_secret(conn, repo.id, "github", SECRET)
+        events.set_secret(conn, repo.id, "github", SECRET, None)
         conn.execute(
             "INSERT INTO principals (name, all_repositories) VALUES ('bench', true)"
             " ON CONFLICT DO NOTHING"

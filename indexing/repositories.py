@@ -99,7 +99,7 @@ def git_dir(settings: Settings, origin: str, *, fetch: bool = False) -> Path:
         slug = hashlib.sha1(clean.encode()).hexdigest()[:12]
         mirror_dir = settings.repos_dir / f"{default_name(clean)}-{slug}.git"
         if fetch or not (mirror_dir / "HEAD").exists():
-            git_source.mirror(origin, mirror_dir)
+            git_source.mirror(origin, mirror_dir, settings.git_credentials)
         return mirror_dir
     path = Path(origin)
     git_source.open_local(path)

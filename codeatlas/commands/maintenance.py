@@ -1,11 +1,11 @@
 """Maintenance commands: `repo add|secret`, `models list|upgrade|drop`, `prune --keep N`."""
 
 import argparse
-import os
 import secrets
 import sys
 from pathlib import Path
 
+from codeatlas.core.config import environment_variable
 from codeatlas.core.errors import CodeatlasError, ConfigurationError
 
 PROVIDERS = ("github", "gitlab", "bitbucket", "gitea")
@@ -101,7 +101,7 @@ def _read_secret(args: argparse.Namespace) -> str:
     if args.generate:
         return secrets.token_urlsafe(32)
     if args.from_env:
-        value = os.environ.get(args.from_env, "")
+        value = environment_variable(args.from_env)
         if not value:
             raise ConfigurationError(f"environment variable {args.from_env} is empty or unset")
         return value.strip()
@@ -121,10 +121,10 @@ def repo_secret(args: argparse.Namespace) -> int:
     value = _read_secret(args)
     if len(value) < 8:
         raise ConfigurationError("a webhook secret needs at least 8 characters")
-    _settings, url = _database()
+    settings, url = _database()
     with transaction(url) as conn:
         repo = repositories.get(conn, args.name)
-        set_secret(conn, repo.id, args.provider, value)
+        set_secret(conn, repo.id, args.provider, value, settings.secret_key)
     if args.generate:
         print(value)
         print(

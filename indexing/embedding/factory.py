@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 from pathlib import Path
 
 from codeatlas.core.config import Settings
@@ -12,8 +11,6 @@ from codeatlas.core.errors import ConfigurationError
 from indexing.embedding.base import Embedder
 
 log = logging.getLogger(__name__)
-
-RUNTIMES = ("ct2", "torch")
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -51,9 +48,7 @@ def make_local_embedder(settings: Settings) -> Embedder:
     from indexing.embedding import local
 
     requested = settings.embedding_model
-    runtime = os.environ.get("CODEATLAS_LOCAL_RUNTIME") or "ct2"
-    if runtime not in RUNTIMES:
-        raise ConfigurationError(f"CODEATLAS_LOCAL_RUNTIME must be ct2 or torch, got {runtime!r}")
+    runtime = settings.local_runtime
     fast_options: dict = {}
     if requested and (named := local.FAST_NAME.match(requested)):
         requested, runtime = named["model"], "ct2"

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import psycopg
 
 from orchestration.webhooks.providers import PushEvent, RefChange, verify
-from orchestration.webhooks.secret_box import PREFIX, configured_key, seal, unseal
+from orchestration.webhooks.secret_box import PREFIX, seal, unseal
 
 _LOCK_SPACE = 0x5EB  # advisory-lock namespace of webhook storage (key: repository id)
 
@@ -63,9 +63,10 @@ def matching_repositories(conn: psycopg.Connection, event: PushEvent) -> list[di
 
 
 def verified_repositories(
-    conn: psycopg.Connection, event: PushEvent, signature: str, body: bytes
+    conn: psycopg.Connection, event: PushEvent, signature: str, body: bytes, key: str | None
 ) -> list[dict]:
-    """The matching repositories whose secret for this provider the signature proves."""
+    """The matching repositories whose secret for this provider the signature proves (`key`
+    unseals encrypted secrets: `Settings.secret_key`)."""
     candidates = matching_repositories(conn, event)
     if not candidates:
         return []
@@ -74,7 +75,7 @@ def verified_repositories(
         " WHERE provider = %s AND repository_id = ANY(%s)",
         (event.provider, [r["id"] for r in candidates]),
     ).fetchall()
-    by_id = {s["repository_id"]: unseal(s["secret"]) for s in secrets}
+    by_id = {s["repository_id"]: unseal(s["secret"], key) for s in secrets}
     return [
         r
         for r in candidates
@@ -149,20 +150,22 @@ def store(
     return StoredEvent(row["id"], status, repo["name"], reason)
 
 
-def set_secret(conn: psycopg.Connection, repository_id: int, provider: str, secret: str) -> None:
-    """Create or replace a repository's webhook secret for one provider (encrypted when
-    CODEATLAS_SECRET_KEY is set)."""
+def set_secret(
+    conn: psycopg.Connection, repository_id: int, provider: str, secret: str, key: str | None
+) -> None:
+    """Create or replace a repository's webhook secret for one provider (encrypted with `key`
+    when there is one: CODEATLAS_SECRET_KEY)."""
     conn.execute(
         "INSERT INTO repository_webhooks (repository_id, provider, secret) VALUES (%s, %s, %s)"
         " ON CONFLICT (repository_id, provider) DO UPDATE SET secret = EXCLUDED.secret,"
         " updated_at = now()",
-        (repository_id, provider, seal(secret)),
+        (repository_id, provider, seal(secret, key)),
     )
 
 
-def seal_stored_secrets(conn: psycopg.Connection) -> int:
-    """Encrypt the secrets still stored in plain text (when a key is configured)."""
-    if configured_key() is None:
+def seal_stored_secrets(conn: psycopg.Connection, key: str | None) -> int:
+    """Encrypt with `key` the secrets still stored in plain text (none without a key)."""
+    if key is None:
         return 0
     rows = conn.execute(
         "SELECT repository_id, provider, secret FROM repository_webhooks"
@@ -172,6 +175,6 @@ def seal_stored_secrets(conn: psycopg.Connection) -> int:
     for row in rows:
         conn.execute(
             "UPDATE repository_webhooks SET secret = %s WHERE repository_id = %s AND provider = %s",
-            (seal(row["secret"]), row["repository_id"], row["provider"]),
+            (seal(row["secret"], key), row["repository_id"], row["provider"]),
         )
     return len(rows)
