@@ -113,6 +113,20 @@ def test_every_documented_setting_is_read_by_the_code():
         assert name in code, f"the README documents {name}, which nothing reads"
 
 
+def test_the_settings_table_lists_every_variable_the_settings_read():
+    rows = [
+        line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| `")
+    ]
+    documented = {
+        name for row in rows for name in re.findall(r"`(CODEATLAS_[A-Z_]+)`", row.split(" | ")[0])
+    }
+    read = set(
+        re.findall(r'"(CODEATLAS_[A-Z_]+)"', (ROOT / "codeatlas/core/config.py").read_text())
+    )
+    assert read, "no variable found in config.py: the pattern is out of date"
+    assert documented == read
+
+
 def test_a_principal_is_created_before_a_command_names_it():
     # run top to bottom, each document's commands work: `token create --principal P` and
     # `grant P REPO` fail for a principal not created yet
