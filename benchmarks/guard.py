@@ -54,6 +54,7 @@ def measure(database_url: str, workdir: Path, eval_set: EvalSet = EVAL_SETS["py"
 
     from assets.resources import EmbeddingProvider, IndexDatabase
     from benchmarks.codeatlas_search import CodeatlasSearch
+    from codeatlas.core.config import load_settings
     from codeatlas.core.database import transaction
     from indexing import repositories
     from orchestration.definitions import build_definitions
@@ -65,6 +66,7 @@ def measure(database_url: str, workdir: Path, eval_set: EvalSet = EVAL_SETS["py"
     with transaction(database_url) as conn:
         repositories.register(conn, name, str(repo), "main")
     index_commit(
+        load_settings(),
         name,
         as_git_repo(repo),
         instance=DagsterInstance.ephemeral(),

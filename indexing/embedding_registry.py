@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import psycopg
 
-from codeatlas.core.config import Settings, load_settings
+from codeatlas.core.config import Settings
 from codeatlas.core.errors import ConfigurationError
 from indexing import storage
 from indexing.embedding.base import Embedder
@@ -42,17 +42,16 @@ def configured_spec(settings: Settings) -> ModelSpec:
     )
 
 
-def embedder_for_spec(spec: ModelSpec, settings: Settings | None = None) -> Embedder:
+def embedder_for_spec(spec: ModelSpec, settings: Settings) -> Embedder:
     """The embedder a spec describes (built once per process)."""
     from indexing.embedding.factory import make_embedder
 
-    base = settings or load_settings()
-    key = (spec, base.openai_api_key is not None)
+    key = (spec, settings.openai_api_key is not None)
     with _lock:
         if key not in _cache:
             _cache[key] = make_embedder(
                 replace(
-                    base,
+                    settings,
                     embedding_provider=spec.provider,
                     embedding_model=spec.model,
                     embedding_dimensions=spec.dimensions,
@@ -116,11 +115,8 @@ def stored_spec(conn: psycopg.Connection, name: str) -> ModelSpec | None:
     )
 
 
-def embedder_for_model(
-    name: str, conn: psycopg.Connection, settings: Settings | None = None
-) -> Embedder:
+def embedder_for_model(name: str, conn: psycopg.Connection, settings: Settings) -> Embedder:
     """An embedder whose vectors live in the same space as the stored model `name`."""
-    settings = settings or load_settings()
     spec = stored_spec(conn, name)
     candidates = [spec] if spec else []
     candidates.append(configured_spec(settings))

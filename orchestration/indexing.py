@@ -10,7 +10,7 @@ from dagster._core.errors import DagsterExecutionInterruptedError
 
 from assets.partitions import partition_key, snapshot_partitions
 from assets.run_liveness import live_execution, process_tags, reap_dead_runs
-from codeatlas.core.config import load_settings
+from codeatlas.core.config import Settings
 from codeatlas.core.database import connection, index_database_url
 from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError, first_line
 from orchestration.instance import open_instance
@@ -63,16 +63,17 @@ def _say(message: str) -> None:
 
 
 def index_commit(
+    settings: Settings,
     repository: str,
     commit_sha: str,
     instance: DagsterInstance | None = None,
     definitions: Definitions | None = None,
 ) -> dict:
-    """Add the `<repository>@<commit>` partition and execute `index_snapshot` for it."""
+    """Add the `<repository>@<commit>` partition and execute `index_snapshot` for it (the
+    instance of `settings` unless one is given)."""
     if definitions is None:
         from orchestration.definitions import defs as definitions
     started = time.monotonic()
-    settings = load_settings()
     if instance is None:
         instance = open_instance(settings)
     key = partition_key(repository, commit_sha)

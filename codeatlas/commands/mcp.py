@@ -84,14 +84,15 @@ def _database_url() -> str:
 def serve(args: argparse.Namespace) -> int:
     """Run the server until stdin closes or it is interrupted."""
     from codeatlas.core.config import load_settings
+    from codeatlas.core.database import ensure_index_database
     from mcp_app.transports import run_http, run_stdio
 
     if args.stateless and not args.http:
         from codeatlas.core.errors import ConfigurationError
 
         raise ConfigurationError("--stateless applies to --http only (stdio has one client)")
-    settings = load_settings()
-    url = _database_url()
+    settings = load_settings()  # read once here, the server's entry point, and passed down
+    url = ensure_index_database(settings)
     announce_index(settings, url)
     if args.http:
         mode = ", stateless" if args.stateless else ""
