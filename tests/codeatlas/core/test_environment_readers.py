@@ -126,3 +126,24 @@ def test_the_scan_sees_each_way_of_reading_a_variable(source: str):
 )
 def test_the_scan_allows_writes_for_children_and_other_programs_variables(source: str):
     assert environment_reads(source, "mcp_app/planted.py") == []
+
+
+# where a process starts: these read the settings once and pass them (or a piece) down
+ENTRY_POINTS = {
+    "codeatlas/commands/": "each CLI command",
+    "orchestration/celery_app.py": "a celery worker",
+    "orchestration/instance_storage.py": "a Dagster process opening its instance",
+    "assets/resources.py": "a Dagster run or sensor tick, through its resources",
+}
+
+
+def test_only_entry_points_load_the_settings():
+    shipped = {layer.folder.split("/")[0] for layer in LAYERS if layer.shipped}
+    loaders = sorted(
+        name
+        for folder in shipped
+        for path in (ROOT / folder).rglob("*.py")
+        if (name := str(path.relative_to(ROOT))) != CONFIG and "load_settings()" in path.read_text()
+    )
+    assert loaders, "no caller of load_settings() found: the pattern is out of date"
+    assert [n for n in loaders if not n.startswith(tuple(ENTRY_POINTS))] == []
