@@ -1,8 +1,9 @@
 """Settings, read only from `CODEATLAS_*` environment variables (or a `.env` file).
 
-This module is the only reader of the environment (tests/codeatlas/core/test_config.py scans the
-others): each entry point (a CLI command, the MCP server, a Dagster resource or storage, a celery
-worker) calls `load_settings()` once and passes the `Settings`, or the piece a callee needs, down.
+This module is the only reader of the environment (tests/codeatlas/core/
+test_environment_readers.py scans the others): each entry point (a CLI command, the MCP server, a
+Dagster resource or storage, a celery worker) calls `load_settings()` once and passes the
+`Settings`, or the piece a callee needs, down.
 README.md's settings table lists every variable read here.
 """
 
