@@ -69,5 +69,5 @@ dev: setup
 train-ranker: setup-dev
 	$(BIN)/pip install -q -e ".[dev,bench]"
 	$(BIN)/python -m benchmarks.mined build --splits train
-	$(BIN)/python -m benchmarks.ranker.train --sets mined-train --embedder local
+	$(BIN)/python -m benchmarks.ranker.train --embedder local
 	$(BIN)/python -m benchmarks.ranker.compare --sets all,mined-test --embedder local

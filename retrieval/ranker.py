@@ -3,9 +3,12 @@ small tree ensemble trained on mined queries that orders the hits by them (docs/
 
 A model is a LightGBM LambdaRank ensemble trained by `make train-ranker` (benchmarks/ranker/)
 on docstring-summary queries mined from registry code, never on the eval sets, written as JSON
-and evaluated here with numpy (the query path does not import LightGBM). None is shipped: on the
-hand-written question sets the model trained so far loses to the fused order (docs/retrieval.md,
-"The learned ranking"), so `search_code` uses one only when given it.
+and evaluated here with numpy (the query path does not import LightGBM). The trees learn a
+correction of the fused order: a hit's score is `-prior * ln(fused rank)` plus the trees' sum, so
+where the features say nothing the fused order stands. A model carries the domain it was trained
+on (the embedding model whose similarities it read, the length of its training queries) and is
+used only inside it (`TreeEnsemble.applies`); outside, the fused order is kept. The shipped model
+is `ranker_model.json` beside this module (docs/retrieval.md, "The learned ranking").
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import math
 import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +29,9 @@ from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.hits import Hit, is_thin
 from retrieval.path_roles import BENCHMARK, DOCS, EXAMPLE, FIXTURE, TEST, VENDORED, path_role
 from retrieval.principals import Row
+
+# the model `search_code` uses unless given another (`make train-ranker` rebuilds it)
+SHIPPED_MODEL = Path(__file__).with_name("ranker_model.json")
 
 # One row per hit. Ranks are 1-based among the distinct units a retriever found; a retriever that
 # did not find the unit gives rank 0 and score 0, and its `*_found` flag says so.
@@ -180,6 +187,11 @@ class TreeEnsemble:
                 "the ranker model was trained on other features; rebuild it: make train-ranker"
             )
         self.meta: dict[str, Any] = model.get("meta", {})
+        # the weight of the fused order the trees correct (0: the trees alone)
+        self.prior = float(model.get("prior", 0.0))
+        domain = model.get("domain", {})
+        self.embedding_model: str | None = domain.get("embedding_model")
+        self.max_query_terms: int | None = domain.get("max_query_terms")
         self._trees = [
             (
                 np.asarray(t["feature"], dtype=np.int64),
@@ -191,9 +203,20 @@ class TreeEnsemble:
             for t in model["trees"]
         ]
 
+    def applies(self, semantic_models: Collection[str], query_terms: int) -> bool:
+        """Whether a query is inside the domain the model was trained on: its hits were ranked
+        by the one embedding model whose similarities the model learned (none if trained
+        without), and it is no longer than the training queries were (their 95th percentile).
+        The longer, descriptive questions of users are unlike the mined docstring summaries,
+        and there the learned order lost to the fused one (docs/retrieval.md)."""
+        if self.embedding_model is not None and list(semantic_models) != [self.embedding_model]:
+            return False
+        return self.max_query_terms is None or query_terms <= self.max_query_terms
+
     def predict(self, x: np.ndarray) -> np.ndarray:
         """One score per row of `x` (higher ranks first)."""
-        total = np.zeros(len(x))
+        fused_rank = np.maximum(x[:, FEATURES.index("fused_rank")], 1.0)
+        total = -self.prior * np.log(fused_rank)
         rows = np.arange(len(x))
         for feature, threshold, left, right, leaf in self._trees:
             node = np.zeros(len(x), dtype=np.int64)
@@ -243,13 +266,28 @@ def load_model(path: str | os.PathLike[str]) -> TreeEnsemble:
     return TreeEnsemble(json.loads(Path(path).read_text()))
 
 
-def as_model(dump: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+@cache
+def shipped_model() -> TreeEnsemble:
+    """The model shipped in the package, read once."""
+    return load_model(SHIPPED_MODEL)
+
+
+def as_model(
+    dump: dict[str, Any],
+    meta: dict[str, Any],
+    *,
+    prior: float = 0.0,
+    domain: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The JSON shipped for a trained LightGBM booster (`dump_model()`), with where it came
-    from (`meta`)."""
+    from (`meta`), the weight of the fused order its trees correct (`prior`) and the domain it
+    applies to (`embedding_model`, `max_query_terms`)."""
     if tuple(dump["feature_names"]) != FEATURES:
         raise ValueError("the booster was trained on other features than FEATURES")
     return {
         "features": list(FEATURES),
         "meta": meta,
+        "prior": prior,
+        "domain": domain or {},
         "trees": [flatten_tree(t["tree_structure"]) for t in dump["tree_info"]],
     }

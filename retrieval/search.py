@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from retrieval.concurrency import Connections, Task, run_concurrently
 from retrieval.hits import Hit, SymbolMatch, is_thin, unit_range
 from retrieval.lexical import lexical_candidates
 from retrieval.principals import Row
-from retrieval.ranker import TreeEnsemble, features, gather_evidence
+from retrieval.ranker import TreeEnsemble, features, gather_evidence, shipped_model
 from retrieval.scope import DbConnection, Scope
 from retrieval.semantic import QueryEmbedder, semantic_candidates
 from retrieval.symbols import exact_symbols, normalize_name, query_identifiers
@@ -311,11 +311,11 @@ def search_code(
     embed_query: QueryEmbedder | None = None,
     reranker: Reranker | None = None,
     connections: Connections | None = None,
-    ranker: TreeEnsemble | None = None,
+    ranker: TreeEnsemble | Literal["shipped"] | None = "shipped",
 ) -> SearchReport:
     """Search the scope; `embed_query(model, text)` gives query vectors (None skips a model);
-    in hybrid mode a learned `ranker` (retrieval/ranker.py; none by default: the fused order)
-    orders the hits; a `reranker` (none by default, retrieval/rerank.py) re-orders the
+    in hybrid mode a learned `ranker` (retrieval/ranker.py; by default the shipped model, None
+    for the fused order) orders the hits of the queries inside its domain; a `reranker` (none by default, retrieval/rerank.py) re-orders the
     leading hits; given `connections`, the retrievers run concurrently (`run_concurrently`), and
     in lexical mode the lexical retriever's groups of repositories do."""
     found = candidates(
@@ -328,8 +328,9 @@ def search_code(
         connections=connections,
     )
     hits = found.hits
-    if mode == "hybrid" and ranker is not None and hits:
-        hits = learned_order(hits, ranker.predict(found.features()))
+    model = shipped_model() if ranker == "shipped" else ranker
+    if mode == "hybrid" and model is not None and hits and found.within(model):
+        hits = learned_order(hits, model.predict(found.features()))
     if reranker is not None:
         from retrieval.rerank import rerank
 
@@ -347,6 +348,11 @@ class Candidates:
     rankings: dict[str, list[Row]]
     symbol_hits: list[Hit]
     named: list[str]
+
+    def within(self, model: TreeEnsemble) -> bool:
+        """Whether the learned `model` applies to this query (`TreeEnsemble.applies`)."""
+        semantic = [name.split(":", 1)[1] for name in self.rankings if name.startswith("semantic:")]
+        return model.applies(semantic, len(list(query_terms(self.query))))
 
     def features(self) -> np.ndarray:
         """The learned ranker's features of the hits (`retrieval/ranker.py`), in their order."""

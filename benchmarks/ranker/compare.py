@@ -4,8 +4,9 @@
     python -m benchmarks.ranker.compare --sets all,mined-test --embedder local
 
 Systems: `lexical` (BM25F over symbol chunks), `fused` (hybrid search in the RRF order with the
-hand-set weights and rules), `hybrid` (the same candidates in the learned ranker's order; with
-`--ranker FILE` another model than the one `make train-ranker` wrote).
+hand-set weights and rules), `hybrid` (what search ships: the same candidates in the learned
+ranker's order for the queries inside its domain, the fused order for the others; with
+`--ranker FILE` another model than the shipped one).
 Writes benchmarks/results/ranker.md.
 """
 
@@ -51,7 +52,10 @@ def first_ranks(eval_set, provider: str, ranker: TreeEnsemble) -> dict[str, list
             )
             search.conn.commit()
             fused = list(found.hits)
-            learned = learned_order(found.hits, model.predict(found.features())) if fused else []
+            applies = bool(fused) and found.within(model)  # else search keeps the fused order
+            learned = (
+                learned_order(list(fused), model.predict(found.features())) if applies else fused
+            )
             for system, hits in (("lexical", lexical.hits), ("fused", fused), ("hybrid", learned)):
                 results = [Result(h.path, h.start_line, h.end_line) for h in hits[:10]]
                 ranks[system].append(first_rank(results, q["gold"]))

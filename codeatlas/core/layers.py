@@ -116,7 +116,7 @@ LAYERS: tuple[Layer, ...] = (
 
 # what the code reads at run time besides its modules: statements, migrations, tree-sitter
 # queries, the MCP tool lock (pyproject.toml's package-data, checked by the test)
-RUNTIME_SUFFIXES = (".py", ".sql", ".scm", ".lock")
+RUNTIME_SUFFIXES = (".py", ".sql", ".scm", ".lock", ".json")
 
 
 def banned_imports(layer: Layer) -> set[str]:

@@ -8,7 +8,15 @@ import json
 import numpy as np
 import pytest
 
-from retrieval.ranker import FEATURES, TreeEnsemble, as_model, flatten_tree, load_model
+from retrieval.ranker import (
+    FEATURES,
+    SHIPPED_MODEL,
+    TreeEnsemble,
+    as_model,
+    flatten_tree,
+    load_model,
+    shipped_model,
+)
 
 
 def _split(feature: str, threshold: float, left: dict, right: dict) -> dict:
@@ -101,10 +109,72 @@ def test_hybrid_search_orders_its_hits_by_the_ranker(conn, operator_scope):
     assert json.dumps([h.contract() for h in learned])  # scores stay plain floats
 
 
-def test_without_a_ranker_hybrid_search_keeps_the_fused_order(conn, operator_scope):
+def test_outside_the_shipped_models_domain_hybrid_search_keeps_the_fused_order(
+    conn, operator_scope
+):
+    """The shipped model read the local model's similarities; an index of another embedding
+    model (here the fake one) is ranked in the fused order."""
     from retrieval.search import candidates, search_code
     from tests.retrieval.test_search import _embed
 
-    fused = candidates(conn, operator_scope, "refund amount", embed_query=_embed).hits
+    found = candidates(conn, operator_scope, "refund amount", embed_query=_embed)
+    assert not found.within(shipped_model())
     hits = search_code(conn, operator_scope, "refund amount", embed_query=_embed).hits
-    assert [(h.path, h.symbol) for h in hits] == [(h.path, h.symbol) for h in fused[:10]]
+    assert [(h.path, h.symbol) for h in hits] == [(h.path, h.symbol) for h in found.hits[:10]]
+
+
+def _last_first(hits: int, domain: dict) -> TreeEnsemble:
+    """A model that puts the fused order's last hit first, inside `domain`."""
+    last = _split("fused_rank", hits - 0.5, _leaf(0.0), _leaf(1.0))
+    return TreeEnsemble(as_model(_dump(last), {}, domain=domain))
+
+
+def test_a_model_orders_only_the_queries_inside_its_domain(conn, operator_scope):
+    from tests.retrieval.indexing import fake_embedder
+    from retrieval.search import search_code
+    from tests.retrieval.test_search import _embed
+
+    def order(query: str, model: TreeEnsemble | None) -> list[tuple[str, str | None]]:
+        hits = search_code(conn, operator_scope, query, embed_query=_embed, ranker=model).hits
+        return [(h.path, h.symbol) for h in hits]
+
+    short = "refund"
+    fused = order(short, None)
+    inside = {"embedding_model": fake_embedder().model_name, "max_query_terms": 3}
+    assert order(short, _last_first(len(fused), inside))[0] == fused[-1]
+    # another embedding model's similarities: not the model's domain
+    other = {**inside, "embedding_model": "all-MiniLM-L6-v2:ct2-int8-ctx256"}
+    assert order(short, _last_first(len(fused), other)) == fused
+    # a question longer than the training queries were
+    long = "how is the refund amount of an order computed when it was partly shipped"
+    fused_long = order(long, None)
+    assert order(long, _last_first(len(fused_long), inside)) == fused_long
+    # no semantic ranking at all (no query embedder): the model read similarities, so no
+    plain = search_code(conn, operator_scope, short, ranker=None).hits
+    model = _last_first(len(plain), inside)
+    learned = search_code(conn, operator_scope, short, ranker=model).hits
+    assert [(h.path, h.symbol) for h in learned] == [(h.path, h.symbol) for h in plain]
+
+
+def test_the_prior_keeps_the_fused_order_where_the_trees_say_nothing():
+    flat = TreeEnsemble(as_model(_dump(_leaf(0.0)), {}, prior=3.0))
+    x = np.zeros((4, len(FEATURES)))
+    x[:, FEATURES.index("fused_rank")] = [1, 2, 3, 4]
+    scores = flat.predict(x)
+    assert list(np.argsort(-scores)) == [0, 1, 2, 3]
+    # a correction the size of the gap between ranks 1 and 2 (3 ln 2) is needed to swap them
+    nudge = _split("fused_rank", 1.5, _leaf(0.0), _leaf(2.0))
+    assert TreeEnsemble(as_model(_dump(nudge), {}, prior=3.0)).predict(x)[1] < scores[0]
+    bigger = _split("fused_rank", 1.5, _leaf(0.0), _leaf(2.2))
+    assert TreeEnsemble(as_model(_dump(bigger), {}, prior=3.0)).predict(x)[1] > scores[0]
+
+
+def test_the_shipped_model_loads_with_its_domain_and_provenance():
+    model = shipped_model()
+    assert model.prior > 0
+    assert model.embedding_model and model.max_query_terms
+    assert model.meta["sets"] and all(
+        s.startswith("mined-") and s.endswith("-train") for s in model.meta["sets"]
+    )
+    assert model.predict(np.ones((2, len(FEATURES)))).shape == (2,)
+    assert SHIPPED_MODEL.stat().st_size < 256 * 1024  # small enough to ship in the wheel
