@@ -1,10 +1,21 @@
-"""What retrieval returns: small, attributed records with paths and line ranges."""
+"""What retrieval returns: small, attributed records with paths and line ranges.
+
+The records are pydantic dataclasses: the MCP tools return them as they are, and the SDK derives
+each tool's output schema from them (a field added here reaches agents and the schema at once).
+A field typed `Internal…` is ours alone: absent from answers and schemas. `TextOrAbsent` is
+left out of an answer when None (its schema: a string, not required).
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
-from typing import Any, LiteralString
+from dataclasses import asdict, field
+from typing import Annotated, Any, LiteralString
+
+from pydantic import Field
+from pydantic.dataclasses import dataclass
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import to_jsonable_python
 
 # the exact keys of `codeatlas search --json` results (DESIGN §9); benchmarks depend on them
 CONTRACT_KEYS = (
@@ -90,6 +101,24 @@ def code_lines(text: str) -> list[str]:
     return code
 
 
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def _without_default(schema: dict[str, Any]) -> None:
+    # the key is simply absent from an answer when None; a `"default": null` would say otherwise
+    schema.pop("default", None)
+
+
+# fields kept for retrieval's own use (database ids, ranking inputs): never sent, never published
+InternalId = Annotated[SkipJsonSchema[int], Field(exclude=True)]
+InternalLine = Annotated[SkipJsonSchema[int | None], Field(exclude=True)]
+# a string left out of an answer when None: published as a string that may be absent
+TextOrAbsent = Annotated[
+    str | SkipJsonSchema[None], Field(exclude_if=_is_none, json_schema_extra=_without_default)
+]
+
+
 def is_thin(short_content: str | None) -> bool:
     """True for a single-chunk function of at most `THIN_FUNCTION_LINES` short lines of code (a
     long one-liner holds more than an accessor)."""
@@ -101,7 +130,7 @@ def is_thin(short_content: str | None) -> bool:
 
 @dataclass
 class Hit:
-    """One search result: a whole symbol (pieces collapsed) or a file-level chunk."""
+    """One search result: a whole symbol, or a file-level chunk (symbol null)."""
 
     repository: str
     path: str
@@ -113,24 +142,21 @@ class Hit:
     retrievers: list[str]
     commit: str
     source: str  # "commit" | "working-tree"
-    preview: str | None = None
+    preview: TextOrAbsent = None
 
     def contract(self) -> dict[str, Any]:
         """The `search --json` record: exactly the contract's keys."""
         record = asdict(self)
         return {key: record[key] for key in CONTRACT_KEYS}
 
-    def as_dict(self, *, preview: bool = True) -> dict[str, Any]:
-        """Everything, for MCP payloads (preview optional)."""
-        record = asdict(self)
-        if not preview or record["preview"] is None:
-            record.pop("preview")
-        return record
+    def as_dict(self) -> dict[str, Any]:
+        """The record as an agent receives it (no preview when there is none)."""
+        return public_record(self)
 
 
 @dataclass
 class SymbolMatch:
-    """A definition found by name."""
+    """A definition found by name, and how it matched."""
 
     repository: str
     path: str
@@ -144,21 +170,34 @@ class SymbolMatch:
     source: str
     match: str  # exact | exact-insensitive | suffix | similar
     score: float
-    symbol_id: int = field(default=0, repr=False)
-    file_version_id: int = field(default=0, repr=False)
-    outline_end: int | None = field(default=None, repr=False)
+    symbol_id: InternalId = field(default=0, repr=False)
+    file_version_id: InternalId = field(default=0, repr=False)
+    outline_end: InternalLine = field(default=None, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         """The public fields (internal ids dropped)."""
-        record = asdict(self)
-        for internal in ("symbol_id", "file_version_id", "outline_end"):
-            record.pop(internal)
-        return record
+        return public_record(self)
+
+    def as_definition(self) -> Definition:
+        """Where this definition is, as the call graph tools name it."""
+        return Definition(
+            symbol=self.symbol, path=self.path, start_line=self.start_line, kind=self.kind
+        )
+
+
+@dataclass
+class Definition:
+    """A definition of the symbol whose call graph is walked."""
+
+    symbol: str
+    path: str
+    start_line: int
+    kind: str
 
 
 @dataclass
 class SymbolSource:
-    """The complete source of one symbol (or as many lines as were asked for)."""
+    """The complete source of one symbol (or the lines of it asked for)."""
 
     repository: str
     path: str
@@ -176,12 +215,12 @@ class SymbolSource:
 
     def as_dict(self) -> dict[str, Any]:
         """All fields."""
-        return asdict(self)
+        return public_record(self)
 
 
 @dataclass
 class CallSite:
-    """One reference from a caller symbol to a callee name."""
+    """One call from a caller symbol to a callee name."""
 
     repository: str
     path: str
@@ -196,4 +235,26 @@ class CallSite:
 
     def as_dict(self) -> dict[str, Any]:
         """All fields."""
-        return asdict(self)
+        return public_record(self)
+
+
+@dataclass
+class OutlineEntry:
+    """One symbol of a file outline."""
+
+    repository: str
+    path: str
+    symbol: str
+    name: str
+    kind: str
+    signature: str
+    start_line: int
+    end_line: int
+    depth: int
+    commit: str
+    source: str
+
+
+def public_record(record: object) -> dict[str, Any]:
+    """A record as JSON-ready values, as agents receive it: internal fields left out."""
+    return to_jsonable_python(record)
