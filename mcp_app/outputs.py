@@ -1,23 +1,29 @@
 """What each tool returns: its structured content, published as the tool's output schema.
 
-The records inside an answer are `retrieval/`'s own (pydantic dataclasses in `retrieval.hits`
-and `retrieval.locate`), returned as they are: the SDK derives their schema from them, so a field
-added there reaches agents and the schema without a change here. A key that is sometimes absent
-is `NotRequired`. Every read tool's answer read on a streaming replica carries `replica`: how far
-it trailed the primary.
+The records inside an answer are `retrieval/`'s own dataclasses (`retrieval.hits`,
+`retrieval.locate`), returned as they are: the SDK derives their schema from them, so a field
+added there reaches agents and the schema without a change here. The schema is the one of what
+is sent (serialization mode: a record's internal fields are not published). A key that is
+sometimes absent is `NotRequired`. Every read tool's answer read on a streaming replica carries
+`replica`: how far it trailed the primary.
 """
 
 from __future__ import annotations
 
 from typing import Any, NotRequired
 
+from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
 from retrieval.hits import CallSite, Definition, Hit, OutlineEntry, SymbolMatch, SymbolSource
 from retrieval.locate import LocatedFile
 from retrieval.status import ReplicaLag
 
+# publish what is sent: retrieval's records keep internal fields that never leave the server
+SENT = ConfigDict(json_schema_mode_override="serialization")
 
+
+@with_config(SENT)
 class ReadAnswer(TypedDict):
     """What every read tool's answer may carry: the replica's lag when read on one."""
 

@@ -8,11 +8,13 @@ and their answers say how far it trailed (`replica`); the write tools run on the
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, get_type_hints
 
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
+from pydantic import TypeAdapter
 
 from mcp_app import outputs, overlay, overlay_retention
 from mcp_app.app_context import ToolCall, ToolContext, tool_call
@@ -75,12 +77,25 @@ def tool(description: str, *, writes: bool = False, destroys: bool = False) -> C
         )
         TOOLS.append(
             Tool.from_function(
-                fn, description=description, annotations=hints, structured_output=True
+                _sent(fn), description=description, annotations=hints, structured_output=True
             )
         )
         return fn
 
     return register
+
+
+def _sent(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` answering with its answer as sent: retrieval's records reduced to their public
+    fields by the answer type's own serializer. The SDK writes the text block from the value a
+    tool returns, as it is; without this it would carry the records' internal fields."""
+    answer = TypeAdapter[Any](get_type_hints(fn)["return"])
+
+    @functools.wraps(fn)
+    def answering(*args: Any, **kwargs: Any) -> Any:
+        return answer.dump_python(fn(*args, **kwargs), mode="json")
+
+    return answering
 
 
 def _answer(call: ToolCall, result: A) -> A:

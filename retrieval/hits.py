@@ -1,21 +1,18 @@
 """What retrieval returns: small, attributed records with paths and line ranges.
 
-The records are pydantic dataclasses: the MCP tools return them as they are, and the SDK derives
-each tool's output schema from them (a field added here reaches agents and the schema at once).
-A field typed `Internal…` is ours alone: absent from answers and schemas. `TextOrAbsent` is
-left out of an answer when None (its schema: a string, not required).
+The MCP tools answer with these records as they are: the SDK derives each tool's output schema
+from them, so a field added here reaches agents and the schema at once. They stay plain
+dataclasses (pydantic is not imported here: the CLI would pay for it at every start); the
+`metadata` of a field speaks pydantic's `Field` arguments, read only when a schema is built:
+`INTERNAL` fields are ours alone (never sent, absent from the published schema, which the MCP
+answers build in serialization mode), `ABSENT_IF_NONE` ones are left out when None.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, field
-from typing import Annotated, Any, LiteralString
-
-from pydantic import Field
-from pydantic.dataclasses import dataclass
-from pydantic.json_schema import SkipJsonSchema
-from pydantic_core import to_jsonable_python
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from typing import Any, LiteralString, cast
 
 # the exact keys of `codeatlas search --json` results (DESIGN §9); benchmarks depend on them
 CONTRACT_KEYS = (
@@ -105,18 +102,17 @@ def _is_none(value: object) -> bool:
     return value is None
 
 
-def _without_default(schema: dict[str, Any]) -> None:
-    # the key is simply absent from an answer when None; a `"default": null` would say otherwise
-    schema.pop("default", None)
+def _string_or_absent(schema: dict[str, Any]) -> None:
+    # the key is left out when None, so agents see a string or nothing (never null)
+    title = schema.get("title")
+    schema.clear()
+    schema.update({"title": title, "type": "string"} if title else {"type": "string"})
 
 
-# fields kept for retrieval's own use (database ids, ranking inputs): never sent, never published
-InternalId = Annotated[SkipJsonSchema[int], Field(exclude=True)]
-InternalLine = Annotated[SkipJsonSchema[int | None], Field(exclude=True)]
-# a string left out of an answer when None: published as a string that may be absent
-TextOrAbsent = Annotated[
-    str | SkipJsonSchema[None], Field(exclude_if=_is_none, json_schema_extra=_without_default)
-]
+# a field kept for retrieval's own use (database ids, ranking inputs): never sent nor published
+INTERNAL: dict[str, Any] = {"exclude": True}
+# an optional string left out of an answer when None
+ABSENT_IF_NONE: dict[str, Any] = {"exclude_if": _is_none, "json_schema_extra": _string_or_absent}
 
 
 def is_thin(short_content: str | None) -> bool:
@@ -142,7 +138,7 @@ class Hit:
     retrievers: list[str]
     commit: str
     source: str  # "commit" | "working-tree"
-    preview: TextOrAbsent = None
+    preview: str | None = field(default=None, metadata=ABSENT_IF_NONE)
 
     def contract(self) -> dict[str, Any]:
         """The `search --json` record: exactly the contract's keys."""
@@ -170,9 +166,9 @@ class SymbolMatch:
     source: str
     match: str  # exact | exact-insensitive | suffix | similar
     score: float
-    symbol_id: InternalId = field(default=0, repr=False)
-    file_version_id: InternalId = field(default=0, repr=False)
-    outline_end: InternalLine = field(default=None, repr=False)
+    symbol_id: int = field(default=0, repr=False, metadata=INTERNAL)
+    file_version_id: int = field(default=0, repr=False, metadata=INTERNAL)
+    outline_end: int | None = field(default=None, repr=False, metadata=INTERNAL)
 
     def as_dict(self) -> dict[str, Any]:
         """The public fields (internal ids dropped)."""
@@ -197,7 +193,7 @@ class Definition:
 
 @dataclass
 class SymbolSource:
-    """The complete source of one symbol (or the lines of it asked for)."""
+    """The source of one symbol (or the lines of it asked for)."""
 
     repository: str
     path: str
@@ -255,6 +251,17 @@ class OutlineEntry:
     source: str
 
 
-def public_record(record: object) -> dict[str, Any]:
-    """A record as JSON-ready values, as agents receive it: internal fields left out."""
-    return to_jsonable_python(record)
+def public_record(record: Any) -> dict[str, Any]:
+    """A record's fields as agents receive them: without `INTERNAL` fields and the
+    `ABSENT_IF_NONE` ones that are None (nested records likewise)."""
+    public: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        drop_if = f.metadata.get("exclude_if")
+        if f.metadata.get("exclude") or (drop_if is not None and drop_if(value)):
+            continue
+        if isinstance(value, list):
+            items = cast(list[Any], value)
+            value = [public_record(v) if is_dataclass(v) else v for v in items]
+        public[f.name] = value
+    return public

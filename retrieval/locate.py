@@ -23,8 +23,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import dataclasses as records
-
 from codeatlas.core.terms import K1, B, query_terms, term_id
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.hits import public_record, unit_range
@@ -70,10 +68,9 @@ FUNCTIONS_PER_FILE = 5
 MAX_EVIDENCE = 8  # evidence lines kept per file
 
 
-# the records agents receive are pydantic dataclasses (retrieval/hits.py says why)
-@records.dataclass
+@dataclass
 class LocatedFunction:
-    """A likely function (or method) of a located file, and why."""
+    """A likely function of a located file, and why."""
 
     symbol: str
     kind: str
@@ -83,7 +80,7 @@ class LocatedFunction:
     evidence: list[str]
 
 
-@records.dataclass
+@dataclass
 class LocatedFile:
     """A file likely to change for a bug report: its role, evidence and likely functions."""
 

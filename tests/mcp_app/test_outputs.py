@@ -43,7 +43,7 @@ def test_each_tool_publishes_the_schema_of_retrievals_own_record(tool, key, reco
     schema = _output_schemas()[tool]
     reference = schema["properties"][key]["items"]["$ref"]
     published = schema["$defs"][reference.removeprefix("#/$defs/")]
-    own = TypeAdapter(record).json_schema()
+    own = TypeAdapter(record).json_schema(mode="serialization")
     nested = own.pop("$defs", {})
     assert published == own
     assert all(schema["$defs"][name] == definition for name, definition in nested.items())
@@ -82,7 +82,9 @@ def test_located_records_always_carry_their_evidence_and_functions():
     schema = _output_schemas()["locate"]["$defs"]
     assert {"evidence", "functions"} <= set(schema["LocatedFile"]["required"])
     assert "evidence" in schema["LocatedFunction"]["required"]
-    assert TypeAdapter(LocatedFunction).json_schema() == schema["LocatedFunction"]
+    assert (
+        TypeAdapter(LocatedFunction).json_schema(mode="serialization") == schema["LocatedFunction"]
+    )
 
 
 def test_every_answer_matches_its_schema_and_its_text_block(operator_server):
