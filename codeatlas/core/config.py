@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from codeatlas.core.embedding_providers import Provider, provider_named
 from codeatlas.core.errors import ConfigurationError
 
 APP_NAME = "codeatlas"
@@ -71,7 +72,7 @@ class Settings:
 
     state_dir: Path
     database_url: str | None  # None: start the embedded PostgreSQL in state_dir
-    embedding_provider: str  # local | openai | fake
+    embedding_provider: Provider
     embedding_model: str | None  # provider-specific model name (None: provider default)
     embedding_dimensions: int | None
     openai_base_url: str | None
@@ -90,6 +91,11 @@ class Settings:
     # how long the embedded server stays up after its last command exits (0: stop at once)
     server_idle_seconds: int = 600
 
+    def __post_init__(self) -> None:
+        # `replace(settings, embedding_provider="fake")` (tests, benchmarks) is typed all the same
+        provider = provider_named(self.embedding_provider)
+        object.__setattr__(self, "embedding_provider", provider)
+
     @property
     def repos_dir(self) -> Path:
         """Where bare mirror clones of remote repositories live."""
@@ -102,11 +108,9 @@ def load_settings() -> Settings:
     env = os.environ
     configured_state = env.get("CODEATLAS_STATE_DIR")
     state_dir = Path(configured_state).expanduser() if configured_state else default_state_dir()
-    provider = env.get("CODEATLAS_EMBEDDING_PROVIDER", "local")
-    if provider not in ("local", "openai", "fake"):
-        raise ConfigurationError(
-            f"CODEATLAS_EMBEDDING_PROVIDER must be local, openai or fake, got {provider!r}"
-        )
+    provider = provider_named(
+        env.get("CODEATLAS_EMBEDDING_PROVIDER", Provider.LOCAL), "CODEATLAS_EMBEDDING_PROVIDER"
+    )
     launcher = env.get("CODEATLAS_RUN_LAUNCHER", "warm")
     if launcher not in ("warm", "celery"):
         raise ConfigurationError(f"CODEATLAS_RUN_LAUNCHER must be warm or celery, got {launcher!r}")
