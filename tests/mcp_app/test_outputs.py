@@ -118,3 +118,14 @@ def _keys(value: Any) -> set[str]:
     if isinstance(value, list):
         return {k for v in value for k in _keys(v)}
     return set()
+
+
+def test_the_cli_json_of_a_record_is_what_agents_receive():
+    from dataclasses import asdict
+
+    from mcp_app.outputs import LocateResult
+
+    function = LocatedFunction("parse", "function", 3, 9, 1.0, ["stack frame"])
+    located = LocatedFile("r", "a.py", "c", "commit", "code", 2.0, ["path named"], [function])
+    sent = TypeAdapter(LocateResult).dump_python({"files": [located]}, mode="json")
+    assert located.as_dict() == asdict(located) == sent["files"][0]
