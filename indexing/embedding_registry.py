@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import psycopg
 
 from codeatlas.core.config import Settings
+from codeatlas.core.embedding_providers import Provider, provider_named
 from codeatlas.core.errors import ConfigurationError
 from indexing import storage
 from indexing.embedding.base import Embedder
@@ -26,10 +27,14 @@ _lock = threading.Lock()
 class ModelSpec:
     """Enough to rebuild an embedder: provider, its model name, dimensions, endpoint."""
 
-    provider: str
+    provider: Provider
     model: str | None = None
     dimensions: int | None = None
     base_url: str | None = None
+
+    def __post_init__(self) -> None:
+        # specs are also read from the database and from Dagster config: text until here
+        object.__setattr__(self, "provider", provider_named(self.provider))
 
 
 def configured_spec(settings: Settings) -> ModelSpec:
@@ -67,7 +72,7 @@ def record_model(conn: psycopg.Connection, embedder: Embedder, spec: ModelSpec) 
     conn.execute(
         "UPDATE embedding_models SET provider = %s, provider_model = %s,"
         " provider_dimensions = %s, base_url = %s WHERE name = %s",
-        (spec.provider, spec.model, spec.dimensions, spec.base_url, embedder.model_name),
+        (spec.provider.value, spec.model, spec.dimensions, spec.base_url, embedder.model_name),
     )
 
 
@@ -124,7 +129,7 @@ def embedder_for_model(name: str, conn: psycopg.Connection, settings: Settings) 
         embedder = embedder_for_spec(candidate, settings)
         if embedder.model_name == name:
             return embedder
-    if spec is not None and spec.provider == "local" and spec.model is None:
+    if spec is not None and spec.provider is Provider.LOCAL and spec.model is None:
         # stored as the local default, which has changed since (a new text recipe): the old
         # default by its full name, which queries the same way, while an upgrade re-embeds
         embedder = embedder_for_spec(replace(spec, model=name), settings)

@@ -20,12 +20,12 @@ from __future__ import annotations
 import math
 import posixpath
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from codeatlas.core.terms import K1, B, query_terms, term_id
 from indexing.parsing.grammars import FUNCTION_KINDS
-from retrieval.hits import unit_range
+from retrieval.hits import public_record, unit_range
 from retrieval.issue_text import IssueEvidence, read_issue
 from retrieval.lexical import lexical_candidates
 from retrieval.path_roles import CODE, path_role
@@ -70,19 +70,19 @@ MAX_EVIDENCE = 8  # evidence lines kept per file
 
 @dataclass
 class LocatedFunction:
-    """A function or method of a located file, and why it is likely."""
+    """A likely function of a located file, and why."""
 
     symbol: str
     kind: str
     start_line: int
     end_line: int
     score: float
-    evidence: list[str] = field(default_factory=list[str])
+    evidence: list[str]
 
 
 @dataclass
 class LocatedFile:
-    """A file likely to change for the report: its score, role and evidence."""
+    """A file likely to change for a bug report: its role, evidence and likely functions."""
 
     repository: str
     path: str
@@ -90,12 +90,12 @@ class LocatedFile:
     source: str
     role: str
     score: float
-    evidence: list[str] = field(default_factory=list[str])
-    functions: list[LocatedFunction] = field(default_factory=list[LocatedFunction])
+    evidence: list[str]
+    functions: list[LocatedFunction]
 
     def as_dict(self) -> dict[str, Any]:
         """All fields, functions as records."""
-        return asdict(self)
+        return public_record(self)
 
 
 @dataclass
@@ -575,6 +575,7 @@ def _neighbours(
                 role,
                 0.0,
                 [f"beside {posixpath.dirname(row['path']) or '.'}/"],
+                [],
             )
         )
         if len(out) == wanted:

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from codeatlas.core.config import environment_variable
+from codeatlas.core.embedding_providers import PROVIDER_NAMES
 from codeatlas.core.errors import CodeatlasError, ConfigurationError
 
 PROVIDERS = ("github", "gitlab", "bitbucket", "gitea")
@@ -49,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         " every process indexes new commits with it from then on, whatever its own"
         " CODEATLAS_EMBEDDING_PROVIDER/MODEL (API keys still come from each one's environment).",
     )
-    up.add_argument("--provider", choices=("local", "openai", "fake"))
+    up.add_argument("--provider", choices=PROVIDER_NAMES)
     up.add_argument("--model")
     up.add_argument("--dimensions", type=int)
     up.add_argument("--base-url")
