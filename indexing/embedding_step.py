@@ -21,7 +21,7 @@ def missing_content(conn, snapshot_id: int, model: str) -> list[dict]:
     """(content_hash, length) of the snapshot's chunk contents with no vector for `model` (in
     any repository: vectors are shared by content)."""
     return conn.execute(
-        statement("indexing", "missing_embeddings"),
+        statement("chunk_embeddings", "missing_in_snapshot"),
         {"snapshot_id": snapshot_id, "model": model},
     ).fetchall()
 
@@ -94,7 +94,7 @@ def _documents(conn, embedder: Embedder, snapshot_id: int, hashes: list[str]) ->
 def coverage(conn: psycopg.Connection[Any], snapshot_id: int, model: str) -> tuple[int, int]:
     """(distinct chunk contents with a vector for `model`, distinct chunk contents)."""
     row = conn.execute(
-        statement("indexing", "embedding_coverage"),
+        statement("chunk_embeddings", "coverage_of_snapshot"),
         {"snapshot_id": snapshot_id, "model": model},
     ).fetchone()
     assert row is not None

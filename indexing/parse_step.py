@@ -22,7 +22,7 @@ ANALYZE_AFTER_FILES = 50
 
 def _pending_blobs(conn, snapshot_id: int, version: str) -> list[dict]:
     return conn.execute(
-        statement("indexing", "pending_blobs"),
+        statement("snapshot_files", "pending_blobs"),
         {"snapshot_id": snapshot_id, "parser_version": version},
     ).fetchall()
 

@@ -47,7 +47,7 @@ def record_source_files(
         rows.append((entry.path, entry.blob_sha, language, entry.size, reason))
     with transaction(url) as conn:
         snapshot = conn.execute(
-            statement("indexing", "upsert_snapshot"),
+            statement("snapshots", "upsert"),
             {
                 "repository_id": repo.id,
                 "commit_sha": commit_sha,
@@ -69,10 +69,10 @@ def record_source_files(
         ) as copy:
             for row in rows:
                 copy.write_row(row)
-        conn.execute(statement("indexing", "delete_gone_snapshot_files"), ids)
-        conn.execute(statement("indexing", "upsert_snapshot_files"), ids)
-        conn.execute(statement("indexing", "reuse_parsed_file_versions"), ids)
-        reused = conn.execute(statement("indexing", "count_parsed_snapshot_files"), ids).fetchone()
+        conn.execute(statement("snapshot_files", "delete_gone"), ids)
+        conn.execute(statement("snapshot_files", "upsert_staged"), ids)
+        conn.execute(statement("snapshot_files", "reuse_parsed_file_versions"), ids)
+        reused = conn.execute(statement("snapshot_files", "count_parsed"), ids).fetchone()
     return {
         "snapshot_id": snapshot["id"],
         "commit": commit_sha,

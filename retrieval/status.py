@@ -49,7 +49,7 @@ def repository_status(
 ) -> list[dict[str, Any]]:
     """One dict per repository (optionally one name, or only the given ids)."""
     rows = conn.execute(
-        statement("retrieval", "repository_status"), {"name": only, "ids": repository_ids}
+        statement("repositories", "status"), {"name": only, "ids": repository_ids}
     ).fetchall()
     report: list[dict[str, Any]] = []
     for row in rows:
