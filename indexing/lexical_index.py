@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import psycopg
 
+from codeatlas.core.sql_files import statement
 from codeatlas.core.terms import K1, LEXICAL_VERSION, B, chunk_document
 
 # the average chunk length assumed by `impact`, which only orders a term's postings
@@ -114,30 +115,9 @@ def refresh_corpus_stats(conn: psycopg.Connection, repository_id: int, snapshot_
     if not incremental:
         conn.execute("DELETE FROM lexical_term_stats WHERE repository_id = %s", (repository_id,))
     old = corpus["snapshot_id"] if incremental and corpus else None
-    # documents that enter (+n) or leave (-n) the corpus, as file versions with a multiplicity
-    delta = (
-        "WITH side AS ("
-        "  SELECT file_version_id, count(*) AS n FROM snapshot_files"
-        "  WHERE snapshot_id = %(new)s AND file_version_id IS NOT NULL GROUP BY 1"
-        "  UNION ALL"
-        "  SELECT file_version_id, -count(*) FROM snapshot_files"
-        "  WHERE snapshot_id = %(old)s AND file_version_id IS NOT NULL GROUP BY 1),"
-        " delta AS (SELECT file_version_id, sum(n)::integer AS n FROM side GROUP BY 1"
-        "  HAVING sum(n) <> 0)"
-    )
+    # documents that enter (+n) or leave (-n) the corpus change their terms' document counts
     conn.execute(
-        delta + ", terms AS (SELECT p.term, sum(d.n)::integer AS n FROM delta d"
-        "  JOIN code_chunks c ON c.file_version_id = d.file_version_id"
-        "  JOIN lexical_postings p ON p.chunk_id = c.id GROUP BY p.term),"
-        " gone AS (DELETE FROM lexical_term_stats s USING terms t"
-        "  WHERE s.repository_id = %(repo)s AND s.term = t.term AND t.n < 0"
-        "  AND s.df + t.n <= 0),"
-        " fewer AS (UPDATE lexical_term_stats s SET df = s.df + t.n FROM terms t"
-        "  WHERE s.repository_id = %(repo)s AND s.term = t.term AND t.n < 0"
-        "  AND s.df + t.n > 0)"
-        " INSERT INTO lexical_term_stats AS s (repository_id, term, df)"
-        " SELECT %(repo)s, term, n FROM terms WHERE n > 0"
-        " ON CONFLICT (term, repository_id) DO UPDATE SET df = s.df + EXCLUDED.df",
+        statement("lexical", "apply_term_stats_delta"),
         {"new": snapshot_id, "old": old, "repo": repository_id},
     )
     totals = conn.execute(

@@ -13,6 +13,7 @@ import numpy as np
 from pgvector import HalfVector
 from psycopg import sql
 
+from codeatlas.core.sql_files import statement_template
 from retrieval.lexical import CANDIDATE_COLUMNS
 from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
@@ -64,61 +65,21 @@ def semantic_candidates(
     exact = vectors <= EXACT_SEARCH_MAX
     if exact:
         # a small scope among many repositories: an exact scan of its own vectors beats walking
-        # a graph where most neighbours are filtered out. The scope's visible chunks (a few
-        # thousand; an index-only scan of code_chunks: sql/007), their contents' vectors found
-        # by the primary key (model, content), the nearest of them.
+        # a graph where most neighbours are filtered out
         distance = sql.SQL("e.embedding <=> %(qv)s::halfvec({dims})").format(dims=sql.Literal(dims))
-        query_head = sql.SQL(
-            "WITH"
-            + VISIBLE_FILES
-            + ", visible AS MATERIALIZED (SELECT f.*, c.id AS chunk_id, c.content_hash"
-            " FROM files f JOIN code_chunks c ON c.file_version_id = f.file_version_id"
-            " WHERE f.repository_id = ANY(%(repo_ids)s)), "
-            "nearest AS MATERIALIZED (SELECT e.content_hash, {distance} AS distance"
-            " FROM chunk_embeddings e WHERE e.embedding_model = {model}"
-            " AND e.content_hash = ANY(ARRAY(SELECT DISTINCT content_hash FROM visible))"
-            " ORDER BY {distance} LIMIT %(candidates)s)"
-            " SELECT " + CANDIDATE_COLUMNS + ", n.distance"
-            " FROM nearest n JOIN visible f ON f.content_hash = n.content_hash"
-            " JOIN code_chunks c ON c.id = f.chunk_id"
-        ).format(distance=distance, model=sql.Literal(model))
+        template = statement_template("chunk_embeddings", "nearest_exact")
+        visible = VISIBLE_FILES
     else:
-        # Vectors are shared by content across repositories (sql/009): the graph walk keeps
-        # only contents some chunk of the scope's repositories holds (a per-row check: OFFSET 0
-        # keeps the planner from turning it into a join that would bypass the index), then the
-        # chunks holding them are narrowed to the visible ones, so grants still decide.
         distance = sql.SQL("(e.embedding::halfvec({dims})) <=> %(qv)s::halfvec({dims})").format(
             dims=sql.Literal(dims)
         )
-        query_head = sql.SQL(
-            "WITH nearest AS MATERIALIZED ("
-            " SELECT e.content_hash, {distance} AS distance"
-            " FROM chunk_embeddings e"
-            " WHERE e.embedding_model = {model} AND EXISTS (SELECT 1 FROM code_chunks c"
-            "  JOIN file_versions fv ON fv.id = c.file_version_id"
-            "  WHERE c.content_hash = e.content_hash AND fv.repository_id = ANY(%(repo_ids)s)"
-            "  OFFSET 0)"
-            " ORDER BY {distance} LIMIT %(candidates)s), "
-            "hits AS MATERIALIZED (SELECT c.id AS chunk_id, c.file_version_id, c.content_hash"
-            " FROM code_chunks c"
-            " WHERE c.content_hash = ANY(ARRAY(SELECT DISTINCT content_hash FROM nearest))), "
-            + visible_files_among("SELECT file_version_id FROM hits")
-            + " SELECT "
-            + CANDIDATE_COLUMNS
-            + ", n.distance"
-            " FROM hits h JOIN files f ON f.file_version_id = h.file_version_id"
-            "  AND f.repository_id = ANY(%(repo_ids)s)"
-            " JOIN nearest n ON n.content_hash = h.content_hash"
-            " JOIN code_chunks c ON c.id = h.chunk_id"
-        ).format(distance=distance, model=sql.Literal(model))
-    query = sql.Composed(
-        [
-            query_head,
-            sql.SQL(
-                " LEFT JOIN code_symbols s ON s.id = c.symbol_id"
-                " ORDER BY n.distance, c.id LIMIT %(limit)s"
-            ),
-        ]
+        template = statement_template("chunk_embeddings", "nearest_by_index")
+        visible = visible_files_among("SELECT file_version_id FROM hits")
+    query = sql.SQL(template).format(
+        visible_files=sql.SQL(visible),
+        candidate_columns=sql.SQL(CANDIDATE_COLUMNS),
+        distance=distance,
+        model=sql.Literal(model),
     )
     params = {
         **scope.params(),

@@ -5,7 +5,9 @@ table whose owner runs its statements (`sql/<table>/<name>.sql`, docs/architectu
 the retriever whose read spans several tables. The files are package data of `sql`, read through
 `importlib.resources`, so an installed wheel finds them as an editable checkout does.
 Statements keep their parameters as placeholders (`%s`, `%(name)s`): values are always bound
-by the driver, never formatted into the text.
+by the driver, never formatted into the text. A few are templates (`statement_template`): their
+`{field}`s take constant SQL fragments or literals that the planner must see as text (a partial
+index's model name), composed with `psycopg.sql`, never user input formatted into them.
 """
 
 from __future__ import annotations
@@ -28,3 +30,8 @@ def statement(folder: str, name: str) -> LiteralString:
     """The text of `sql/<folder>/<name>.sql` (shipped as package data)."""
     text = sql_folder(folder).joinpath(f"{name}.sql").read_text("utf-8")
     return cast(LiteralString, text)
+
+
+def statement_template(folder: str, name: str) -> LiteralString:
+    """The text of `sql/<folder>/<name>.sql`, a template whose `{field}`s the caller composes."""
+    return statement(folder, name)
