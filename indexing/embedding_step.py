@@ -10,7 +10,7 @@ import psycopg
 
 from codeatlas.core.database import analyze, connection, transaction
 from codeatlas.core.sql_files import statement
-from indexing import repositories, storage
+from indexing import chunk_embeddings, embedding_registry, repositories, snapshots
 from indexing.embedding.base import Embedder, document_text
 
 COMMIT_EVERY = 512
@@ -37,10 +37,10 @@ def embed_snapshot(
     started = time.monotonic()
     with connection(url) as conn:
         repo = repositories.get(conn, repository_name)
-        snap_id = repositories.snapshot_id(conn, repo, commit_sha)
+        snap_id = snapshots.id_of(conn, repo.id, commit_sha)
         if snap_id is None:
             raise RuntimeError(f"{repository_name}@{commit_sha}: no snapshot to embed")
-        storage.ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
+        embedding_registry.ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
         conn.commit()
         todo = missing_content(conn, snap_id, embedder.model_name)
     # similar lengths together: less padding per batch; contents are read one group at a time
@@ -57,7 +57,7 @@ def embed_snapshot(
         # requests concurrently, so a GPU server gets more than one batch at a time)
         vectors = embedder.embed_documents(texts)
         with transaction(url) as tx:
-            storage.store_embeddings(tx, embedder.model_name, hashes, vectors)
+            chunk_embeddings.store(tx, embedder.model_name, hashes, vectors)
         done += len(hashes)
         done_chars += sum(r["length"] for r in group)
         elapsed = time.monotonic() - started

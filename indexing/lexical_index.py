@@ -10,6 +10,7 @@ import psycopg
 
 from codeatlas.core.sql_files import statement
 from codeatlas.core.terms import K1, LEXICAL_VERSION, B, chunk_document
+from indexing import storage
 
 # the average chunk length assumed by `impact`, which only orders a term's postings
 NOMINAL_AVG_LENGTH = 80.0
@@ -35,32 +36,29 @@ def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) 
     )
     written = 0
     lengths: list[tuple[int, int]] = []
-    with conn.cursor() as cur:
-        with cur.copy(
+    with (
+        conn.cursor() as cur,
+        cur.copy(
             "COPY lexical_postings (chunk_id, term, repository_id, tf, dl, impact) FROM STDIN"
-        ) as copy:
-            for row in rows:
-                doc = chunk_document(
-                    row["content"], row["symbol_name"], row["qualified_name"], path
-                )
-                lengths.append((doc.length, row["id"]))
-                for term, tf in doc.tf.items():
-                    copy.write_row(
-                        (
-                            row["id"],
-                            term,
-                            row["repository_id"],
-                            tf,
-                            doc.length,
-                            impact(tf, doc.length),
-                        )
+        ) as copy,
+    ):
+        for row in rows:
+            doc = chunk_document(row["content"], row["symbol_name"], row["qualified_name"], path)
+            lengths.append((doc.length, row["id"]))
+            for term, tf in doc.tf.items():
+                copy.write_row(
+                    (
+                        row["id"],
+                        term,
+                        row["repository_id"],
+                        tf,
+                        doc.length,
+                        impact(tf, doc.length),
                     )
-                written += len(doc.tf)
-        cur.executemany("UPDATE code_chunks SET lexical_length = %s WHERE id = %s", lengths)
-    conn.execute(
-        "UPDATE file_versions SET lexical_version = %s WHERE id = %s",
-        (LEXICAL_VERSION, file_version_id),
-    )
+                )
+            written += len(doc.tf)
+    storage.set_lexical_lengths(conn, lengths)
+    storage.set_lexical_version(conn, file_version_id, LEXICAL_VERSION)
     return written
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, LiteralString
 
 from codeatlas.core.errors import CodeatlasError
-from codeatlas.core.sql_files import statement_template
+from codeatlas.core.sql_files import statement, statement_template
 from retrieval.principals import DbConnection, Principal, Row, unreadable_repository
 
 _COMMIT = re.compile(r"^[0-9a-fA-F]{4,64}$")
@@ -103,14 +103,7 @@ def resolve_scope(
         raise CodeatlasError("commit must be 4 to 64 hexadecimal characters")
     names = list(dict.fromkeys(repositories)) if repositories is not None else None
     rows = conn.execute(
-        "SELECT r.id, r.name, r.current_snapshot_id, r.active_embedding_model, s.commit_sha"
-        " FROM repositories r JOIN principals p ON p.id = %(pid)s"
-        " LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
-        " WHERE (%(names)s::text[] IS NULL OR r.name = ANY(%(names)s))"
-        " AND (p.all_repositories OR EXISTS (SELECT 1 FROM repository_grants g"
-        "  WHERE g.principal_id = p.id AND g.repository_id = r.id))"
-        " ORDER BY r.name",
-        {"pid": principal.id, "names": names},
+        statement("scope", "readable_at_current"), {"pid": principal.id, "names": names}
     ).fetchall()
     found = {row["name"]: row for row in rows}
     for name in names or []:
