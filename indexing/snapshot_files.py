@@ -101,3 +101,13 @@ def set_file_version(
         " AND blob_sha = %s AND skip_reason IS NULL",
         (file_version_id, snapshot_id, blob_sha),
     )
+
+
+def paths_at(conn: psycopg.Connection, repository_id: int, commit_sha: str) -> set[str]:
+    """Every path of the repository's snapshot of `commit_sha` (skipped ones too)."""
+    rows = conn.execute(
+        "SELECT sf.path FROM snapshot_files sf JOIN snapshots s ON s.id = sf.snapshot_id"
+        " WHERE s.repository_id = %s AND s.commit_sha = %s",
+        (repository_id, commit_sha),
+    ).fetchall()
+    return {r["path"] for r in rows}

@@ -134,9 +134,8 @@ def resolve_scope(
 
 def _at_commit(conn: DbConnection, row: Row, commit: str) -> RepositoryView:
     snaps = conn.execute(
-        "SELECT id, commit_sha FROM snapshots WHERE repository_id = %s AND status = 'ready'"
-        " AND commit_sha LIKE %s ORDER BY id LIMIT 2",
-        (row["id"], commit.lower() + "%"),
+        statement("scope", "ready_snapshots_by_prefix"),
+        {"repository_id": row["id"], "prefix": commit.lower() + "%"},
     ).fetchall()
     if len(snaps) != 1:
         problem = "is ambiguous" if snaps else "is not indexed"

@@ -13,7 +13,7 @@ import numpy as np
 from pgvector import HalfVector
 from psycopg import sql
 
-from codeatlas.core.sql_files import statement_template
+from codeatlas.core.sql_files import statement, statement_template
 from retrieval.lexical import CANDIDATE_COLUMNS
 from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
@@ -28,9 +28,7 @@ EXACT_SEARCH_MAX = 20_000
 
 def model_dimensions(conn: DbConnection, model: str) -> int | None:
     """Dimensions a model was registered with (None: no vector of it was ever stored)."""
-    row = conn.execute(
-        "SELECT dimensions FROM embedding_models WHERE name = %s", (model,)
-    ).fetchone()
+    row = conn.execute(statement("embedding_models", "dimensions"), {"model": model}).fetchone()
     return row["dimensions"] if row else None
 
 
@@ -38,10 +36,8 @@ def _model_and_scope(conn: DbConnection, model: str, repo_ids: list[int]) -> tup
     """The model's dimensions (as `model_dimensions`) and the chunks of the repositories'
     current snapshots (an upper bound of their vectors), in one round trip."""
     row = conn.execute(
-        "SELECT (SELECT dimensions FROM embedding_models WHERE name = %s) AS dims,"
-        " (SELECT coalesce(sum(documents), 0) FROM lexical_corpus"
-        "  WHERE repository_id = ANY(%s)) AS n",
-        (model, repo_ids),
+        statement("embedding_models", "dimensions_and_scope_size"),
+        {"model": model, "repo_ids": repo_ids},
     ).fetchone()
     return (row["dims"], int(row["n"])) if row else (None, 0)
 

@@ -32,7 +32,7 @@ OWNERS = {
 }
 # read from many packages before they had an owner (issue 29): SQL naming them sits in an owner
 # module or in sql/, nowhere else
-READ_THROUGH_OWNERS = ("repositories", "chunk_embeddings")
+READ_THROUGH_OWNERS = ("repositories", "snapshots", "chunk_embeddings", "embedding_models")
 _WRITE = re.compile(
     r"\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM|COPY|TRUNCATE)\s+(?:ONLY\s+)?(\w+)", re.IGNORECASE
 )
@@ -84,7 +84,7 @@ def test_statement_files_that_write_a_table_are_run_by_its_owner_alone():
     assert writing >= 5, "no statement file writes a table: the pattern is out of date"
 
 
-def test_repositories_and_chunk_embeddings_are_read_in_owner_modules_or_sql_files_only():
+def test_the_spread_tables_are_read_in_owner_modules_or_sql_files_only():
     owners = set(OWNERS.values())
     strays = [
         f"{s.where()} names {table}"
