@@ -78,11 +78,8 @@ def _documents(conn, embedder: Embedder, snapshot_id: int, hashes: list[str]) ->
     """The text `embedder` reads for each hash, in the order given (a content at several paths
     of the snapshot is read at the first of them)."""
     rows = conn.execute(
-        "SELECT DISTINCT ON (c.content_hash) c.content_hash, c.content, c.qualified_name, sf.path"
-        " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
-        " WHERE sf.snapshot_id = %s AND c.content_hash = ANY(%s)"
-        " ORDER BY c.content_hash, sf.path, c.qualified_name",
-        (snapshot_id, hashes),
+        statement("chunk_embeddings", "documents_to_embed"),
+        {"snapshot_id": snapshot_id, "hashes": hashes},
     ).fetchall()
     by_hash = {
         r["content_hash"]: document_text(embedder, r["content"], r["path"], r["qualified_name"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import psycopg
 
 from codeatlas.core.config import Settings
+from codeatlas.core.sql_files import statement
 from codeatlas.core.terms import LEXICAL_VERSION
 from indexing import git_source, lexical_index, repositories, snapshots
 
@@ -31,25 +32,19 @@ def publish(
         if snap_id is None:
             raise SnapshotIncompleteError(f"{repository_name}@{commit_sha} has no file list yet")
         missing = conn.execute(
-            "SELECT count(*) AS n FROM snapshot_files sf"
-            " LEFT JOIN file_versions fv ON fv.id = sf.file_version_id"
-            " WHERE sf.snapshot_id = %s AND sf.skip_reason IS NULL"
-            " AND (fv.parsed_at IS NULL OR fv.parser_version <> %s"
-            "      OR fv.lexical_version IS DISTINCT FROM %s)",
-            (snap_id, parser_version, LEXICAL_VERSION),
+            statement("snapshot_files", "unparsed_count"),
+            {
+                "snapshot_id": snap_id,
+                "parser_version": parser_version,
+                "lexical_version": LEXICAL_VERSION,
+            },
         ).fetchone()
         if missing and missing["n"]:
             raise SnapshotIncompleteError(
                 f"{repository_name}@{commit_sha[:12]}: {missing['n']} files are not parsed yet"
             )
         stats = conn.execute(
-            "SELECT count(*) AS files, count(sf.file_version_id) AS indexed_files,"
-            " (SELECT count(*) FROM code_chunks c JOIN snapshot_files s2"
-            "   ON s2.file_version_id = c.file_version_id WHERE s2.snapshot_id = %s) AS chunks,"
-            " (SELECT count(*) FROM code_symbols c JOIN snapshot_files s2"
-            "   ON s2.file_version_id = c.file_version_id WHERE s2.snapshot_id = %s) AS symbols"
-            " FROM snapshot_files sf WHERE sf.snapshot_id = %s",
-            (snap_id, snap_id, snap_id),
+            statement("snapshot_files", "publish_stats"), {"snapshot_id": snap_id}
         ).fetchone()
         snapshots.mark_ready(conn, snap_id, parser_version, stats)
         becomes_current = _is_newest(conn, settings, repo_row, commit_sha)

@@ -15,6 +15,7 @@ import time
 from typing import TYPE_CHECKING
 
 from codeatlas.core.errors import CodeatlasError
+from codeatlas.core.sql_files import statement
 from mcp_app.app_context import AppContext
 from mcp_app.inputs import MAX_FILE_BYTES
 from mcp_app.outputs import IndexFileResult
@@ -104,11 +105,7 @@ def index_file(
             file_version_id,
             app.limits.overlay_ttl_hours * 3600,
         )
-    counts = conn.execute(
-        "SELECT (SELECT count(*) FROM code_symbols WHERE file_version_id = %(fv)s) AS symbols,"
-        " (SELECT count(*) FROM code_chunks WHERE file_version_id = %(fv)s) AS chunks",
-        {"fv": file_version_id},
-    ).fetchone()
+    counts = conn.execute(statement("file_versions", "counts"), {"fv": file_version_id}).fetchone()
     assert counts is not None
     embedded, note = _embed(app, conn, view.active_model, file_version_id, path, deadline)
     expires = expiry(conn, view.repository_id, principal.id, path)

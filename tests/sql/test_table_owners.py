@@ -95,6 +95,20 @@ def test_the_spread_tables_are_read_in_owner_modules_or_sql_files_only():
     assert not strays, "\n".join(strays)
 
 
+def test_outside_the_retrievers_sql_naming_a_table_sits_in_an_owner_module():
+    # the retrievers (retrieval/) compose their reads from shared fragments (the visible files,
+    # the candidate columns, a caller's condition): they read inline; nothing else does
+    owners = set(OWNERS.values())
+    strays = [
+        f"{s.where()} names {table}"
+        for s in inline_sql()
+        if not _relative(s.path).startswith("retrieval/") and _relative(s.path) not in owners
+        for table in OWNERS
+        if re.search(rf"\b{table}\b", s.text)
+    ]
+    assert not strays, "\n".join(strays)
+
+
 def test_the_write_finder_sees_every_kind_of_write():
     statement = (
         "WITH gone AS (DELETE FROM snapshots WHERE id = 1),"
