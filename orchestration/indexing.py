@@ -13,6 +13,7 @@ from assets.run_liveness import live_execution, process_tags, reap_dead_runs
 from codeatlas.core.config import Settings
 from codeatlas.core.database import connection, index_database_url
 from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError, first_line
+from indexing import snapshots
 from orchestration.instance import open_instance
 
 
@@ -97,12 +98,7 @@ def index_commit(
     except Exception as exc:  # noqa: BLE001 - every failure becomes one line for the user
         raise run_failure(key, exc) from exc
     with connection(index_database_url(settings)) as conn:
-        row = conn.execute(
-            "SELECT s.stats FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
-            " WHERE r.name = %s AND s.commit_sha = %s",
-            (repository, commit_sha),
-        ).fetchone()
-    stats = (row or {}).get("stats") or {}
+        stats = snapshots.stats_of(conn, repository, commit_sha)
     return {
         "run_id": result.run_id,
         "files": stats.get("files", 0),

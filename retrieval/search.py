@@ -315,7 +315,8 @@ def search_code(
 ) -> SearchReport:
     """Search the scope; `embed_query(model, text)` gives query vectors (None skips a model);
     in hybrid mode a learned `ranker` (retrieval/ranker.py; by default the shipped model, None
-    for the fused order) orders the hits of the queries inside its domain; a `reranker` (none by default, retrieval/rerank.py) re-orders the
+    for the fused order) orders the hits of the queries inside its domain; a `reranker` (none
+    by default, retrieval/rerank.py) re-orders the
     leading hits; given `connections`, the retrievers run concurrently (`run_concurrently`), and
     in lexical mode the lexical retriever's groups of repositories do."""
     found = candidates(

@@ -111,10 +111,10 @@ def announce_index(settings: Settings, url: str) -> None:
     agent started with another state dir than `codeatlas index` used sees an empty index)."""
     from codeatlas.commands.status import where
     from codeatlas.core.database import connection
+    from indexing import repositories
 
     with connection(url, autocommit=True) as conn:
-        row = conn.execute("SELECT count(*) AS n FROM repositories").fetchone()
-    count = int(row["n"]) if row else 0
+        count = repositories.count(conn)
     found = where(settings)
     print(
         f"codeatlas MCP server: index in {found['state_dir']}; database {found['database']};"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from codeatlas.core.embedding_providers import Provider, provider_named
 from codeatlas.core.errors import ConfigurationError
 
 APP_NAME = "codeatlas"
@@ -104,7 +105,7 @@ class Settings:
 
     state_dir: Path
     database_url: str | None  # None: start the embedded PostgreSQL in state_dir
-    embedding_provider: str  # local | openai | fake
+    embedding_provider: Provider
     embedding_model: str | None  # provider-specific model name (None: provider default)
     embedding_dimensions: int | None
     openai_base_url: str | None
@@ -140,6 +141,11 @@ class Settings:
     mcp_failed_tokens_per_minute: int = 20  # per client address; further attempts get 429
     mcp_allowed_hosts: tuple[str, ...] = ()  # Host values the HTTP server answers besides its own
 
+    def __post_init__(self) -> None:
+        # `replace(settings, embedding_provider="fake")` (tests, benchmarks) is typed all the same
+        provider = provider_named(self.embedding_provider)
+        object.__setattr__(self, "embedding_provider", provider)
+
     @property
     def repos_dir(self) -> Path:
         """Where bare mirror clones of remote repositories live."""
@@ -157,7 +163,9 @@ def load_settings() -> Settings:
     env = os.environ
     configured_state = env.get("CODEATLAS_STATE_DIR")
     state_dir = Path(configured_state).expanduser() if configured_state else default_state_dir()
-    provider = _choice("CODEATLAS_EMBEDDING_PROVIDER", "local", ("local", "openai", "fake"))
+    provider = provider_named(
+        env.get("CODEATLAS_EMBEDDING_PROVIDER", Provider.LOCAL), "CODEATLAS_EMBEDDING_PROVIDER"
+    )
     launcher = _choice("CODEATLAS_RUN_LAUNCHER", "warm", ("warm", "celery"))
     broker = env.get("CODEATLAS_CELERY_BROKER_URL") or None
     if launcher == "celery" and broker is None:

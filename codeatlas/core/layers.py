@@ -114,6 +114,10 @@ LAYERS: tuple[Layer, ...] = (
     ),
 )
 
+# shipped folders of data, not code: the SQL (migrations and statement files, read through
+# importlib.resources, so `sql` is a package with no modules and no layer of its own)
+DATA_FOLDERS = ("sql",)
+
 # what the code reads at run time besides its modules: statements, migrations, tree-sitter
 # queries, the MCP tool lock (pyproject.toml's package-data, checked by the test)
 RUNTIME_SUFFIXES = (".py", ".sql", ".scm", ".lock", ".json")
@@ -134,7 +138,7 @@ def banned_imports(layer: Layer) -> set[str]:
 def package_folders() -> tuple[str, ...]:
     """The top-level folders of the installed package (pyproject.toml's packages)."""
     folders = [layer.folder.split("/")[0] for layer in LAYERS if layer.shipped]
-    return tuple(dict.fromkeys(folders))
+    return tuple(dict.fromkeys([*folders, *DATA_FOLDERS]))
 
 
 def runtime_files(root: Path) -> Iterator[Path]:

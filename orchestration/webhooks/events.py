@@ -1,6 +1,8 @@
 """Storing verified pushes: match the payload's repository, check its secret, record the event.
 
-Dagster-free psycopg code shared by the receiver (writes) and the CLI (secrets).
+Dagster-free psycopg code shared by the receiver (writes) and the CLI (secrets). The owner of
+the tables `webhook_events` and `repository_webhooks` (docs/architecture.md, "One owner per
+table"): every statement that writes them is a function here, the push sensor's included.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from urllib.parse import urlsplit
 
 import psycopg
 
+from indexing import repositories
 from orchestration.webhooks.providers import PushEvent, RefChange, verify
 from orchestration.webhooks.secret_box import PREFIX, seal, unseal
 
@@ -47,9 +50,7 @@ def matching_repositories(conn: psycopg.Connection, event: PushEvent) -> list[di
     """Registered repositories the payload names, by clone URL, then `owner/name`."""
     keys = {location_key(u) for u in event.urls}
     full = (event.full_name or "").lower()
-    rows = conn.execute(
-        "SELECT id, name, origin, default_branch FROM repositories ORDER BY id"
-    ).fetchall()
+    rows = repositories.locations(conn)
     found = []
     for row in rows:
         origin_key = location_key(row["origin"])
@@ -178,3 +179,42 @@ def seal_stored_secrets(conn: psycopg.Connection, key: str | None) -> int:
             (seal(row["secret"], key), row["repository_id"], row["provider"]),
         )
     return len(rows)
+
+
+def lock_pending(conn: psycopg.Connection, limit: int) -> list[dict]:
+    """The oldest pending events (with their repository's name and origin), locked; events
+    another tick holds are skipped."""
+    return conn.execute(
+        "SELECT e.*, r.name AS repo_name, r.origin FROM webhook_events e"
+        " JOIN repositories r ON r.id = e.repository_id"
+        " WHERE e.status = 'pending' ORDER BY e.id LIMIT %s FOR UPDATE OF e SKIP LOCKED",
+        (limit,),
+    ).fetchall()
+
+
+def mark(conn: psycopg.Connection, event_id: int, status: str, detail: str) -> None:
+    """The event is handled with this status and why."""
+    conn.execute(
+        "UPDATE webhook_events SET status = %s, detail = %s, processed_at = now() WHERE id = %s",
+        (status, detail, event_id),
+    )
+
+
+def mark_fetch_failed(
+    conn: psycopg.Connection, event_id: int, attempts: int, detail: str, status: str
+) -> None:
+    """Fetching the event's commit failed: retried while `status` is pending, else failed."""
+    conn.execute(
+        "UPDATE webhook_events SET attempts = %s, detail = %s, status = %s,"
+        " processed_at = CASE WHEN %s = 'failed' THEN now() END WHERE id = %s",
+        (attempts, detail, status, status, event_id),
+    )
+
+
+def mark_queued(conn: psycopg.Connection, event_id: int, run_key: str) -> None:
+    """A run was requested for the event's commit."""
+    conn.execute(
+        "UPDATE webhook_events SET status = 'queued', run_key = %s, processed_at = now(),"
+        " attempts = attempts + 1, detail = NULL WHERE id = %s",
+        (run_key, event_id),
+    )

@@ -130,8 +130,8 @@ def _last_first(hits: int, domain: dict) -> TreeEnsemble:
 
 
 def test_a_model_orders_only_the_queries_inside_its_domain(conn, operator_scope):
-    from tests.retrieval.indexing import fake_embedder
     from retrieval.search import search_code
+    from tests.retrieval.indexing import fake_embedder
     from tests.retrieval.test_search import _embed
 
     def order(query: str, model: TreeEnsemble | None) -> list[tuple[str, str | None]]:

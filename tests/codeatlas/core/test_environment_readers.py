@@ -80,8 +80,14 @@ def environment_reads(source: str, path: str) -> list[str]:
 
 
 def _modules() -> list[Path]:
+    """The project's modules (not the fetched code under hidden folders like benchmarks/.work)."""
     folders = {layer.folder.split("/")[0] for layer in LAYERS if layer.folder != "tests"}
-    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py"))
+    return sorted(
+        p
+        for folder in folders
+        for p in (ROOT / folder).rglob("*.py")
+        if not any(part.startswith(".") for part in p.relative_to(ROOT).parts)
+    )
 
 
 def test_no_module_but_config_reads_a_codeatlas_variable():

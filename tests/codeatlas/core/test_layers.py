@@ -13,7 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from codeatlas.core.layers import LAYERS, RUNTIME_SUFFIXES, Layer, banned_imports, package_folders
+from codeatlas.core.layers import (
+    DATA_FOLDERS,
+    LAYERS,
+    RUNTIME_SUFFIXES,
+    Layer,
+    banned_imports,
+    package_folders,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -38,7 +45,7 @@ def ruff_toml(layer: Layer) -> str:
 
 def test_every_top_level_package_is_a_layer():
     packages = {p.parent.name for p in ROOT.glob("*/__init__.py")}
-    assert packages == {layer.folder.split("/")[0] for layer in LAYERS}
+    assert packages == {layer.folder.split("/")[0] for layer in LAYERS} | set(DATA_FOLDERS)
 
 
 def test_every_layer_names_real_folders_and_modules():
