@@ -62,7 +62,7 @@ bench: setup-dev
 dev: setup
 	$(BIN)/codeatlas dev
 
-# Train the learned ranker (benchmarks/.work/ranker/ranker.json) from the registries alone: mine
+# Rebuild the learned ranker search ships (retrieval/ranker_model.json) from the registries alone: mine
 # the training query sets from registry code, index them with the local model, fit LambdaRank;
 # then compare it with the fused order (docs/retrieval.md, "The learned ranking"); about an hour
 # on 2 cores
