@@ -1,0 +1,70 @@
+"""`python -m benchmarks.kernel [--full] [--label NAME]`: index the kernel (its sample by
+default) with the fake embedder, then the one-file and fifty-file commits, and write what was
+measured to `benchmarks/results/kernel_<label>.json` (BENCHMARKS.md, "Linux kernel")."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from benchmarks.indexer import run_index
+from benchmarks.kernel.corpus import fetch_package, kernel_repo, tree_stats
+from benchmarks.kernel.measure import PeakMemory, latencies, source_bytes, storage
+from benchmarks.machine import describe
+from benchmarks.workspace import ROOT, database, git, prepare_environment
+
+REPOSITORY = "linux"
+
+
+def main() -> None:
+    """Run the benchmark and print its JSON."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.kernel")
+    parser.add_argument("--full", action="store_true", help="the whole tree, not the sample")
+    parser.add_argument("--label", default="sample", help="names the database and result file")
+    parser.add_argument("--no-latency", action="store_true")
+    args = parser.parse_args()
+
+    from codeatlas.core import embedded_server
+    from codeatlas.core.config import load_settings
+
+    state = prepare_environment()
+    package = fetch_package()
+    repo = kernel_repo(sample=not args.full)
+    url = database(f"bench_kernel_{args.label}", fresh=True)
+    postmaster = embedded_server.postmaster(load_settings().state_dir / "postgres")
+    assert postmaster is not None, f"no embedded PostgreSQL running under {state}"
+    result: dict = {
+        "machine": describe(url),
+        "package": {"name": package.path.name, "sha256": package.sha256, "bytes": package.size},
+        "corpus": {"sample": not args.full, **tree_stats(repo)},
+        "runs": {},
+    }
+    with PeakMemory(postmaster) as memory:
+        for tag in ("base", "one-file", "fifty-files"):
+            started = time.monotonic()
+            run = run_index(repo, REPOSITORY, url, "fake", ref=git(repo, "rev-parse", tag))
+            run["tag"] = tag
+            result["runs"][tag] = run
+            print(f"{tag}: {run} ({time.monotonic() - started:.0f}s)", flush=True)
+            if tag == "base":
+                result["storage"] = storage(url)
+                result["source"] = source_bytes(url, REPOSITORY)
+        result["server_memory"] = memory.report()
+    base = result["runs"]["base"]
+    result["rates"] = {
+        "files_per_second": round(base["files"] / base["job_seconds"], 2),
+        "chunks_per_second": round(base["chunks"] / base["job_seconds"], 1),
+        "storage_over_source": round(
+            result["storage"]["all_tables_bytes"] / result["source"]["bytes"], 2
+        ),
+    }
+    if not args.no_latency:
+        result["latency"] = latencies(url, [REPOSITORY])
+    out = ROOT / "results" / f"kernel_{args.label}.json"
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
