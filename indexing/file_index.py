@@ -11,7 +11,7 @@ from collections.abc import Callable
 import psycopg
 
 from codeatlas.core.config import Settings
-from indexing import storage
+from indexing import lexical_index, storage
 from indexing.parsing.model import ParsedFile
 from indexing.parsing.parser import parse_file
 
@@ -27,8 +27,9 @@ def store_file_version(
     settings: Settings,
     accept: Callable[[ParsedFile], None] = lambda _parsed: None,
 ) -> tuple[int, ParsedFile | None]:
-    """(file version id, its new parse) of the blob; the parse is None when it was parsed before
-    at `parser_version`. `accept` may refuse a new parse by raising before anything is stored."""
+    """(file version id, its new parse) of the blob, with its BM25 postings; the parse is None
+    when it was parsed before at `parser_version`. `accept` may refuse a new parse by raising
+    before anything is stored."""
     file_version_id, parsed_before = storage.claim_file_version(
         conn, repository_id, blob_sha, language, parser_version, len(content)
     )
@@ -36,5 +37,9 @@ def store_file_version(
         return file_version_id, None
     parsed = parse_file(path, content, max_tokens=settings.chunk_max_tokens)
     accept(parsed)
-    storage.store_parsed_file(conn, file_version_id, parsed)
+    documents = lexical_index.chunk_documents(parsed, path)
+    chunk_ids = storage.store_parsed_file(
+        conn, file_version_id, parsed, [d.length for d in documents]
+    )
+    lexical_index.write_new_file_terms(conn, file_version_id, repository_id, chunk_ids, documents)
     return file_version_id, parsed

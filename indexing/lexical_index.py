@@ -4,11 +4,13 @@ are indexed by the same code."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 
 import psycopg
 
-from codeatlas.core.terms import K1, LEXICAL_VERSION, B, chunk_document
+from codeatlas.core.terms import K1, LEXICAL_VERSION, B, LexicalDocument, chunk_document
+from indexing.parsing.model import ParsedFile
+from indexing.storage import stored_content
 
 # the average chunk length assumed by `impact`, which only orders a term's postings
 NOMINAL_AVG_LENGTH = 80.0
@@ -17,6 +19,50 @@ NOMINAL_AVG_LENGTH = 80.0
 def impact(tf: float, length: int) -> float:
     """BM25's term-frequency factor at the nominal average length."""
     return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / NOMINAL_AVG_LENGTH))
+
+
+def chunk_documents(parsed: ParsedFile, path: str) -> list[LexicalDocument]:
+    """The BM25 documents of a new parse's chunks, as `index_file_terms` would read them back
+    from the database (the stored text: NUL bytes dropped)."""
+    return [
+        chunk_document(stored_content(c.content), c.symbol_name, c.qualified_name, path)
+        for c in parsed.chunks
+    ]
+
+
+def _copy_postings(
+    cur: psycopg.Cursor, repository_id: int, documents: Iterable[tuple[int, LexicalDocument]]
+) -> int:
+    written = 0
+    with cur.copy(
+        "COPY lexical_postings (chunk_id, term, repository_id, tf, dl, impact) FROM STDIN"
+    ) as copy:
+        for chunk_id, doc in documents:
+            for term, tf in doc.tf.items():
+                copy.write_row(
+                    (chunk_id, term, repository_id, tf, doc.length, impact(tf, doc.length))
+                )
+            written += len(doc.tf)
+    return written
+
+
+def write_new_file_terms(
+    conn: psycopg.Connection,
+    file_version_id: int,
+    repository_id: int,
+    chunk_ids: Sequence[int],
+    documents: Sequence[LexicalDocument],
+) -> int:
+    """The postings of a file version's chunks just stored (their lengths stored with them, by
+    `storage.store_parsed_file`): the parse's own transaction indexes its terms, without reading
+    the chunks back or updating them."""
+    with conn.cursor() as cur:
+        written = _copy_postings(cur, repository_id, zip(chunk_ids, documents, strict=True))
+    conn.execute(
+        "UPDATE file_versions SET lexical_version = %s WHERE id = %s",
+        (LEXICAL_VERSION, file_version_id),
+    )
+    return written
 
 
 def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) -> int:
@@ -32,30 +78,21 @@ def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) 
         " WHERE c.file_version_id = %s AND p.chunk_id = c.id",
         (file_version_id,),
     )
+    documents = [
+        (
+            row["id"],
+            chunk_document(row["content"], row["symbol_name"], row["qualified_name"], path),
+        )
+        for row in rows
+    ]
     written = 0
-    lengths: list[tuple[int, int]] = []
     with conn.cursor() as cur:
-        with cur.copy(
-            "COPY lexical_postings (chunk_id, term, repository_id, tf, dl, impact) FROM STDIN"
-        ) as copy:
-            for row in rows:
-                doc = chunk_document(
-                    row["content"], row["symbol_name"], row["qualified_name"], path
-                )
-                lengths.append((doc.length, row["id"]))
-                for term, tf in doc.tf.items():
-                    copy.write_row(
-                        (
-                            row["id"],
-                            term,
-                            row["repository_id"],
-                            tf,
-                            doc.length,
-                            impact(tf, doc.length),
-                        )
-                    )
-                written += len(doc.tf)
-        cur.executemany("UPDATE code_chunks SET lexical_length = %s WHERE id = %s", lengths)
+        if rows:
+            written = _copy_postings(cur, rows[0]["repository_id"], documents)
+        cur.executemany(
+            "UPDATE code_chunks SET lexical_length = %s WHERE id = %s",
+            [(doc.length, chunk_id) for chunk_id, doc in documents],
+        )
     conn.execute(
         "UPDATE file_versions SET lexical_version = %s WHERE id = %s",
         (LEXICAL_VERSION, file_version_id),

@@ -64,3 +64,39 @@ def test_indexing_a_file_again_leaves_the_same_postings_and_its_tokenizer_versio
         ).fetchone()
     assert _postings(database_url) == first
     assert version == {"lexical_version": LEXICAL_VERSION}
+
+
+def _lengths(url: str) -> list[dict]:
+    with connection(url) as conn:
+        return conn.execute("SELECT id, lexical_length FROM code_chunks ORDER BY id").fetchall()
+
+
+def test_a_new_parse_writes_the_postings_a_reindex_of_its_stored_chunks_would(
+    settings_env, database_url
+):
+    # a NUL byte is dropped from the stored text, and the terms are those of the stored text
+    source = b"int ext4_map(struct inode *inode)\n{\n\treturn inode->i_bl\x00ocks + 1;\n}\n"
+    with transaction(database_url) as conn:
+        repo = repositories.register(conn, "linux", "/nowhere/linux", "main")
+        fv_id, parsed = store_file_version(
+            conn,
+            repo.id,
+            "fs/ext4/inode.c",
+            storage.git_blob_sha(source),
+            "c",
+            source,
+            "test-version",
+            load_settings(),
+        )
+    assert parsed is not None
+    at_parse, lengths_at_parse = _postings(database_url), _lengths(database_url)
+    assert at_parse and all(row["lexical_length"] > 0 for row in lengths_at_parse)
+    with transaction(database_url) as conn:
+        version = conn.execute(
+            "SELECT lexical_version FROM file_versions WHERE id = %s", (fv_id,)
+        ).fetchone()
+        lexical_index.index_file_terms(conn, fv_id, "fs/ext4/inode.c")
+    assert version == {"lexical_version": LEXICAL_VERSION}
+    assert _postings(database_url) == at_parse
+    assert _lengths(database_url) == lengths_at_parse
+    assert term_id("iblocks") in {p["term"] for p in at_parse}  # `i_bl\0ocks` stored as i_blocks
