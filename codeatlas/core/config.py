@@ -89,6 +89,8 @@ class Settings:
     openai_batch_size: int = 96  # texts per embedding request (TEI accepts 32 by default)
     # how long the embedded server stays up after its last command exits (0: stop at once)
     server_idle_seconds: int = 600
+    # processes that parse and tokenize files while the index run writes (0 or 1: none)
+    parse_workers: int = 0
 
     @property
     def repos_dir(self) -> Path:
@@ -135,4 +137,5 @@ def load_settings() -> Settings:
         openai_concurrency=_int("CODEATLAS_OPENAI_CONCURRENCY", 4),
         openai_batch_size=_int("CODEATLAS_OPENAI_BATCH_SIZE", 96),
         server_idle_seconds=_int("CODEATLAS_SERVER_IDLE_SECONDS", 600, minimum=0),
+        parse_workers=_int("CODEATLAS_PARSE_WORKERS", os.cpu_count() or 1, minimum=0),
     )
