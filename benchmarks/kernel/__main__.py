@@ -23,6 +23,11 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="the whole tree, not the sample")
     parser.add_argument("--label", default="sample", help="names the database and result file")
     parser.add_argument("--no-latency", action="store_true")
+    parser.add_argument(
+        "--measure-only",
+        action="store_true",
+        help="measure the label's database as it is (storage, latency), without indexing",
+    )
     args = parser.parse_args()
 
     from codeatlas.core import embedded_server
@@ -31,7 +36,7 @@ def main() -> None:
     state = prepare_environment()
     package = fetch_package()
     repo = kernel_repo(sample=not args.full)
-    url = database(f"bench_kernel_{args.label}", fresh=True)
+    url = database(f"bench_kernel_{args.label}", fresh=not args.measure_only)
     postmaster = embedded_server.postmaster(load_settings().state_dir / "postgres")
     assert postmaster is not None, f"no embedded PostgreSQL running under {state}"
     result: dict = {
@@ -40,6 +45,14 @@ def main() -> None:
         "corpus": {"sample": not args.full, **tree_stats(repo)},
         "runs": {},
     }
+    if args.measure_only:
+        result["storage"] = storage(url)
+        result["source"] = source_bytes(url, REPOSITORY)
+        result["latency"] = latencies(url, [REPOSITORY])
+        out = ROOT / "results" / f"kernel_{args.label}_measured.json"
+        out.write_text(json.dumps(result, indent=1, default=str) + "\n")
+        print(json.dumps(result, indent=1, default=str))
+        return
     with PeakMemory(postmaster) as memory:
         for tag in ("base", "one-file", "fifty-files"):
             started = time.monotonic()
@@ -62,8 +75,8 @@ def main() -> None:
     if not args.no_latency:
         result["latency"] = latencies(url, [REPOSITORY])
     out = ROOT / "results" / f"kernel_{args.label}.json"
-    out.write_text(json.dumps(result, indent=1) + "\n")
-    print(json.dumps(result, indent=1))
+    out.write_text(json.dumps(result, indent=1, default=str) + "\n")
+    print(json.dumps(result, indent=1, default=str))
 
 
 if __name__ == "__main__":

@@ -153,7 +153,7 @@ def source_bytes(database_url: str, repository: str) -> dict:
 
     with connection(database_url) as conn:
         row = conn.execute(
-            "SELECT count(*) AS files, coalesce(sum(sf.size_bytes), 0) AS bytes,"
+            "SELECT count(*) AS files, coalesce(sum(sf.size_bytes), 0)::bigint AS bytes,"
             " (SELECT count(*) FROM code_chunks c JOIN snapshot_files s"
             "   ON s.file_version_id = c.file_version_id"
             "   WHERE s.snapshot_id = r.current_snapshot_id)"
