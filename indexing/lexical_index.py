@@ -35,13 +35,11 @@ def _copy_postings(
 ) -> int:
     written = 0
     with cur.copy(
-        "COPY lexical_postings (chunk_id, term, repository_id, tf, dl, impact) FROM STDIN"
+        "COPY lexical_postings (chunk_id, term, repository_id, tf, impact) FROM STDIN"
     ) as copy:
         for chunk_id, doc in documents:
             for term, tf in doc.tf.items():
-                copy.write_row(
-                    (chunk_id, term, repository_id, tf, doc.length, impact(tf, doc.length))
-                )
+                copy.write_row((chunk_id, term, repository_id, tf, impact(tf, doc.length)))
             written += len(doc.tf)
     return written
 

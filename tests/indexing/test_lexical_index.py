@@ -38,7 +38,8 @@ def file_version_id(settings_env, database_url) -> int:
 def _postings(url: str) -> list[dict]:
     with connection(url) as conn:
         return conn.execute(
-            "SELECT chunk_id, term, tf, dl FROM lexical_postings ORDER BY chunk_id, term"
+            "SELECT p.chunk_id, p.term, p.tf, p.impact, c.lexical_length FROM lexical_postings p"
+            " JOIN code_chunks c ON c.id = p.chunk_id ORDER BY p.chunk_id, p.term"
         ).fetchall()
 
 
