@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 from benchmarks.indexer import run_index
 from benchmarks.kernel.corpus import fetch_package, kernel_repo, tree_stats
-from benchmarks.kernel.measure import PeakMemory, latencies, source_bytes, storage
+from benchmarks.kernel.measure import (
+    PeakMemory,
+    latencies,
+    server_cpu_seconds,
+    source_bytes,
+    storage,
+)
 from benchmarks.machine import describe
 from benchmarks.workspace import ROOT, database, git, prepare_environment
 
@@ -53,10 +60,14 @@ def main() -> None:
         out.write_text(json.dumps(result, indent=1, default=str) + "\n")
         print(json.dumps(result, indent=1, default=str))
         return
-    with PeakMemory(postmaster) as memory:
+    with PeakMemory(postmaster, os.getpid()) as memory:
         for tag in ("base", "one-file", "fifty-files"):
             started = time.monotonic()
+            server_cpu = server_cpu_seconds(postmaster)
             run = run_index(repo, REPOSITORY, url, "fake", ref=git(repo, "rev-parse", tag))
+            # the server's CPU for the run: its backends exit with their connections; other
+            # users of this benchmark's own server (none during a run) would count too
+            run["server_cpu_seconds"] = round(server_cpu_seconds(postmaster) - server_cpu, 2)
             run["tag"] = tag
             result["runs"][tag] = run
             print(f"{tag}: {run} ({time.monotonic() - started:.0f}s)", flush=True)
@@ -68,6 +79,9 @@ def main() -> None:
     result["rates"] = {
         "files_per_second": round(base["files"] / base["job_seconds"], 2),
         "chunks_per_second": round(base["chunks"] / base["job_seconds"], 1),
+        "cpu_ms_per_chunk": round(
+            1000 * (base["cpu_seconds"] + base["server_cpu_seconds"]) / base["chunks"], 2
+        ),
         "storage_over_source": round(
             result["storage"]["all_tables_bytes"] / result["source"]["bytes"], 2
         ),

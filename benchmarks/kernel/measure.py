@@ -3,6 +3,7 @@ processes, storage per table and index against the source size, and warm query l
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -47,12 +48,12 @@ NAMES = 40  # function names for symbol lookup and find_callers, drawn from the 
 
 
 class PeakMemory:
-    """Samples the resident memory of a process tree (the PostgreSQL server: the postmaster and
-    its backends) every quarter second; `VmHWM` is each process's own peak, counted also by
-    the kernel between samples."""
+    """Samples the resident memory of process trees (the PostgreSQL server's and this
+    benchmark's: the index command and its parse workers) every quarter second; `VmHWM` is each
+    process's own peak, counted also by the kernel between samples."""
 
-    def __init__(self, root_pid: int) -> None:
-        self.root = root_pid
+    def __init__(self, *root_pids: int) -> None:
+        self.roots = root_pids
         self.peak_kib: dict[str, int] = {}
         self.peak_anon_kib: dict[str, int] = {}
         self._stop = threading.Event()
@@ -67,15 +68,19 @@ class PeakMemory:
         self._thread.join()
 
     def _tree(self) -> list[int]:
-        pids = [self.root]
+        parents: dict[int, list[int]] = {}
         for stat in Path("/proc").glob("[0-9]*/stat"):
             try:
                 fields = stat.read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[1]) == self.root:
-                pids.append(int(stat.parent.name))
-        return pids
+            parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+        found, todo = [], list(self.roots)
+        while todo:
+            pid = todo.pop()
+            found.append(pid)
+            todo.extend(parents.get(pid, []))
+        return found
 
     def _run(self) -> None:
         while not self._stop.wait(0.25):
@@ -93,7 +98,8 @@ class PeakMemory:
                 self.peak_anon_kib[label] = max(self.peak_anon_kib.get(label, 0), anon)
 
     def report(self) -> dict:
-        """Peak RSS (MiB) per kind of process, and its private (anonymous) part."""
+        """Peak RSS (MiB) per kind of process, and its private (anonymous) part: the rest of a
+        PostgreSQL process's RSS is shared memory (shared_buffers) it touched."""
         return {
             kind: {
                 "peak_rss_mib": round(kib / 1024, 1),
@@ -104,11 +110,27 @@ class PeakMemory:
 
 
 def _process_kind(cmdline: str) -> str:
+    if "codeatlas.cli" in cmdline:
+        return "codeatlas index"
+    if "multiprocessing" in cmdline:
+        return "parse worker" if "spawn_main" in cmdline else "multiprocessing"
+    if cmdline.startswith("git "):
+        return "git"
     if not cmdline.startswith("postgres:"):
-        return "postmaster"
+        return "postmaster" if "postgres" in cmdline else cmdline.split(" ", 1)[0]
     words = cmdline.split()
-    # "postgres: codeatlas bench_kernel 127.0.0.1(4242) idle": a backend of a client
-    return "backend" if len(words) > 3 and "(" in cmdline else " ".join(words[1:3])
+    # "postgres: codeatlas bench_kernel 127.0.0.1(4242) idle" or "... [local] COPY"
+    if len(words) > 3 and ("(" in words[3] or words[3] == "[local]"):
+        return f"backend ({words[2]})"
+    return " ".join(words[1:3])
+
+
+def server_cpu_seconds(postmaster: int) -> float:
+    """CPU seconds of the server's exited processes (each connection's backend is one; index
+    runs open a connection per unit of work) and of the postmaster itself."""
+    fields = Path(f"/proc/{postmaster}/stat").read_text().rsplit(")", 1)[1].split()
+    # utime, stime, cutime, cstime: fields 14-17 of stat, 12-15 after the name
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def storage(database_url: str) -> dict:
