@@ -20,3 +20,20 @@ ALTER TABLE lexical_postings DROP COLUMN dl;
 --    terms are unique by construction: its postings are written once, from one dict of terms.
 ALTER TABLE lexical_postings DROP CONSTRAINT lexical_postings_pkey;
 CREATE INDEX lexical_postings_chunk_idx ON lexical_postings (chunk_id);
+
+-- 4. The foreign key to code_chunks checked every posting written (a lookup and a row lock per
+--    row: ~40% of the time of writing postings, measured on 200,000 of them); postings are
+--    written in the transaction that stores their chunks, from the ids just allocated. What the
+--    key did on delete is done once per statement: a chunk's postings go with it, also when the
+--    chunk goes by a cascade (a pruned file version, a deleted repository).
+ALTER TABLE lexical_postings DROP CONSTRAINT lexical_postings_chunk_id_fkey;
+CREATE FUNCTION codeatlas_delete_chunk_postings() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM lexical_postings p USING gone g WHERE p.chunk_id = g.id;
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER code_chunks_delete_postings AFTER DELETE ON code_chunks
+    REFERENCING OLD TABLE AS gone
+    FOR EACH STATEMENT EXECUTE FUNCTION codeatlas_delete_chunk_postings();

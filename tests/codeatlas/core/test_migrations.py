@@ -66,6 +66,14 @@ def test_migrating_a_blank_database_creates_every_table_index_and_extension(pg_s
         ).fetchall()
     }
     assert posting_columns == {"chunk_id", "term", "repository_id", "tf", "impact"}
+    # no per-row foreign key check: a statement trigger deletes a chunk's postings with it
+    assert not conn.execute(
+        "SELECT 1 FROM pg_constraint WHERE conrelid = 'lexical_postings'::regclass"
+        " AND contype = 'f'"
+    ).fetchall()
+    assert conn.execute(
+        "SELECT 1 FROM pg_trigger WHERE tgname = 'code_chunks_delete_postings'"
+    ).fetchall()
     assert "code_chunks_tsv_idx" not in indexes  # the ts_rank_cd path is gone
     column = conn.execute(
         "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute"
