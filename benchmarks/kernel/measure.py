@@ -251,3 +251,30 @@ def latencies(database_url: str, repositories: list[str]) -> dict:
         }
     finally:
         search.close()
+
+
+def run_stages(log: str) -> dict:
+    """Seconds of each step of an index run, from the timestamps of its log lines: the file
+    list done -> parsed, stored and tokenized -> published (the index without vectors) ->
+    vectors embedded."""
+    stamps: dict[str, str] = {}
+    for line in log.splitlines():
+        parts = line.split(" ", 2)
+        if len(parts) < 3 or parts[0].count(":") != 2:
+            continue
+        step = parts[1].rstrip(":")
+        stamps.setdefault(f"{step} first", parts[0])
+        stamps[f"{step} last"] = parts[0]
+
+    def seconds(a: str, b: str) -> float | None:
+        if a not in stamps or b not in stamps:
+            return None
+        h1, m1, s1 = map(int, stamps[a].split(":"))
+        h2, m2, s2 = map(int, stamps[b].split(":"))
+        return float((h2 - h1) * 3600 + (m2 - m1) * 60 + (s2 - s1)) % 86400
+
+    return {
+        "parse_store_tokenize_seconds": seconds("source_files last", "code_index last"),
+        "index_without_vectors_seconds": seconds("source_files last", "snapshot last"),
+        "vectors_seconds": seconds("snapshot last", "chunk_embeddings last"),
+    }
