@@ -38,14 +38,18 @@ def _timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 def _instrument() -> None:
     """Wrap each stage where its callers look it up (module attributes)."""
     from indexing import file_index, git_source, lexical_index, parse_step, storage
+    from indexing.parsing import parser
 
     read_blobs = git_source.read_blobs  # a generator: timed as it is consumed
     git_source.read_blobs = _timed("read blobs", lambda repo, shas: list(read_blobs(repo, shas)))
-    file_index.parse_file = _timed("parse (tree-sitter, chunks)", file_index.parse_file)
+    parser.parse_file = _timed("parse (tree-sitter, chunks)", parser.parse_file)
     storage.store_parsed_file = _timed("store symbols/chunks/edges", storage.store_parsed_file)
     storage.claim_file_version = _timed("claim file version", storage.claim_file_version)
     lexical_index.index_file_terms = _timed("BM25 postings", lexical_index.index_file_terms)
-    lexical_index.chunk_document = _timed("  of which tokenize", lexical_index.chunk_document)
+    lexical_index.write_new_file_terms = _timed(
+        "BM25 postings (with the parse)", lexical_index.write_new_file_terms
+    )
+    lexical_index.chunk_document = _timed("tokenize", lexical_index.chunk_document)
     parse_step.analyze = _timed("analyze", parse_step.analyze)
 
 
