@@ -37,7 +37,7 @@ def _timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _instrument() -> None:
     """Wrap each stage where its callers look it up (module attributes)."""
-    from indexing import file_index, git_source, lexical_index, parse_step, storage
+    from indexing import git_source, lexical_index, parse_step, storage
     from indexing.parsing import parser
 
     read_blobs = git_source.read_blobs  # a generator: timed as it is consumed
