@@ -12,6 +12,7 @@ import cProfile
 import io
 import json
 import pstats
+import resource
 import sys
 import time
 from collections import defaultdict
@@ -53,36 +54,54 @@ def _instrument() -> None:
     parse_step.analyze = _timed("analyze", parse_step.analyze)
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
-    """Profile one index of the slice and print the stages and the top functions."""
-    folders = sys.argv[1:] or ["fs/ext4"]
+    """Profile one index of the slice and print the stages and the top functions; with
+    `--cpu`, no profiler and no wrappers: the CPU seconds of this process, of its parse
+    workers and of the database server (the server must have no other user meanwhile)."""
+    cpu_only = "--cpu" in sys.argv
+    folders = [a for a in sys.argv[1:] if a != "--cpu"] or ["fs/ext4"]
     prepare_environment()
     source = kernel_repo(sample=True)
     label = "-".join(f.replace("/", "_") for f in folders)
     repo = subset_repo(source, folders, WORK / "kernel" / f"slice-{label}")
     url = database(f"bench_kernel_profile_{label}"[:60], fresh=True)
 
+    from benchmarks.kernel.measure import server_cpu_seconds
+    from codeatlas.core import embedded_server
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import transaction
     from indexing import repositories
     from indexing.parse_step import parse_snapshot
     from indexing.snapshot_files import record_source_files
 
-    _instrument()
+    if not cpu_only:
+        _instrument()
     settings = load_settings()
+    postmaster = embedded_server.postmaster(settings.state_dir / "postgres")
+    assert postmaster is not None
     sha = git(repo, "rev-parse", "HEAD")
     with transaction(url) as conn:
         repositories.register(conn, "linux-slice", str(repo), "main")
     profiler = cProfile.Profile()
-    started = time.perf_counter()
-    profiler.enable()
+    server = server_cpu_seconds(postmaster)
+    started, cpu, workers = time.perf_counter(), time.process_time(), _children_cpu()
+    if not cpu_only:
+        profiler.enable()
     listed = record_source_files(url, settings, "linux-slice", sha)
     parsed = parse_snapshot(url, settings, "linux-slice", sha)
     profiler.disable()
-    wall = time.perf_counter() - started
-    out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
-    print(out.getvalue())
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    workers = _children_cpu() - workers
+    server = server_cpu_seconds(postmaster) - server
+    if not cpu_only:
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
+        print(out.getvalue())
     print(
         json.dumps(
             {
@@ -90,6 +109,10 @@ def main() -> None:
                 "files": listed["indexable"],
                 "chunks": parsed["chunks"],
                 "wall_seconds": round(wall, 2),
+                "client_cpu_seconds": round(cpu, 2),
+                "parse_worker_cpu_seconds": round(workers, 2),
+                "server_cpu_seconds": round(server, 2),
+                "cpu_ms_per_chunk": round(1000 * (cpu + workers + server) / parsed["chunks"], 3),
                 "chunks_per_second": round(parsed["chunks"] / wall, 1),
                 "stages": {k: round(v, 2) for k, v in STAGE_SECONDS.items()},
             },
