@@ -10,6 +10,9 @@ Memory stays bounded: at most two batches of files are in flight.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -39,6 +42,18 @@ def prepare(path: str, content: bytes, max_tokens: int) -> PreparedFile:
     return PreparedFile(parsed, chunk_documents(parsed, path))
 
 
+def _exit_with_parent(parent: int) -> None:
+    """A worker's initializer: exit once the index run that started it is gone. A run killed
+    with SIGKILL never shuts its pool down, and its idle workers would wait for work forever."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 @dataclass(frozen=True)
 class ParseJob:
     """A blob of the snapshot: its path, bytes and language, or why it is skipped unparsed."""
@@ -62,7 +77,10 @@ class ParsePool:
         if self.workers > 1:
             # spawn, not fork: the parent holds open database connections and threads
             self._executor = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn")
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_exit_with_parent,
+                initargs=(os.getpid(),),
             )
         return self
 

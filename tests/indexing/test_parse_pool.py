@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 from codeatlas.core.config import load_settings
@@ -89,3 +95,34 @@ def test_no_workers_means_parsing_in_process(workers):
             pool.prepared(iter([[ParseJob("a.py", "s", "python", b"def a():\n    pass\n")]]))
         )
     assert prepared is not None and prepared.parsed.symbols[0].name == "a"
+
+
+_KILLED_RUN = """
+import sys, time
+from indexing.parse_pool import ParseJob, ParsePool
+with ParsePool(2, 256) as pool:
+    list(pool.prepared(iter([[ParseJob("a.py", "s", "python", b"def a():\\n    pass\\n")]])))
+    print(" ".join(str(p) for p in pool._executor._processes), flush=True)
+    time.sleep(600)
+"""
+
+
+def test_the_workers_of_a_killed_run_exit_with_it():
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    workers = [int(pid) for pid in proc.stdout.readline().split()]
+    assert workers  # started on demand: one per job in flight, at most two
+    proc.send_signal(signal.SIGKILL)  # no shutdown of the pool: what a killed index run leaves
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(_alive(pid) for pid in workers)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return status != "Z"
