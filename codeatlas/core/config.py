@@ -39,6 +39,17 @@ def _int(name: str, default: int, *, minimum: int = 1) -> int:
     return value
 
 
+def _switch(name: str, *, default: bool) -> bool:
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "on", "true", "yes"):
+        return True
+    if raw in ("0", "off", "false", "no"):
+        return False
+    raise ConfigurationError(f"{name} must be on or off, got {raw!r}")
+
+
 def default_state_dir() -> Path:
     """The per-user data folder (`$XDG_DATA_HOME/codeatlas`, `~/.local/share/codeatlas`, or the
     platform's equivalent), so every working directory sees the same index."""
@@ -89,6 +100,9 @@ class Settings:
     openai_batch_size: int = 96  # texts per embedding request (TEI accepts 32 by default)
     # how long the embedded server stays up after its last command exits (0: stop at once)
     server_idle_seconds: int = 600
+    # searches answered by a resident process that keeps the model and a connection warm
+    # (codeatlas/resident.py); off: every command answers in its own process
+    query_process: bool = True
 
     @property
     def repos_dir(self) -> Path:
@@ -135,4 +149,5 @@ def load_settings() -> Settings:
         openai_concurrency=_int("CODEATLAS_OPENAI_CONCURRENCY", 4),
         openai_batch_size=_int("CODEATLAS_OPENAI_BATCH_SIZE", 96),
         server_idle_seconds=_int("CODEATLAS_SERVER_IDLE_SECONDS", 600, minimum=0),
+        query_process=_switch("CODEATLAS_QUERY_PROCESS", default=True),
     )
