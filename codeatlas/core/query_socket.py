@@ -132,11 +132,17 @@ def holding_lock(state_dir: Path) -> Iterator[bool]:
     another process holds it."""
     lock = os.open(run_dir(state_dir) / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
+        # `resident_pid` holds the lock shared for an instant to see whether it is free: a few
+        # tries, so that a look at the lock does not turn the only starting process away
+        for attempt in range(10):
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if attempt == 9:
+                    yield False
+                    return
+                time.sleep(0.02)
         os.ftruncate(lock, 0)
         os.write(lock, str(os.getpid()).encode())
         yield True
