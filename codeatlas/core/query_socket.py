@@ -22,7 +22,6 @@ import os
 import signal
 import socket
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -83,6 +82,8 @@ def socket_path(state_dir: Path) -> Path:
     path = state_dir / RUN_DIR / SOCKET_NAME
     if len(os.fsencode(path)) <= _MAX_SUN_PATH:
         return path
+    import tempfile  # here: it costs every command ~7 ms to import (shutil, random)
+
     short = Path(tempfile.gettempdir()) / f"codeatlas-{os.getuid()}"
     short.mkdir(mode=0o700, exist_ok=True)
     info = short.lstat()
