@@ -91,11 +91,14 @@ def note_query(pgdata: Path) -> None:
         (pgdata / QUERY_FILE).touch()
 
 
-def _seconds_since_query(pgdata: Path) -> float:
+def seconds_idle(pgdata: Path, users_gone_at: float) -> float:
+    """How long the server has gone unused: since its last listed user left (`users_gone_at`,
+    on the monotonic clock) and since the resident query process last answered."""
     try:
-        return time.time() - (pgdata / QUERY_FILE).stat().st_mtime
+        since_query = time.time() - (pgdata / QUERY_FILE).stat().st_mtime
     except OSError:
-        return float("inf")
+        since_query = float("inf")
+    return min(time.monotonic() - users_gone_at, since_query)
 
 
 def running_url(pgdata: Path, database: str) -> tuple[int, str] | None:
@@ -236,7 +239,7 @@ def keep(pgdata: Path) -> int:
             idle_since = None
         else:
             idle_since = idle_since or time.monotonic()
-            waited = min(time.monotonic() - idle_since, _seconds_since_query(pgdata))
+            waited = seconds_idle(pgdata, idle_since)
             if waited >= idle_seconds(pgdata) or postmaster(pgdata) is None:
                 # decided under the library's lock, which a command holds while it joins: a
                 # command either joined before (and is seen here) or joins after and, finding
