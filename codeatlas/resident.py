@@ -9,7 +9,8 @@ It answers by running the commands' own functions on its connection, one request
 each a fresh read of the index. It is not one of the server's listed users: each query marks the
 server used (the keeper's idle clock), and it exits once the idle period passes without a query,
 when the server stops or restarts (`codeatlas server stop`, the keeper), on SIGTERM, after a
-request for another configuration, once the code on disk changed, or after a request failed.
+request for another configuration, once the code on disk changed, or after a request failed
+(then no command starts another for a minute: `query.log` in the run folder says why).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ COMMANDS: dict[str, Command] = {
 }
 SOURCE_FOLDERS = ("codeatlas", "retrieval", "indexing")  # what the answers run
 TICK_SECONDS = 0.5
+FAILED_FILE = "query.failed"  # marks a failure; no new process is started for a minute after
+FAILURE_PAUSE_SECONDS = 60
 
 
 def start(settings: Settings) -> None:
@@ -55,6 +58,10 @@ def start(settings: Settings) -> None:
     configuration uses none)."""
     if not query_socket.serves(settings) or query_socket.resident_pid(settings.state_dir):
         return
+    failed = query_socket.run_dir(settings.state_dir) / FAILED_FILE
+    with contextlib.suppress(OSError):
+        if time.time() - failed.stat().st_mtime < FAILURE_PAUSE_SECONDS:
+            return  # a process that keeps failing would cost every command a start in vain
     env = embedded_server.detached_environment()
     if settings.state_dir_from == "CODEATLAS_STATE_DIR":
         env["CODEATLAS_STATE_DIR"] = str(settings.state_dir)  # a relative one meant this folder
@@ -168,6 +175,7 @@ def answer(client: Any, reader: WarmReader, config: str) -> bool:
             reply["stderr"] = done.stderr
         except Exception:  # noqa: BLE001 - the client answers in-process; this process quits
             traceback.print_exc()
+            (query_socket.run_dir(reader.settings.state_dir) / FAILED_FILE).touch()
             reply, keep = {"status": "failed"}, False
     with contextlib.suppress(OSError):  # the client gave up waiting
         query_socket.send(client, reply)
@@ -214,10 +222,15 @@ def main() -> int:
     """Entry point of the background process."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # the socket is removed on the way out
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(0))
+    settings = load_settings()
     try:
-        return serve(load_settings())
-    except CodeatlasError as exc:
+        return serve(settings)
+    except CodeatlasError as exc:  # e.g. the server stopped before this process connected
         _note(f"not serving: {exc}")
+        return 1
+    except Exception:
+        traceback.print_exc()
+        (query_socket.run_dir(settings.state_dir) / FAILED_FILE).touch()
         return 1
 
 
