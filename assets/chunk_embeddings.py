@@ -13,7 +13,7 @@ from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.core.database import connection, transaction
-from indexing import repositories
+from indexing import repositories, snapshots
 from indexing.embedding_registry import record_model
 from indexing.embedding_step import coverage, embed_snapshot
 from indexing.model_switch import adopt_configured_model
@@ -57,7 +57,7 @@ def every_chunk_has_a_vector(
     with connection(index_db.database_url) as conn:
         model = embeddings.for_repository(conn, repository)[0].model_name
         repo = repositories.get(conn, repository)
-        snap_id = repositories.snapshot_id(conn, repo, sha)
+        snap_id = snapshots.id_of(conn, repo.id, sha)
         embedded, total = coverage(conn, snap_id, model) if snap_id else (0, 0)
     return AssetCheckResult(
         passed=embedded == total,

@@ -8,9 +8,10 @@ from collections.abc import Callable, Iterable, Sequence
 
 import psycopg
 
+from codeatlas.core.sql_files import statement
 from codeatlas.core.terms import K1, LEXICAL_VERSION, B, LexicalDocument, chunk_document
+from indexing import storage
 from indexing.parsing.model import ParsedFile
-from indexing.storage import stored_content
 
 # the average chunk length assumed by `impact`, which only orders a term's postings
 NOMINAL_AVG_LENGTH = 80.0
@@ -25,7 +26,7 @@ def chunk_documents(parsed: ParsedFile, path: str) -> list[LexicalDocument]:
     """The BM25 documents of a new parse's chunks, as `index_file_terms` would read them back
     from the database (the stored text: NUL bytes dropped)."""
     return [
-        chunk_document(stored_content(c.content), c.symbol_name, c.qualified_name, path)
+        chunk_document(storage.stored_content(c.content), c.symbol_name, c.qualified_name, path)
         for c in parsed.chunks
     ]
 
@@ -56,10 +57,7 @@ def write_new_file_terms(
     the chunks back or updating them."""
     with conn.cursor() as cur:
         written = _copy_postings(cur, repository_id, zip(chunk_ids, documents, strict=True))
-    conn.execute(
-        "UPDATE file_versions SET lexical_version = %s WHERE id = %s",
-        (LEXICAL_VERSION, file_version_id),
-    )
+    storage.set_lexical_version(conn, file_version_id, LEXICAL_VERSION)
     return written
 
 
@@ -84,17 +82,11 @@ def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) 
         for row in rows
     ]
     written = 0
-    with conn.cursor() as cur:
-        if rows:
+    if rows:
+        with conn.cursor() as cur:
             written = _copy_postings(cur, rows[0]["repository_id"], documents)
-        cur.executemany(
-            "UPDATE code_chunks SET lexical_length = %s WHERE id = %s",
-            [(doc.length, chunk_id) for chunk_id, doc in documents],
-        )
-    conn.execute(
-        "UPDATE file_versions SET lexical_version = %s WHERE id = %s",
-        (LEXICAL_VERSION, file_version_id),
-    )
+    storage.set_lexical_lengths(conn, [(doc.length, chunk_id) for chunk_id, doc in documents])
+    storage.set_lexical_version(conn, file_version_id, LEXICAL_VERSION)
     return written
 
 
@@ -149,30 +141,9 @@ def refresh_corpus_stats(conn: psycopg.Connection, repository_id: int, snapshot_
     if not incremental:
         conn.execute("DELETE FROM lexical_term_stats WHERE repository_id = %s", (repository_id,))
     old = corpus["snapshot_id"] if incremental and corpus else None
-    # documents that enter (+n) or leave (-n) the corpus, as file versions with a multiplicity
-    delta = (
-        "WITH side AS ("
-        "  SELECT file_version_id, count(*) AS n FROM snapshot_files"
-        "  WHERE snapshot_id = %(new)s AND file_version_id IS NOT NULL GROUP BY 1"
-        "  UNION ALL"
-        "  SELECT file_version_id, -count(*) FROM snapshot_files"
-        "  WHERE snapshot_id = %(old)s AND file_version_id IS NOT NULL GROUP BY 1),"
-        " delta AS (SELECT file_version_id, sum(n)::integer AS n FROM side GROUP BY 1"
-        "  HAVING sum(n) <> 0)"
-    )
+    # documents that enter (+n) or leave (-n) the corpus change their terms' document counts
     conn.execute(
-        delta + ", terms AS (SELECT p.term, sum(d.n)::integer AS n FROM delta d"
-        "  JOIN code_chunks c ON c.file_version_id = d.file_version_id"
-        "  JOIN lexical_postings p ON p.chunk_id = c.id GROUP BY p.term),"
-        " gone AS (DELETE FROM lexical_term_stats s USING terms t"
-        "  WHERE s.repository_id = %(repo)s AND s.term = t.term AND t.n < 0"
-        "  AND s.df + t.n <= 0),"
-        " fewer AS (UPDATE lexical_term_stats s SET df = s.df + t.n FROM terms t"
-        "  WHERE s.repository_id = %(repo)s AND s.term = t.term AND t.n < 0"
-        "  AND s.df + t.n > 0)"
-        " INSERT INTO lexical_term_stats AS s (repository_id, term, df)"
-        " SELECT %(repo)s, term, n FROM terms WHERE n > 0"
-        " ON CONFLICT (term, repository_id) DO UPDATE SET df = s.df + EXCLUDED.df",
+        statement("lexical", "apply_term_stats_delta"),
         {"new": snapshot_id, "old": old, "repo": repository_id},
     )
     totals = conn.execute(

@@ -2,6 +2,7 @@
 
 import psycopg
 
+from indexing import repositories
 from indexing.embedding_step import coverage
 
 
@@ -18,21 +19,13 @@ def try_switch(conn: psycopg.Connection, repository: str) -> bool:
     """Make the upgrading model active if it covers the current snapshot (one transaction)."""
     _outside_transaction(conn)
     with conn.transaction():
-        row = conn.execute(
-            "SELECT id, current_snapshot_id, upgrading_embedding_model AS upgrading"
-            " FROM repositories WHERE name = %s FOR UPDATE",
-            (repository,),
-        ).fetchone()
+        row = repositories.lock_models(conn, repository)
         if row is None or row["upgrading"] is None or row["current_snapshot_id"] is None:
             return False
         embedded, total = coverage(conn, row["current_snapshot_id"], row["upgrading"])
         if embedded < total:
             return False
-        conn.execute(
-            "UPDATE repositories SET active_embedding_model = upgrading_embedding_model,"
-            " upgrading_embedding_model = NULL WHERE id = %s",
-            (row["id"],),
-        )
+        repositories.activate_upgrading_model(conn, row["id"])
     return True
 
 
@@ -45,15 +38,8 @@ def adopt_configured_model(conn: psycopg.Connection, repository: str, model: str
     """
     _outside_transaction(conn)
     with conn.transaction():
-        row = conn.execute(
-            "SELECT active_embedding_model AS active, upgrading_embedding_model AS upgrading"
-            " FROM repositories WHERE name = %s FOR UPDATE",
-            (repository,),
-        ).fetchone()
+        row = repositories.lock_models(conn, repository)
         if row is None or row["active"] in (None, model) or row["upgrading"] not in (None, model):
             return False
-        conn.execute(
-            "UPDATE repositories SET upgrading_embedding_model = %s WHERE name = %s",
-            (model, repository),
-        )
+        repositories.set_upgrading_model(conn, repository, model)
     return try_switch(conn, repository)

@@ -11,7 +11,7 @@ from pathlib import Path
 from codeatlas.core.config import Settings
 from codeatlas.core.database import analyze, connection, transaction
 from codeatlas.core.sql_files import statement
-from indexing import git_source, lexical_index, repositories
+from indexing import git_source, lexical_index, repositories, snapshot_files, snapshots
 from indexing.file_index import store_file_version
 from indexing.parse_pool import MIN_FILES_FOR_WORKERS, ParseJob, ParsePool
 from indexing.parse_version import effective_parser_version
@@ -24,7 +24,7 @@ ANALYZE_AFTER_FILES = 50
 
 def _pending_blobs(conn, snapshot_id: int, version: str) -> list[dict]:
     return conn.execute(
-        statement("indexing", "pending_blobs"),
+        statement("snapshot_files", "pending_blobs"),
         {"snapshot_id": snapshot_id, "parser_version": version},
     ).fetchall()
 
@@ -58,7 +58,7 @@ def parse_snapshot(
     version = effective_parser_version(settings)
     with connection(url) as conn:
         repo = repositories.get(conn, repository_name)
-        snap_id = repositories.snapshot_id(conn, repo, commit_sha)
+        snap_id = snapshots.id_of(conn, repo.id, commit_sha)
         if snap_id is None:
             raise RuntimeError(f"{repository_name}@{commit_sha}: materialize source_files first")
         pending = _pending_blobs(conn, snap_id, version)
@@ -80,11 +80,7 @@ def parse_snapshot(
             with transaction(url) as tx:
                 for job, prepared in batch:
                     if job.skip_reason:
-                        tx.execute(
-                            "UPDATE snapshot_files SET skip_reason = %s, file_version_id = NULL"
-                            " WHERE snapshot_id = %s AND blob_sha = %s",
-                            (job.skip_reason, snap_id, job.blob_sha),
-                        )
+                        snapshot_files.skip_blob(tx, snap_id, job.blob_sha, job.skip_reason)
                         totals["skipped_by_content"] += 1
                         continue
                     fv_id, parsed = store_file_version(
@@ -106,11 +102,7 @@ def parse_snapshot(
                         totals["syntax_errors"] += int(parsed.has_syntax_errors)
                         totals["redactions"] += parsed.redactions
                         totals["bytes"] += len(job.content)
-                    tx.execute(
-                        "UPDATE snapshot_files SET file_version_id = %s WHERE snapshot_id = %s"
-                        " AND blob_sha = %s AND skip_reason IS NULL",
-                        (fv_id, snap_id, job.blob_sha),
-                    )
+                    snapshot_files.set_file_version(tx, snap_id, job.blob_sha, fv_id)
             done += len(batch)
             elapsed = time.monotonic() - started
             rate = done / elapsed if elapsed else 0.0

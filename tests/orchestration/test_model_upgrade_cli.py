@@ -7,6 +7,7 @@ from dagster import DagsterInstance, build_sensor_context
 
 from assets.resources import IndexDatabase
 from codeatlas.cli import main
+from codeatlas.core.config import load_settings
 from codeatlas.core.database import connect
 from indexing import embedding_registry
 from indexing.embedding_step import embed_snapshot, missing_content
@@ -85,7 +86,7 @@ def test_an_upgrade_is_recorded_for_every_process_and_its_switch_is_committed_on
     assert events == []  # no upgrade back to the environment's model is started
     # the backfill embedded everything but stopped before its own switch (a killed run)
     with connect(database_url) as conn:
-        embedder = embedding_registry.embedder_for_model("fake-hash-16", conn)
+        embedder = embedding_registry.embedder_for_model("fake-hash-16", conn, load_settings())
     embed_snapshot(database_url, "shop", indexed[1], embedder)
 
     runs, events = tick_upgrade_sensor(database_url)
