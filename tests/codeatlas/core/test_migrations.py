@@ -54,7 +54,7 @@ def test_migrating_a_blank_database_creates_every_table_index_and_extension(pg_s
     }
     assert "gin_trgm_ops" in indexes["code_symbols_name_trgm_idx"]
     assert "(repository_id, term, impact DESC)" in indexes["lexical_postings_term_idx"]
-    # compact postings (sql/011): no tf/dl in the term index, no (chunk_id, term) key, no dl
+    # compact postings (migration 011): no tf/dl in the term index, no (chunk_id, term) key, no dl
     assert indexes["lexical_postings_term_idx"].endswith("INCLUDE (chunk_id)")
     assert "lexical_postings_pkey" not in indexes
     assert indexes["lexical_postings_chunk_idx"].endswith("(chunk_id)")
