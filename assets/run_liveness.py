@@ -16,8 +16,14 @@ from collections.abc import Callable, Iterator
 from enum import Enum
 
 import psutil
-from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFilter
-from dagster._core.storage.dagster_run import DagsterRun, RunRecord
+from dagster import (
+    DagsterEventType,
+    DagsterInstance,
+    DagsterRun,
+    DagsterRunStatus,
+    RunRecord,
+    RunsFilter,
+)
 
 from codeatlas.core.config import Settings
 
