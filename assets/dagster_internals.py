@@ -2,9 +2,11 @@
 
 Dagster's public namespace (`import dagster`) has no base class for a run launcher, no way to
 execute a launched run in the current process (what `dagster api execute_run` does), no hold
-on Ctrl-C between a run's steps and no accessor for the metadata it puts on log records. The
-warm run launcher (orchestration/run_launcher.py, run_worker.py) and the console logger
-(orchestration/console_log.py) need them, so they come from `dagster._…` modules, imported in
+on Ctrl-C between a run's steps, no accessor for the metadata it puts on log records, and no
+way to launch or list an asset backfill outside the UI's GraphQL (which needs a webserver). The
+warm run launcher (orchestration/run_launcher.py, run_worker.py), the console logger
+(orchestration/console_log.py) and model upgrades (orchestration/model_upgrade.py) need them,
+so they come from `dagster._…` modules, imported in
 this module alone: ruff's TID253 bans them at module level everywhere else, and
 tests/test_dagster_boundary.py finds any other import. tests/assets/test_dagster_internals.py
 holds one test per behaviour relied on: after a Dagster upgrade it fails first and says which.
@@ -15,11 +17,16 @@ It sits in `assets/`, the lowest layer that imports Dagster, so every layer abov
 from __future__ import annotations
 
 import logging
+import time
+import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from dagster import DagsterInstance, DagsterRun
+from dagster import AssetsDefinition, DagsterInstance, DagsterRun
 from dagster._cli.api import _execute_run_command_body
+from dagster._core.definitions.assets.graph.asset_graph import AssetGraph
+from dagster._core.execution.backfill import BulkActionStatus, PartitionBackfill
 from dagster._core.instance.ref import InstanceRef
 from dagster._core.launcher import (
     CheckRunHealthResult,
@@ -33,6 +40,7 @@ from dagster._serdes import ConfigurableClass, ConfigurableClassData
 from dagster._utils.interrupts import capture_interrupts
 
 __all__ = [
+    "Backfill",
     "CheckRunHealthResult",
     "ConfigurableClass",
     "ConfigurableClassData",
@@ -43,6 +51,8 @@ __all__ = [
     "capture_interrupts",
     "cold_run_command",
     "execute_launched_run",
+    "launch_asset_backfill",
+    "backfills_tagged",
     "run_log_metadata",
 ]
 
@@ -78,3 +88,79 @@ def run_log_metadata(record: logging.LogRecord) -> Mapping[str, Any]:
     """What Dagster attached to a log record of a run (`step_key`, `orig_message`, `run_id`...);
     empty for records that did not come through a run's log manager."""
     return getattr(record, LOG_RECORD_METADATA_ATTR, None) or {}
+
+
+@dataclass(frozen=True)
+class Backfill:
+    """What codeatlas reads of one backfill: its id, status, tags, target assets and partitions."""
+
+    backfill_id: str
+    status: str  # Dagster's BulkActionStatus name: REQUESTED, COMPLETED_SUCCESS, ...
+    tags: Mapping[str, str]
+    assets: tuple[str, ...]  # asset keys as the UI writes them ("chunk_embeddings")
+    partitions: tuple[str, ...]
+
+    @property
+    def in_progress(self) -> bool:
+        """Whether the backfill daemon may still launch runs of it."""
+        return self.status in ("REQUESTED", "CANCELING", "FAILING")
+
+
+def launch_asset_backfill(
+    instance: DagsterInstance,
+    asset: AssetsDefinition,
+    partition_keys: list[str],
+    tags: Mapping[str, str],
+    title: str,
+) -> str:
+    """Register a backfill of `asset` over `partition_keys` (the UI's "Materialize selected"
+    backfill): the daemon's backfill loop launches one run per partition, each with `tags`.
+    Returns the backfill's id."""
+    graph = AssetGraph.from_assets([asset])  # its resources are the code location's business
+    backfill_id = uuid.uuid4().hex[:8]  # the UI's form of a backfill id
+    instance.add_backfill(
+        PartitionBackfill.from_asset_partitions(
+            backfill_id=backfill_id,
+            asset_graph=graph,
+            partition_names=partition_keys,
+            asset_selection=[asset.key],
+            backfill_timestamp=time.time(),
+            tags=dict(tags),
+            dynamic_partitions_store=instance,
+            all_partitions=False,
+            title=title,
+            description=None,
+            run_config=None,
+        )
+    )
+    return backfill_id
+
+
+def backfills_tagged(instance: DagsterInstance, key: str, value: str) -> list[Backfill]:
+    """The backfills whose tag `key` is `value`, newest first."""
+    found = []
+    for backfill in instance.get_backfills():
+        if backfill.tags.get(key) != value:
+            continue
+        partitions: tuple[str, ...] = ()
+        assets: tuple[str, ...] = ()
+        if backfill.is_asset_backfill and backfill.asset_backfill_data is not None:
+            target = backfill.asset_backfill_data.target_subset
+            assets = tuple(sorted(k.to_user_string() for k in target.asset_keys))
+            partitions = tuple(
+                sorted(
+                    key
+                    for subset in target.partitions_subsets_by_asset_key.values()
+                    for key in subset.get_partition_keys()
+                )
+            )
+        found.append(
+            Backfill(
+                backfill.backfill_id,
+                BulkActionStatus(backfill.status).value,
+                dict(backfill.tags),
+                assets,
+                partitions,
+            )
+        )
+    return found

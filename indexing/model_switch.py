@@ -14,8 +14,9 @@ def _outside_transaction(conn: psycopg.Connection) -> None:
         raise RuntimeError("a model switch needs a connection outside any open transaction")
 
 
-def try_switch(conn: psycopg.Connection, repository: str) -> bool:
-    """Make the upgrading model active if it covers the current snapshot (one transaction)."""
+def try_switch(conn: psycopg.Connection, repository: str, every_snapshot: bool = False) -> bool:
+    """Make the upgrading model active if it covers the current snapshot (with `every_snapshot`:
+    every ready snapshot too, what a model upgrade's backfill fills), in one transaction."""
     _outside_transaction(conn)
     with conn.transaction():
         row = conn.execute(
@@ -25,9 +26,20 @@ def try_switch(conn: psycopg.Connection, repository: str) -> bool:
         ).fetchone()
         if row is None or row["upgrading"] is None or row["current_snapshot_id"] is None:
             return False
-        embedded, total = coverage(conn, row["current_snapshot_id"], row["upgrading"])
-        if embedded < total:
-            return False
+        snapshots = [row["current_snapshot_id"]]
+        if every_snapshot:
+            snapshots += [
+                r["id"]
+                for r in conn.execute(
+                    "SELECT id FROM snapshots WHERE repository_id = %s AND status = 'ready'"
+                    " AND id <> %s ORDER BY id",
+                    (row["id"], row["current_snapshot_id"]),
+                )
+            ]
+        for snapshot in snapshots:
+            embedded, total = coverage(conn, snapshot, row["upgrading"])
+            if embedded < total:
+                return False
         conn.execute(
             "UPDATE repositories SET active_embedding_model = upgrading_embedding_model,"
             " upgrading_embedding_model = NULL WHERE id = %s",
@@ -57,3 +69,17 @@ def adopt_configured_model(conn: psycopg.Connection, repository: str, model: str
             (model, repository),
         )
     return try_switch(conn, repository)
+
+
+def begin_upgrade(conn: psycopg.Connection, repository: str, model: str) -> bool:
+    """Make `model` the upgrade target of `repository` unless it is already active or another
+    upgrade is under way (a backfill for `model` launched from the UI starts the upgrade)."""
+    _outside_transaction(conn)
+    with conn.transaction():
+        started = conn.execute(
+            "UPDATE repositories SET upgrading_embedding_model = %(m)s WHERE name = %(r)s"
+            " AND active_embedding_model IS NOT NULL AND active_embedding_model <> %(m)s"
+            " AND upgrading_embedding_model IS NULL",
+            {"m": model, "r": repository},
+        ).rowcount
+    return started > 0

@@ -16,8 +16,10 @@ from dagster import (
     DagsterEventType,
     DagsterInstance,
     DagsterRunStatus,
+    DynamicPartitionsDefinition,
     InitLoggerContext,
     OpExecutionContext,
+    asset,
     in_process_executor,
     job,
     logger,
@@ -31,9 +33,11 @@ from assets.dagster_internals import (
     ConfigurableClassData,
     RunLauncher,
     WorkerStatus,
+    backfills_tagged,
     capture_interrupts,
     cold_run_command,
     execute_launched_run,
+    launch_asset_backfill,
     run_log_metadata,
 )
 
@@ -231,3 +235,27 @@ def test_an_instance_loads_a_configured_launcher_and_its_health_result_says_why(
     assert health.status == WorkerStatus.FAILED
     assert health.msg == "the run's process is gone"
     assert {s.name for s in WorkerStatus} >= {"RUNNING", "FAILED", "NOT_FOUND", "UNKNOWN"}
+
+
+snapshots = DynamicPartitionsDefinition(name="snapshots")
+
+
+@asset(partitions_def=snapshots)
+def vectors() -> None:
+    """A partitioned asset to backfill."""
+
+
+def test_an_asset_backfill_is_registered_with_its_partitions_and_tags_and_found_by_tag(tmp_path):
+    with DagsterInstance.local_temp(str(tmp_path)) as instance:
+        instance.add_dynamic_partitions("snapshots", ["a@1", "a@2", "b@1"])
+        backfill_id = launch_asset_backfill(
+            instance, vectors, ["a@1", "a@2"], {"codeatlas/model": "m2"}, title="upgrade to m2"
+        )
+        [found] = backfills_tagged(instance, "codeatlas/model", "m2")
+        assert backfills_tagged(instance, "codeatlas/model", "m3") == []
+        stored = instance.get_backfill(backfill_id)
+    assert found.backfill_id == backfill_id
+    assert (found.assets, found.partitions) == (("vectors",), ("a@1", "a@2"))
+    assert found.status == "REQUESTED" and found.in_progress
+    assert found.tags == {"codeatlas/model": "m2"}
+    assert stored is not None and stored.is_asset_backfill and stored.title == "upgrade to m2"
