@@ -2,11 +2,13 @@
 
 Dagster's public namespace (`import dagster`) has no base class for a run launcher, no way to
 execute a launched run in the current process (what `dagster api execute_run` does), no hold
-on Ctrl-C between a run's steps, no accessor for the metadata it puts on log records, and no
-way to launch or list an asset backfill outside the UI's GraphQL (which needs a webserver). The
-warm run launcher (orchestration/run_launcher.py, run_worker.py), the console logger
-(orchestration/console_log.py) and model upgrades (orchestration/model_upgrade.py) need them,
-so they come from `dagster._…` modules, imported in
+on Ctrl-C between a run's steps, no accessor for the metadata it puts on log records, no way
+to launch or list an asset backfill outside the UI's GraphQL (which needs a webserver), and no
+documented API for concurrency-pool slots or the pid in a run's engine events. The warm run
+launcher (orchestration/run_launcher.py, run_worker.py), the console logger
+(orchestration/console_log.py), model upgrades (orchestration/model_upgrade.py), the step's own
+pool slot (assets/pool_slots.py) and run reaping (assets/run_liveness.py) need them, so they come
+from `dagster._…` modules or undocumented storage methods, used in
 this module alone: ruff's TID253 bans them at module level everywhere else, and
 tests/test_dagster_boundary.py finds any other import. tests/assets/test_dagster_internals.py
 holds one test per behaviour relied on: after a Dagster upgrade it fails first and says which.
@@ -16,6 +18,7 @@ It sits in `assets/`, the lowest layer that imports Dagster, so every layer abov
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import uuid
@@ -23,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dagster import AssetsDefinition, DagsterInstance, DagsterRun
+from dagster import AssetsDefinition, DagsterEventType, DagsterInstance, DagsterRun
 from dagster._cli.api import _execute_run_command_body
 from dagster._core.definitions.assets.graph.asset_graph import AssetGraph
 from dagster._core.execution.backfill import BulkActionStatus, PartitionBackfill
@@ -49,6 +52,13 @@ __all__ = [
     "RunLauncher",
     "WorkerStatus",
     "capture_interrupts",
+    "claim_pool_slot",
+    "engine_event_pid",
+    "free_pool_slot",
+    "free_pool_slots_of_run",
+    "pool_is_limited",
+    "pool_slot_holders",
+    "pool_slot_users",
     "cold_run_command",
     "execute_launched_run",
     "launch_asset_backfill",
@@ -164,3 +174,67 @@ def backfills_tagged(instance: DagsterInstance, key: str, value: str) -> list[Ba
             )
         )
     return found
+
+
+def pool_is_limited(instance: DagsterInstance, pool: str) -> bool:
+    """Whether `pool` has a slot limit in the instance's storage (the instance's default limit
+    applies to a pool never configured: its row is created here, as Dagster's executor does)."""
+    storage = instance.event_log_storage
+    if not storage.supports_global_concurrency_limits:
+        return False
+    default = storage.get_pool_config().default_pool_limit
+    info = {p.name: p for p in storage.get_pool_limits()}.get(pool)
+    if (info is None and default is not None) or (
+        info is not None and info.from_default and info.limit != default
+    ):
+        # two first runs may both set it: the loser's error leaves the winner's row
+        with contextlib.suppress(Exception):
+            storage.initialize_concurrency_limit_to_default(pool)
+        info = {p.name: p for p in storage.get_pool_limits()}.get(pool)
+    return info is not None
+
+
+def claim_pool_slot(instance: DagsterInstance, pool: str, run_id: str, step_key: str) -> bool:
+    """Try once to claim a slot of `pool` for a step; whether it is held now (a refused claim
+    stays queued as the step's pending claim until freed)."""
+    return instance.event_log_storage.claim_concurrency_slot(pool, run_id, step_key).is_claimed
+
+
+def free_pool_slot(instance: DagsterInstance, run_id: str, step_key: str) -> None:
+    """Free the step's slot, or its pending claim."""
+    instance.event_log_storage.free_concurrency_slot_for_step(run_id, step_key)
+
+
+def pool_slot_holders(instance: DagsterInstance, pool: str) -> set[str]:
+    """Ids of the runs holding a slot of `pool`."""
+    return {s.run_id for s in instance.event_log_storage.get_concurrency_info(pool).claimed_slots}
+
+
+def pool_slot_users(instance: DagsterInstance) -> set[str]:
+    """Ids of the runs holding or waiting for a slot of any pool."""
+    storage = instance.event_log_storage
+    if not storage.supports_global_concurrency_limits:
+        return set()
+    users: set[str] = set()
+    for pool in storage.get_concurrency_keys():
+        info = storage.get_concurrency_info(pool)
+        users.update(slot.run_id for slot in info.claimed_slots)
+        users.update(step.run_id for step in info.pending_steps)
+    return users
+
+
+def free_pool_slots_of_run(instance: DagsterInstance, run_id: str) -> None:
+    """Free every slot and pending claim of a run."""
+    instance.event_log_storage.free_concurrency_slots_for_run(run_id)
+
+
+def engine_event_pid(instance: DagsterInstance, run_id: str) -> int | None:
+    """The pid Dagster's executor logged for the run ("Executing steps in process (pid: N)")."""
+    for entry in instance.all_logs(run_id, of_type=DagsterEventType.ENGINE_EVENT):
+        event = entry.dagster_event
+        data = getattr(event, "event_specific_data", None) if event else None
+        pid = getattr(data, "metadata", {}).get("pid") if data else None
+        if pid is not None:
+            with contextlib.suppress(TypeError, ValueError):
+                return int(getattr(pid, "value", pid))
+    return None

@@ -35,9 +35,16 @@ from assets.dagster_internals import (
     WorkerStatus,
     backfills_tagged,
     capture_interrupts,
+    claim_pool_slot,
     cold_run_command,
+    engine_event_pid,
     execute_launched_run,
+    free_pool_slot,
+    free_pool_slots_of_run,
     launch_asset_backfill,
+    pool_is_limited,
+    pool_slot_holders,
+    pool_slot_users,
     run_log_metadata,
 )
 
@@ -259,3 +266,33 @@ def test_an_asset_backfill_is_registered_with_its_partitions_and_tags_and_found_
     assert found.status == "REQUESTED" and found.in_progress
     assert found.tags == {"codeatlas/model": "m2"}
     assert stored is not None and stored.is_asset_backfill and stored.title == "upgrade to m2"
+
+
+def test_a_pool_slot_is_held_by_one_run_until_its_step_frees_it(tmp_path):
+    limited = {"concurrency": {"pools": {"default_limit": 1}}}
+    with DagsterInstance.local_temp(str(tmp_path), overrides=limited) as instance:
+        assert pool_is_limited(instance, "embedding")  # the default limit, row created here
+        assert claim_pool_slot(instance, "embedding", "run-a", "embed")
+        assert not claim_pool_slot(instance, "embedding", "run-b", "embed")
+        assert pool_slot_holders(instance, "embedding") == {"run-a"}
+        assert pool_slot_users(instance) == {"run-a", "run-b"}  # b's refused claim is queued
+
+        free_pool_slot(instance, "run-a", "embed")
+        assert claim_pool_slot(instance, "embedding", "run-b", "embed")
+        assert pool_slot_holders(instance, "embedding") == {"run-b"}
+
+        free_pool_slots_of_run(instance, "run-b")
+        assert pool_slot_holders(instance, "embedding") == set()
+        assert pool_slot_users(instance) == set()
+
+
+def test_a_pool_without_a_limit_is_not_limited(tmp_path):
+    with DagsterInstance.local_temp(str(tmp_path)) as instance:
+        assert not pool_is_limited(instance, "anything")
+
+
+def test_the_in_process_executor_logs_the_pid_of_the_run_process(tmp_path):
+    with DagsterInstance.local_temp(str(tmp_path)) as instance:
+        result = talking_job.execute_in_process(instance=instance)
+        assert engine_event_pid(instance, result.run_id) == os.getpid()
+        assert engine_event_pid(instance, "no-such-run") is None
