@@ -182,8 +182,15 @@ def launch_upgrade_backfill(
     instance: DagsterInstance, conn: psycopg.Connection, model: str, names: list[str] | None = None
 ) -> tuple[str, list[str]] | None:
     """Launch the backfill of `chunk_embeddings` for `model` over every partition of the
-    repositories upgrading to it; (its id, its partitions), or None when there are none."""
-    keys = upgrade_partitions(conn, model, names)
+    repositories upgrading to it that no backfill in progress covers already; (its id, its
+    partitions), or None when there are none (the command run twice launches one backfill)."""
+    covered = {
+        key
+        for backfill in backfills_tagged(instance, MODEL_TAG, model)
+        if backfill.in_progress
+        for key in backfill.partitions
+    }
+    keys = [key for key in upgrade_partitions(conn, model, names) if key not in covered]
     if not keys:
         return None
     assert snapshot_partitions.name is not None

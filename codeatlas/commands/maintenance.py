@@ -228,6 +228,8 @@ def models_upgrade(args: argparse.Namespace) -> int:
                 " Backfills); `codeatlas status` shows coverage",
                 file=sys.stderr,
             )
+        else:
+            print(f"a backfill in progress for {model} covers every partition", file=sys.stderr)
         return 0
     for item in results:
         state = "switched" if item["switched"] else "not complete yet (a push moved it?)"

@@ -141,6 +141,10 @@ def test_models_upgrade_launches_a_backfill_of_chunk_embeddings_over_every_parti
         assert list(backfill.partitions) == partitions
         assert backfill.in_progress and backfill.status == "REQUESTED"
         assert backfill.tags["dagster/priority"] == "-1"  # behind pushes in the run queue
+        # the same command again while it runs launches nothing more
+        assert main(["models", "upgrade", "--provider", "fake", "--dimensions", "16"]) == 0
+        assert len(backfills_tagged(instance, MODEL_TAG, "fake-hash-16")) == 1
+        assert "in progress for fake-hash-16 covers every partition" in capsys.readouterr().err
 
         # its runs, as the daemon launches them: the backfill's tags on each partition's run
         first = embed_partition(database_url, f"shop@{indexed[0]}", backfill.tags, instance)
