@@ -5,6 +5,7 @@ import pytest
 from dagster import DagsterInstance, build_sensor_context
 
 from assets.chunk_embeddings import MODEL_TAG
+from assets.dagster_internals import Backfill
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.core.config import load_settings
 from codeatlas.core.database import connect
@@ -278,3 +279,36 @@ def test_searches_keep_the_old_model_until_the_backfills_last_partition_switches
     queries.asked.clear()
     assert semantic_top(database_url, queries, "track parcel") == ("shipping.py", ["semantic"])
     assert set(queries.asked) == {new.model_name}
+
+
+def test_the_sensor_waits_for_the_backfill_then_requests_what_a_push_left_without_vectors(
+    indexed, database_url, git_repo
+):
+    git_repo.write("auth.py", SOURCE["auth.py"].replace("check_hash", "check_salted_hash"))
+    second = git_repo.commit("salted")
+    run_index(database_url, "shop", second)
+    new = FakeEmbedder(16)
+    settings = load_settings()
+    with connect(database_url) as conn:
+        embedding_registry.record_model(conn, new, embedding_registry.ModelSpec("fake", None, 16))
+        conn.commit()
+        start_upgrade(conn, new.model_name)
+    # the backfill ran its partition of the first commit only (the push came after its launch)
+    embed_partition(database_url, f"shop@{indexed}", upgrade_tags(new.model_name))
+
+    def backfill(status: str) -> Backfill:
+        tags = upgrade_tags(new.model_name)
+        return Backfill("b1", status, tags, ("chunk_embeddings",), (f"shop@{indexed}",))
+
+    with connect(database_url) as conn:
+        none_yet = plan_upgrades(conn, settings, None, lambda _m: [])
+        running = plan_upgrades(conn, settings, None, lambda _m: [backfill("REQUESTED")])
+        over = plan_upgrades(conn, settings, None, lambda _m: [backfill("COMPLETED_SUCCESS")])
+    assert none_yet == ([], [], [new.model_name])  # its backfill is to be launched
+    assert running == ([], [], [])  # its runs fill the partitions: nothing more to do
+    runs, events, to_launch = over
+    assert [(r.partition_key, r.tags[MODEL_TAG]) for r in runs] == [
+        (f"shop@{second}", new.model_name)
+    ]
+    assert (events, to_launch) == ([], [])
+    assert active_and_upgrading(database_url) == ("fake-hash-384", new.model_name)
