@@ -9,7 +9,7 @@ from assets.partitions import parse_partition_key
 from assets.resources import IndexDatabase
 from codeatlas.core.config import Settings
 from codeatlas.core.database import connection
-from indexing import repositories
+from indexing import repositories, snapshot_files
 
 SHOWN_PATHS = 20  # differing paths named in the check's metadata
 
@@ -28,12 +28,7 @@ def compare_with_git(url: str, settings: Settings, repository: str, sha: str) ->
     """Counts of the commit's paths in git and in `snapshot_files`, and the paths that differ."""
     with connection(url) as conn:
         repo = repositories.get(conn, repository)
-        rows = conn.execute(
-            "SELECT sf.path FROM snapshot_files sf JOIN snapshots s ON s.id = sf.snapshot_id"
-            " WHERE s.repository_id = %s AND s.commit_sha = %s",
-            (repo.id, sha),
-        ).fetchall()
-    stored = {r["path"] for r in rows}
+        stored = snapshot_files.paths_at(conn, repo.id, sha)
     in_git = paths_in_git(str(repositories.git_dir(settings, repo.origin)), sha)
     return {
         "git": len(in_git),

@@ -18,7 +18,7 @@ from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.core.database import connection, transaction
-from indexing import repositories
+from indexing import repositories, snapshots
 from indexing.embedding_registry import embedder_for_model, record_model
 from indexing.embedding_step import coverage, embed_snapshot
 from indexing.model_switch import adopt_configured_model, begin_upgrade, try_switch
@@ -66,7 +66,7 @@ def _embed_for_upgrade(
     the switch if every ready snapshot of the repository now has them."""
     url = index_db.database_url
     with connection(url) as conn:
-        snap_id = repositories.snapshot_id(conn, repositories.get(conn, repository), sha)
+        snap_id = snapshots.id_of(conn, repositories.get(conn, repository).id, sha)
         if snap_id is None:  # pruned since the backfill was planned: nothing to search there
             context.log.info(f"{repository}@{sha[:12]}: no snapshot any more, nothing to embed")
             return MaterializeResult(metadata={"model": model, "embedded": 0})
@@ -95,7 +95,7 @@ def every_chunk_has_a_vector(
             or embeddings.for_repository(conn, repository)[0].model_name
         )
         repo = repositories.get(conn, repository)
-        snap_id = repositories.snapshot_id(conn, repo, sha)
+        snap_id = snapshots.id_of(conn, repo.id, sha)
         embedded, total = coverage(conn, snap_id, model) if snap_id else (0, 0)
     return AssetCheckResult(
         passed=embedded == total,

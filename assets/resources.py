@@ -12,6 +12,7 @@ from pydantic import PrivateAttr
 
 from codeatlas.core.config import Settings, load_settings
 from codeatlas.core.database import ensure_index_database, migrate_database
+from codeatlas.core.embedding_providers import provider_named
 from indexing.embedding.base import Embedder
 from indexing.embedding_registry import (
     ModelSpec,
@@ -62,7 +63,8 @@ class IndexDatabase(ConfigurableResource):
 
 
 class EmbeddingProvider(ConfigurableResource):
-    """Which embedder to use: `provider` local | openai | fake (empty: from settings)."""
+    """Which embedder to use: `provider` local | openai | fake (`Provider`; empty: from
+    settings)."""
 
     provider: str = ""
     model: str = ""
@@ -72,7 +74,7 @@ class EmbeddingProvider(ConfigurableResource):
         """How to rebuild this embedder in any process (stored with the model's vectors)."""
         spec = configured_spec(load_settings())
         if self.provider and self.provider != spec.provider:
-            spec = ModelSpec(self.provider)
+            spec = ModelSpec(provider_named(self.provider, "EmbeddingProvider.provider"))
         return replace(spec, model=self.model) if self.model else spec
 
     @cached_property

@@ -85,7 +85,7 @@ def _register(url: str, origin: str) -> None:
 
     with transaction(url) as conn:
         repo = repositories.register(conn, REPOSITORY, origin, "main")
-        events.set_secret(conn, repo.id, "github", SECRET)
+        events.set_secret(conn, repo.id, "github", SECRET, None)
         conn.execute(
             "INSERT INTO principals (name, all_repositories) VALUES ('bench', true)"
             " ON CONFLICT DO NOTHING"
@@ -125,6 +125,7 @@ def run(
     from dagster import DagsterInstance, build_sensor_context
 
     from assets.resources import EmbeddingProvider, IndexDatabase
+    from codeatlas.core.config import load_settings
     from orchestration.definitions import build_definitions
     from orchestration.indexing import index_commit
     from orchestration.sensors import webhook_push_sensor
@@ -142,7 +143,9 @@ def run(
     with DagsterInstance.ephemeral() as instance:
         head = git(clone, "rev-parse", "HEAD")
         started = time.perf_counter()
-        initial = index_commit(REPOSITORY, head, instance=instance, definitions=defs)
+        initial = index_commit(
+            load_settings(), REPOSITORY, head, instance=instance, definitions=defs
+        )
         initial_seconds = time.perf_counter() - started
         cursor = None
         with serving(build_app(url)) as base, httpx.Client(base_url=base, timeout=30) as client:
@@ -332,7 +335,7 @@ def run_daemon(
     instance = DagsterInstance.get()
     root = Path(__file__).resolve().parent.parent
     started = time.perf_counter()
-    initial = index_commit(REPOSITORY, git(clone, "rev-parse", "HEAD"), instance=instance)
+    initial = index_commit(settings, REPOSITORY, git(clone, "rev-parse", "HEAD"), instance=instance)
     initial_seconds = time.perf_counter() - started
     env = {**os.environ, "PYTHONPATH": str(root), "DAGSTER_HOME": str(home)}
     log = (work / "daemon.log").open("wb")

@@ -19,6 +19,7 @@ from benchmarks.embedder import make as make_embedder
 from benchmarks.eval_sets import EVAL_SETS, EvalSet, fetch_corpus, queries_within, select
 from benchmarks.scoring import CorpusText, score_run
 from benchmarks.workspace import as_git_repo
+from corpora.languages import cache_root
 
 FLOOR_FILE = Path(__file__).resolve().parent / "quality_floor.json"
 MODE = "hybrid"
@@ -28,8 +29,7 @@ KEPT = ("recall@1", "recall@5", "recall@10", "tight@5", "mrr@10", "ndcg@10", "re
 
 def cached_corpus(eval_set: EvalSet = EVAL_SETS["py"]) -> Path:
     """The set's full corpus, fetched once into the test cache (shared with the test suite)."""
-    cache = Path(os.environ.get("CODEATLAS_TEST_CACHE") or Path.home() / ".cache/codeatlas-tests")
-    return fetch_corpus(eval_set, cache / eval_set.corpus_dir)
+    return fetch_corpus(eval_set, cache_root() / eval_set.corpus_dir)
 
 
 def subset_corpus(eval_set: EvalSet, dest: Path) -> Path:
@@ -54,6 +54,7 @@ def measure(database_url: str, workdir: Path, eval_set: EvalSet = EVAL_SETS["py"
 
     from assets.resources import EmbeddingProvider, IndexDatabase
     from benchmarks.codeatlas_search import CodeatlasSearch
+    from codeatlas.core.config import load_settings
     from codeatlas.core.database import transaction
     from indexing import repositories
     from orchestration.definitions import build_definitions
@@ -65,6 +66,7 @@ def measure(database_url: str, workdir: Path, eval_set: EvalSet = EVAL_SETS["py"
     with transaction(database_url) as conn:
         repositories.register(conn, name, str(repo), "main")
     index_commit(
+        load_settings(),
         name,
         as_git_repo(repo),
         instance=DagsterInstance.ephemeral(),

@@ -55,7 +55,7 @@ _COPIES = [
         "file_version_id IN (SELECT id FROM file_versions WHERE repository_id = %(src)s)",
     ),
     ("lexical_postings", {"chunk_id": "chunk_id"}, "repository_id = %(src)s"),
-    # chunk_embeddings: vectors are shared by content (sql/009), so a copy reuses the source's
+    # chunk_embeddings: vectors are shared by content (migration 009), so a copy reuses the source's
     ("lexical_term_stats", {}, "repository_id = %(src)s"),
     ("lexical_corpus", {"snapshot_id": "snapshot_id"}, "repository_id = %(src)s"),
 ]

@@ -3,19 +3,22 @@
 `embedding_models` keeps (provider, provider model, dimensions, base URL) per model name; API keys
 never: they come from the environment of the process that embeds. Dagster-free, so the query
 side (`retrieval`, `mcp_app`) embeds queries with the repository's *active* model even while the
-environment already configures the next one.
+environment already configures the next one. The owner of the table `embedding_models`
+(docs/architecture.md, "One owner per table"): every statement that writes it is a function here.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from dataclasses import dataclass, replace
 
 import psycopg
 
-from codeatlas.core.config import Settings, load_settings
+from codeatlas.core.config import Settings
+from codeatlas.core.embedding_providers import Provider, provider_named
 from codeatlas.core.errors import ConfigurationError
-from indexing import storage
+from indexing import chunk_embeddings, repositories
 from indexing.embedding.base import Embedder
 
 _cache: dict[tuple, Embedder] = {}
@@ -26,10 +29,14 @@ _lock = threading.Lock()
 class ModelSpec:
     """Enough to rebuild an embedder: provider, its model name, dimensions, endpoint."""
 
-    provider: str
+    provider: Provider
     model: str | None = None
     dimensions: int | None = None
     base_url: str | None = None
+
+    def __post_init__(self) -> None:
+        # specs are also read from the database and from Dagster config: text until here
+        object.__setattr__(self, "provider", provider_named(self.provider))
 
 
 def configured_spec(settings: Settings) -> ModelSpec:
@@ -42,17 +49,16 @@ def configured_spec(settings: Settings) -> ModelSpec:
     )
 
 
-def embedder_for_spec(spec: ModelSpec, settings: Settings | None = None) -> Embedder:
+def embedder_for_spec(spec: ModelSpec, settings: Settings) -> Embedder:
     """The embedder a spec describes (built once per process)."""
     from indexing.embedding.factory import make_embedder
 
-    base = settings or load_settings()
-    key = (spec, base.openai_api_key is not None)
+    key = (spec, settings.openai_api_key is not None)
     with _lock:
         if key not in _cache:
             _cache[key] = make_embedder(
                 replace(
-                    base,
+                    settings,
                     embedding_provider=spec.provider,
                     embedding_model=spec.model,
                     embedding_dimensions=spec.dimensions,
@@ -62,13 +68,54 @@ def embedder_for_spec(spec: ModelSpec, settings: Settings | None = None) -> Embe
         return _cache[key]
 
 
+def model_index_name(model: str) -> str:
+    """A stable, valid index name for a model's partial HNSW index."""
+    return "chunk_embeddings_hnsw_" + hashlib.sha1(model.encode()).hexdigest()[:16]
+
+
+def ensure_embedding_model(conn: psycopg.Connection, model: str, dimensions: int) -> None:
+    """Register a model and create its partial HNSW index (once; safe to call every run)."""
+    row = conn.execute(
+        "SELECT dimensions FROM embedding_models WHERE name = %s", (model,)
+    ).fetchone()
+    if row is not None:
+        if row["dimensions"] != dimensions:
+            raise ValueError(
+                f"embedding model {model!r} is registered with {row['dimensions']} dimensions,"
+                f" but the provider returns {dimensions}: give the new setup another model name"
+            )
+        return
+    index = model_index_name(model)
+    with conn.transaction():
+        conn.execute(
+            "INSERT INTO embedding_models (name, dimensions, index_name) VALUES (%s, %s, %s)"
+            " ON CONFLICT DO NOTHING",
+            (model, dimensions, index),
+        )
+        chunk_embeddings.create_model_index(conn, index, dimensions, model)
+
+
+def index_name(conn: psycopg.Connection, model: str) -> str | None:
+    """The name of the stored model's HNSW index (None: no such model)."""
+    row = conn.execute(
+        "SELECT index_name FROM embedding_models WHERE name = %s", (model,)
+    ).fetchone()
+    return row["index_name"] if row else None
+
+
+def forget_model(conn: psycopg.Connection, model: str, index: str) -> None:
+    """Drop a model's index and its row (its vectors are deleted first: `drop_model`)."""
+    conn.execute(f'DROP INDEX IF EXISTS "{index}"')
+    conn.execute("DELETE FROM embedding_models WHERE name = %s", (model,))
+
+
 def record_model(conn: psycopg.Connection, embedder: Embedder, spec: ModelSpec) -> None:
     """Register the embedder's model (with its HNSW index) and store how to rebuild it."""
-    storage.ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
+    ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
     conn.execute(
         "UPDATE embedding_models SET provider = %s, provider_model = %s,"
         " provider_dimensions = %s, base_url = %s WHERE name = %s",
-        (spec.provider, spec.model, spec.dimensions, spec.base_url, embedder.model_name),
+        (spec.provider.value, spec.model, spec.dimensions, spec.base_url, embedder.model_name),
     )
 
 
@@ -94,12 +141,7 @@ def indexing_model(conn: psycopg.Connection, repository: str) -> str | None:
     chosen = chosen_model(conn)
     if chosen is None:
         return None
-    row = conn.execute(
-        "SELECT coalesce(upgrading_embedding_model, active_embedding_model) AS model"
-        " FROM repositories WHERE name = %s",
-        (repository,),
-    ).fetchone()
-    return (row and row["model"]) or chosen
+    return repositories.indexing_model(conn, repository) or chosen
 
 
 def stored_spec(conn: psycopg.Connection, name: str) -> ModelSpec | None:
@@ -116,11 +158,8 @@ def stored_spec(conn: psycopg.Connection, name: str) -> ModelSpec | None:
     )
 
 
-def embedder_for_model(
-    name: str, conn: psycopg.Connection, settings: Settings | None = None
-) -> Embedder:
+def embedder_for_model(name: str, conn: psycopg.Connection, settings: Settings) -> Embedder:
     """An embedder whose vectors live in the same space as the stored model `name`."""
-    settings = settings or load_settings()
     spec = stored_spec(conn, name)
     candidates = [spec] if spec else []
     candidates.append(configured_spec(settings))
@@ -128,7 +167,7 @@ def embedder_for_model(
         embedder = embedder_for_spec(candidate, settings)
         if embedder.model_name == name:
             return embedder
-    if spec is not None and spec.provider == "local" and spec.model is None:
+    if spec is not None and spec.provider is Provider.LOCAL and spec.model is None:
         # stored as the local default, which has changed since (a new text recipe): the old
         # default by its full name, which queries the same way, while an upgrade re-embeds
         embedder = embedder_for_spec(replace(spec, model=name), settings)

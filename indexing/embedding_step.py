@@ -10,7 +10,7 @@ import psycopg
 
 from codeatlas.core.database import analyze, connection, transaction
 from codeatlas.core.sql_files import statement
-from indexing import repositories, storage
+from indexing import chunk_embeddings, embedding_registry, repositories, snapshots
 from indexing.embedding.base import Embedder, document_text
 
 COMMIT_EVERY = 512
@@ -21,7 +21,7 @@ def missing_content(conn, snapshot_id: int, model: str) -> list[dict]:
     """(content_hash, length) of the snapshot's chunk contents with no vector for `model` (in
     any repository: vectors are shared by content)."""
     return conn.execute(
-        statement("indexing", "missing_embeddings"),
+        statement("chunk_embeddings", "missing_in_snapshot"),
         {"snapshot_id": snapshot_id, "model": model},
     ).fetchall()
 
@@ -37,10 +37,10 @@ def embed_snapshot(
     started = time.monotonic()
     with connection(url) as conn:
         repo = repositories.get(conn, repository_name)
-        snap_id = repositories.snapshot_id(conn, repo, commit_sha)
+        snap_id = snapshots.id_of(conn, repo.id, commit_sha)
         if snap_id is None:
             raise RuntimeError(f"{repository_name}@{commit_sha}: no snapshot to embed")
-        storage.ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
+        embedding_registry.ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
         conn.commit()
         todo = missing_content(conn, snap_id, embedder.model_name)
     # similar lengths together: less padding per batch; contents are read one group at a time
@@ -57,7 +57,7 @@ def embed_snapshot(
         # requests concurrently, so a GPU server gets more than one batch at a time)
         vectors = embedder.embed_documents(texts)
         with transaction(url) as tx:
-            storage.store_embeddings(tx, embedder.model_name, hashes, vectors)
+            chunk_embeddings.store(tx, embedder.model_name, hashes, vectors)
         done += len(hashes)
         done_chars += sum(r["length"] for r in group)
         elapsed = time.monotonic() - started
@@ -78,11 +78,8 @@ def _documents(conn, embedder: Embedder, snapshot_id: int, hashes: list[str]) ->
     """The text `embedder` reads for each hash, in the order given (a content at several paths
     of the snapshot is read at the first of them)."""
     rows = conn.execute(
-        "SELECT DISTINCT ON (c.content_hash) c.content_hash, c.content, c.qualified_name, sf.path"
-        " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
-        " WHERE sf.snapshot_id = %s AND c.content_hash = ANY(%s)"
-        " ORDER BY c.content_hash, sf.path, c.qualified_name",
-        (snapshot_id, hashes),
+        statement("chunk_embeddings", "documents_to_embed"),
+        {"snapshot_id": snapshot_id, "hashes": hashes},
     ).fetchall()
     by_hash = {
         r["content_hash"]: document_text(embedder, r["content"], r["path"], r["qualified_name"])
@@ -94,7 +91,7 @@ def _documents(conn, embedder: Embedder, snapshot_id: int, hashes: list[str]) ->
 def coverage(conn: psycopg.Connection[Any], snapshot_id: int, model: str) -> tuple[int, int]:
     """(distinct chunk contents with a vector for `model`, distinct chunk contents)."""
     row = conn.execute(
-        statement("indexing", "embedding_coverage"),
+        statement("chunk_embeddings", "coverage_of_snapshot"),
         {"snapshot_id": snapshot_id, "model": model},
     ).fetchone()
     assert row is not None

@@ -85,13 +85,14 @@ def open_local(path: Path) -> Path:
     return path if not git_dir.is_absolute() else path
 
 
-def mirror(origin_url: str, mirror_dir: Path) -> Path:
+def mirror(origin_url: str, mirror_dir: Path, credentials: tuple[str, str] | None = None) -> Path:
     """Clone (first time) or fetch a bare mirror of a remote repository; return its path.
 
-    Credentials come from the URL given at run time or git's own credential helpers and
-    environment (GIT_ASKPASS, ssh agent); they are never written to the database or logs.
+    Credentials come from the URL given at run time, `credentials` (user name and token: the
+    settings' `git_username` and `git_token`) or git's own credential helpers and environment
+    (GIT_ASKPASS, ssh agent); they are never written to the database or logs.
     """
-    url = _with_env_credentials(origin_url)
+    url = _with_credentials(origin_url, credentials)
     mirror_dir.parent.mkdir(parents=True, exist_ok=True)
     if (mirror_dir / "HEAD").exists():
         git(mirror_dir, "fetch", "--prune", "--quiet", url, "+refs/heads/*:refs/heads/*")
@@ -106,12 +107,11 @@ def mirror(origin_url: str, mirror_dir: Path) -> Path:
     return mirror_dir
 
 
-def _with_env_credentials(url: str) -> str:
-    token = os.environ.get("CODEATLAS_GIT_TOKEN")
+def _with_credentials(url: str, credentials: tuple[str, str] | None) -> str:
     parts = urlsplit(url)
-    if token and parts.scheme in ("http", "https") and "@" not in parts.netloc:
-        user = os.environ.get("CODEATLAS_GIT_USERNAME", "x-access-token")
-        return urlunsplit(parts._replace(netloc=f"{user}:{token}@{parts.netloc}"))
+    if credentials and parts.scheme in ("http", "https") and "@" not in parts.netloc:
+        username, token = credentials
+        return urlunsplit(parts._replace(netloc=f"{username}:{token}@{parts.netloc}"))
     return url
 
 

@@ -8,7 +8,9 @@ from collections.abc import Callable
 
 import psycopg
 
+from codeatlas.core.sql_files import statement
 from codeatlas.core.terms import K1, LEXICAL_VERSION, B, chunk_document
+from indexing import storage
 
 # the average chunk length assumed by `impact`, which only orders a term's postings
 NOMINAL_AVG_LENGTH = 80.0
@@ -34,32 +36,29 @@ def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) 
     )
     written = 0
     lengths: list[tuple[int, int]] = []
-    with conn.cursor() as cur:
-        with cur.copy(
+    with (
+        conn.cursor() as cur,
+        cur.copy(
             "COPY lexical_postings (chunk_id, term, repository_id, tf, dl, impact) FROM STDIN"
-        ) as copy:
-            for row in rows:
-                doc = chunk_document(
-                    row["content"], row["symbol_name"], row["qualified_name"], path
-                )
-                lengths.append((doc.length, row["id"]))
-                for term, tf in doc.tf.items():
-                    copy.write_row(
-                        (
-                            row["id"],
-                            term,
-                            row["repository_id"],
-                            tf,
-                            doc.length,
-                            impact(tf, doc.length),
-                        )
+        ) as copy,
+    ):
+        for row in rows:
+            doc = chunk_document(row["content"], row["symbol_name"], row["qualified_name"], path)
+            lengths.append((doc.length, row["id"]))
+            for term, tf in doc.tf.items():
+                copy.write_row(
+                    (
+                        row["id"],
+                        term,
+                        row["repository_id"],
+                        tf,
+                        doc.length,
+                        impact(tf, doc.length),
                     )
-                written += len(doc.tf)
-        cur.executemany("UPDATE code_chunks SET lexical_length = %s WHERE id = %s", lengths)
-    conn.execute(
-        "UPDATE file_versions SET lexical_version = %s WHERE id = %s",
-        (LEXICAL_VERSION, file_version_id),
-    )
+                )
+            written += len(doc.tf)
+    storage.set_lexical_lengths(conn, lengths)
+    storage.set_lexical_version(conn, file_version_id, LEXICAL_VERSION)
     return written
 
 
@@ -114,30 +113,9 @@ def refresh_corpus_stats(conn: psycopg.Connection, repository_id: int, snapshot_
     if not incremental:
         conn.execute("DELETE FROM lexical_term_stats WHERE repository_id = %s", (repository_id,))
     old = corpus["snapshot_id"] if incremental and corpus else None
-    # documents that enter (+n) or leave (-n) the corpus, as file versions with a multiplicity
-    delta = (
-        "WITH side AS ("
-        "  SELECT file_version_id, count(*) AS n FROM snapshot_files"
-        "  WHERE snapshot_id = %(new)s AND file_version_id IS NOT NULL GROUP BY 1"
-        "  UNION ALL"
-        "  SELECT file_version_id, -count(*) FROM snapshot_files"
-        "  WHERE snapshot_id = %(old)s AND file_version_id IS NOT NULL GROUP BY 1),"
-        " delta AS (SELECT file_version_id, sum(n)::integer AS n FROM side GROUP BY 1"
-        "  HAVING sum(n) <> 0)"
-    )
+    # documents that enter (+n) or leave (-n) the corpus change their terms' document counts
     conn.execute(
-        delta + ", terms AS (SELECT p.term, sum(d.n)::integer AS n FROM delta d"
-        "  JOIN code_chunks c ON c.file_version_id = d.file_version_id"
-        "  JOIN lexical_postings p ON p.chunk_id = c.id GROUP BY p.term),"
-        " gone AS (DELETE FROM lexical_term_stats s USING terms t"
-        "  WHERE s.repository_id = %(repo)s AND s.term = t.term AND t.n < 0"
-        "  AND s.df + t.n <= 0),"
-        " fewer AS (UPDATE lexical_term_stats s SET df = s.df + t.n FROM terms t"
-        "  WHERE s.repository_id = %(repo)s AND s.term = t.term AND t.n < 0"
-        "  AND s.df + t.n > 0)"
-        " INSERT INTO lexical_term_stats AS s (repository_id, term, df)"
-        " SELECT %(repo)s, term, n FROM terms WHERE n > 0"
-        " ON CONFLICT (term, repository_id) DO UPDATE SET df = s.df + EXCLUDED.df",
+        statement("lexical", "apply_term_stats_delta"),
         {"new": snapshot_id, "old": old, "repo": repository_id},
     )
     totals = conn.execute(

@@ -2,6 +2,7 @@
 
 import psycopg
 
+from indexing import repositories, snapshots
 from indexing.embedding_step import coverage
 
 
@@ -19,32 +20,17 @@ def try_switch(conn: psycopg.Connection, repository: str, every_snapshot: bool =
     every ready snapshot too, what a model upgrade's backfill fills), in one transaction."""
     _outside_transaction(conn)
     with conn.transaction():
-        row = conn.execute(
-            "SELECT id, current_snapshot_id, upgrading_embedding_model AS upgrading"
-            " FROM repositories WHERE name = %s FOR UPDATE",
-            (repository,),
-        ).fetchone()
+        row = repositories.lock_models(conn, repository)
         if row is None or row["upgrading"] is None or row["current_snapshot_id"] is None:
             return False
-        snapshots = [row["current_snapshot_id"]]
+        targets = [row["current_snapshot_id"]]
         if every_snapshot:
-            snapshots += [
-                r["id"]
-                for r in conn.execute(
-                    "SELECT id FROM snapshots WHERE repository_id = %s AND status = 'ready'"
-                    " AND id <> %s ORDER BY id",
-                    (row["id"], row["current_snapshot_id"]),
-                )
-            ]
-        for snapshot in snapshots:
+            targets += snapshots.ready_ids(conn, row["id"])
+        for snapshot in dict.fromkeys(targets):
             embedded, total = coverage(conn, snapshot, row["upgrading"])
             if embedded < total:
                 return False
-        conn.execute(
-            "UPDATE repositories SET active_embedding_model = upgrading_embedding_model,"
-            " upgrading_embedding_model = NULL WHERE id = %s",
-            (row["id"],),
-        )
+        repositories.activate_upgrading_model(conn, row["id"])
     return True
 
 
@@ -57,17 +43,10 @@ def adopt_configured_model(conn: psycopg.Connection, repository: str, model: str
     """
     _outside_transaction(conn)
     with conn.transaction():
-        row = conn.execute(
-            "SELECT active_embedding_model AS active, upgrading_embedding_model AS upgrading"
-            " FROM repositories WHERE name = %s FOR UPDATE",
-            (repository,),
-        ).fetchone()
+        row = repositories.lock_models(conn, repository)
         if row is None or row["active"] in (None, model) or row["upgrading"] not in (None, model):
             return False
-        conn.execute(
-            "UPDATE repositories SET upgrading_embedding_model = %s WHERE name = %s",
-            (model, repository),
-        )
+        repositories.set_upgrading_model(conn, repository, model)
     return try_switch(conn, repository)
 
 
@@ -76,10 +55,8 @@ def begin_upgrade(conn: psycopg.Connection, repository: str, model: str) -> bool
     upgrade is under way (a backfill for `model` launched from the UI starts the upgrade)."""
     _outside_transaction(conn)
     with conn.transaction():
-        started = conn.execute(
-            "UPDATE repositories SET upgrading_embedding_model = %(m)s WHERE name = %(r)s"
-            " AND active_embedding_model IS NOT NULL AND active_embedding_model <> %(m)s"
-            " AND upgrading_embedding_model IS NULL",
-            {"m": model, "r": repository},
-        ).rowcount
-    return started > 0
+        row = repositories.lock_models(conn, repository)
+        if row is None or row["active"] in (None, model) or row["upgrading"] is not None:
+            return False
+        repositories.set_upgrading_model(conn, repository, model)
+    return True

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from codeatlas.core.config import Settings
 from codeatlas.core.database import analyze, connection, transaction
 from codeatlas.core.sql_files import statement
-from indexing import git_source, lexical_index, repositories
+from indexing import git_source, lexical_index, repositories, snapshot_files, snapshots
 from indexing.file_index import store_file_version
 from indexing.parse_version import effective_parser_version
 from indexing.parsing.file_rules import skip_reason
@@ -22,7 +22,7 @@ ANALYZE_AFTER_FILES = 50
 
 def _pending_blobs(conn, snapshot_id: int, version: str) -> list[dict]:
     return conn.execute(
-        statement("indexing", "pending_blobs"),
+        statement("snapshot_files", "pending_blobs"),
         {"snapshot_id": snapshot_id, "parser_version": version},
     ).fetchall()
 
@@ -44,7 +44,7 @@ def parse_snapshot(
     version = effective_parser_version(settings)
     with connection(url) as conn:
         repo = repositories.get(conn, repository_name)
-        snap_id = repositories.snapshot_id(conn, repo, commit_sha)
+        snap_id = snapshots.id_of(conn, repo.id, commit_sha)
         if snap_id is None:
             raise RuntimeError(f"{repository_name}@{commit_sha}: materialize source_files first")
         pending = _pending_blobs(conn, snap_id, version)
@@ -71,11 +71,7 @@ def parse_snapshot(
                 )
                 language = detect_language(item["path"], content) or language
                 if reason:
-                    tx.execute(
-                        "UPDATE snapshot_files SET skip_reason = %s, file_version_id = NULL"
-                        " WHERE snapshot_id = %s AND blob_sha = %s",
-                        (reason, snap_id, blob_sha),
-                    )
+                    snapshot_files.skip_blob(tx, snap_id, blob_sha, reason)
                     totals["skipped_by_content"] += 1
                     continue
                 fv_id, parsed = store_file_version(
@@ -89,11 +85,7 @@ def parse_snapshot(
                     totals["syntax_errors"] += int(parsed.has_syntax_errors)
                     totals["redactions"] += parsed.redactions
                     totals["bytes"] += len(content)
-                tx.execute(
-                    "UPDATE snapshot_files SET file_version_id = %s WHERE snapshot_id = %s"
-                    " AND blob_sha = %s AND skip_reason IS NULL",
-                    (fv_id, snap_id, blob_sha),
-                )
+                snapshot_files.set_file_version(tx, snap_id, blob_sha, fv_id)
         done += len(batch)
         elapsed = time.monotonic() - started
         rate = done / elapsed if elapsed else 0.0

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import psycopg
 
 from codeatlas.core.config import Settings
+from codeatlas.core.sql_files import statement
 from codeatlas.core.terms import LEXICAL_VERSION
-from indexing import git_source, lexical_index, repositories
+from indexing import git_source, lexical_index, repositories, snapshots
 
 
 class SnapshotIncompleteError(RuntimeError):
@@ -25,63 +24,42 @@ def publish(
 ) -> dict:
     """In one transaction: check completeness, mark ready, switch current if newest."""
     with conn.transaction():
-        repo_row = conn.execute(
-            "SELECT * FROM repositories WHERE name = %s FOR UPDATE", (repository_name,)
-        ).fetchone()
+        repo_row = repositories.lock(conn, repository_name)
         if repo_row is None:
             repositories.get(conn, repository_name)  # raises the friendly error
         assert repo_row is not None
-        snap = conn.execute(
-            "SELECT id FROM snapshots WHERE repository_id = %s AND commit_sha = %s",
-            (repo_row["id"], commit_sha),
-        ).fetchone()
-        if snap is None:
+        snap_id = snapshots.id_of(conn, repo_row["id"], commit_sha)
+        if snap_id is None:
             raise SnapshotIncompleteError(f"{repository_name}@{commit_sha} has no file list yet")
         missing = conn.execute(
-            "SELECT count(*) AS n FROM snapshot_files sf"
-            " LEFT JOIN file_versions fv ON fv.id = sf.file_version_id"
-            " WHERE sf.snapshot_id = %s AND sf.skip_reason IS NULL"
-            " AND (fv.parsed_at IS NULL OR fv.parser_version <> %s"
-            "      OR fv.lexical_version IS DISTINCT FROM %s)",
-            (snap["id"], parser_version, LEXICAL_VERSION),
+            statement("snapshot_files", "unparsed_count"),
+            {
+                "snapshot_id": snap_id,
+                "parser_version": parser_version,
+                "lexical_version": LEXICAL_VERSION,
+            },
         ).fetchone()
         if missing and missing["n"]:
             raise SnapshotIncompleteError(
                 f"{repository_name}@{commit_sha[:12]}: {missing['n']} files are not parsed yet"
             )
         stats = conn.execute(
-            "SELECT count(*) AS files, count(sf.file_version_id) AS indexed_files,"
-            " (SELECT count(*) FROM code_chunks c JOIN snapshot_files s2"
-            "   ON s2.file_version_id = c.file_version_id WHERE s2.snapshot_id = %s) AS chunks,"
-            " (SELECT count(*) FROM code_symbols c JOIN snapshot_files s2"
-            "   ON s2.file_version_id = c.file_version_id WHERE s2.snapshot_id = %s) AS symbols"
-            " FROM snapshot_files sf WHERE sf.snapshot_id = %s",
-            (snap["id"], snap["id"], snap["id"]),
+            statement("snapshot_files", "publish_stats"), {"snapshot_id": snap_id}
         ).fetchone()
-        conn.execute(
-            "UPDATE snapshots SET status = 'ready', ready_at = coalesce(ready_at, now()),"
-            " parser_version = %s, stats = %s WHERE id = %s",
-            (parser_version, json.dumps(stats), snap["id"]),
-        )
+        snapshots.mark_ready(conn, snap_id, parser_version, stats)
         becomes_current = _is_newest(conn, settings, repo_row, commit_sha)
         if becomes_current:
-            conn.execute(
-                "UPDATE repositories SET current_snapshot_id = %s,"
-                " active_embedding_model = coalesce(active_embedding_model, %s) WHERE id = %s",
-                (snap["id"], embedding_model, repo_row["id"]),
-            )
-            lexical_index.refresh_corpus_stats(conn, repo_row["id"], snap["id"])
-    return {"snapshot_id": snap["id"], "current": becomes_current, **(stats or {})}
+            repositories.make_current(conn, repo_row["id"], snap_id, embedding_model)
+            lexical_index.refresh_corpus_stats(conn, repo_row["id"], snap_id)
+    return {"snapshot_id": snap_id, "current": becomes_current, **(stats or {})}
 
 
 def _is_newest(conn: psycopg.Connection, settings: Settings, repo_row: dict, sha: str) -> bool:
     """Current when nothing is current yet, when it is the branch head, or descends from current."""
     if repo_row["current_snapshot_id"] is None:
         return True
-    current = conn.execute(
-        "SELECT commit_sha FROM snapshots WHERE id = %s", (repo_row["current_snapshot_id"],)
-    ).fetchone()
-    if current is None or current["commit_sha"] == sha:
+    current = snapshots.commit_of(conn, repo_row["current_snapshot_id"])
+    if current is None or current == sha:
         return True
     checkout = repositories.git_dir(settings, repo_row["origin"])
     branch = repo_row["default_branch"]
@@ -91,4 +69,4 @@ def _is_newest(conn: psycopg.Connection, settings: Settings, repo_row: dict, sha
                 return True
         except git_source.GitError:
             pass
-    return git_source.is_ancestor(checkout, current["commit_sha"], sha)
+    return git_source.is_ancestor(checkout, current, sha)

@@ -1,4 +1,8 @@
-"""Registered repositories: where their git objects are, which branch is tracked."""
+"""Registered repositories: where their git objects are, which branch is tracked.
+
+The owner of the table `repositories` (docs/architecture.md, "One owner per table"): every
+statement that writes it, and every read of it outside `sql/`, is a function here.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,13 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
 from codeatlas.core.config import Settings
 from codeatlas.core.errors import ConfigurationError, RepositoryNotFoundError
+from codeatlas.core.sql_files import statement
 from indexing import git_source
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")
@@ -71,13 +77,154 @@ def get(conn: psycopg.Connection, name: str) -> Repository:
     return _from_row(row)
 
 
-def snapshot_id(conn: psycopg.Connection, repo: Repository, commit_sha: str) -> int | None:
-    """The id of the repository's snapshot of `commit_sha`, if one was started."""
-    row = conn.execute(
-        "SELECT id FROM snapshots WHERE repository_id = %s AND commit_sha = %s",
-        (repo.id, commit_sha),
-    ).fetchone()
+def count(conn: psycopg.Connection) -> int:
+    """How many repositories are registered."""
+    row = conn.execute("SELECT count(*) AS n FROM repositories").fetchone()
+    return int(row["n"]) if row else 0
+
+
+def id_of(conn: psycopg.Connection, name: str) -> int | None:
+    """The id of the repository called `name`, if there is one."""
+    row = conn.execute(statement("repositories", "id_by_name"), {"name": name}).fetchone()
     return row["id"] if row else None
+
+
+def locations(conn: psycopg.Connection) -> list[dict[str, Any]]:
+    """id, name, origin and tracked branch of every repository, in registration order."""
+    return conn.execute(
+        "SELECT id, name, origin, default_branch FROM repositories ORDER BY id"
+    ).fetchall()
+
+
+def lock(conn: psycopg.Connection, name: str) -> dict[str, Any] | None:
+    """The row of `name`, locked until the transaction ends (None: no such repository)."""
+    return conn.execute("SELECT * FROM repositories WHERE name = %s FOR UPDATE", (name,)).fetchone()
+
+
+def with_current_snapshot(conn: psycopg.Connection) -> list[dict[str, Any]]:
+    """Every repository (`r.*`) with its current snapshot's commit, parser version, status."""
+    return conn.execute(
+        "SELECT r.*, s.commit_sha AS current_commit, s.parser_version, s.status AS snap_status"
+        " FROM repositories r LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
+        " ORDER BY r.name"
+    ).fetchall()
+
+
+def tracked_heads(conn: psycopg.Connection) -> list[dict[str, Any]]:
+    """name, origin, tracked branch and current commit of repositories that track a branch."""
+    return conn.execute(
+        "SELECT r.name, r.origin, r.default_branch, s.commit_sha AS current FROM repositories r"
+        " LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
+        " WHERE r.default_branch IS NOT NULL ORDER BY r.name"
+    ).fetchall()
+
+
+def commit_is_current(conn: psycopg.Connection, repo_id: int, sha: str, parser: str) -> bool:
+    """Whether `sha` is the repository's current snapshot, ready, at this parser version."""
+    row = conn.execute(
+        "SELECT 1 FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot_id"
+        " WHERE r.id = %s AND s.commit_sha = %s AND s.status = 'ready'"
+        " AND s.parser_version = %s",
+        (repo_id, sha, parser),
+    ).fetchone()
+    return row is not None
+
+
+def make_current(conn: psycopg.Connection, repo_id: int, snapshot: int, model: str) -> None:
+    """Publish `snapshot` as current; the model becomes active if none was (publishing)."""
+    conn.execute(
+        "UPDATE repositories SET current_snapshot_id = %s,"
+        " active_embedding_model = coalesce(active_embedding_model, %s) WHERE id = %s",
+        (snapshot, model, repo_id),
+    )
+
+
+# embedding models of a repository: the active one searches, the upgrading one is being filled
+
+
+def lock_models(conn: psycopg.Connection, name: str) -> dict[str, Any] | None:
+    """id, current_snapshot_id, active and upgrading model of `name`, locked (None: unknown)."""
+    return conn.execute(
+        "SELECT id, current_snapshot_id, active_embedding_model AS active,"
+        " upgrading_embedding_model AS upgrading FROM repositories WHERE name = %s FOR UPDATE",
+        (name,),
+    ).fetchone()
+
+
+def lock_models_of(conn: psycopg.Connection, names: list[str] | None) -> list[dict[str, Any]]:
+    """name and active model of the repositories (all when None), locked, by name."""
+    return conn.execute(
+        "SELECT name, active_embedding_model AS active FROM repositories"
+        " WHERE %(names)s::text[] IS NULL OR name = ANY(%(names)s) ORDER BY name FOR UPDATE",
+        {"names": names},
+    ).fetchall()
+
+
+def indexing_model(conn: psycopg.Connection, name: str) -> str | None:
+    """The model `name` is upgrading to, else its active one (None: neither, or unknown)."""
+    row = conn.execute(
+        "SELECT coalesce(upgrading_embedding_model, active_embedding_model) AS model"
+        " FROM repositories WHERE name = %s",
+        (name,),
+    ).fetchone()
+    return row["model"] if row else None
+
+
+def set_upgrading_model(conn: psycopg.Connection, name: str, model: str | None) -> None:
+    """Make `model` the upgrade target of `name` (None: no upgrade)."""
+    conn.execute(
+        "UPDATE repositories SET upgrading_embedding_model = %s WHERE name = %s", (model, name)
+    )
+
+
+def activate_model(conn: psycopg.Connection, name: str, model: str) -> None:
+    """Make `model` the active model of `name` at once, with no upgrade under way."""
+    conn.execute(
+        "UPDATE repositories SET active_embedding_model = %s,"
+        " upgrading_embedding_model = NULL WHERE name = %s",
+        (model, name),
+    )
+
+
+def activate_upgrading_model(conn: psycopg.Connection, repo_id: int) -> None:
+    """The upgrade target becomes the active model (the switch of a complete upgrade)."""
+    conn.execute(
+        "UPDATE repositories SET active_embedding_model = upgrading_embedding_model,"
+        " upgrading_embedding_model = NULL WHERE id = %s",
+        (repo_id,),
+    )
+
+
+def upgrade_to_everywhere(conn: psycopg.Connection, model: str) -> list[str]:
+    """Make `model` the upgrade target of every repository with another active model and no
+    upgrade under way; the names of those repositories."""
+    rows = conn.execute(
+        "UPDATE repositories SET upgrading_embedding_model = %s"
+        " WHERE active_embedding_model IS NOT NULL AND active_embedding_model <> %s"
+        " AND upgrading_embedding_model IS NULL RETURNING name",
+        (model, model),
+    ).fetchall()
+    return [r["name"] for r in rows]
+
+
+def upgrading(conn: psycopg.Connection) -> list[dict[str, Any]]:
+    """Repositories in an upgrade: id, name, current snapshot and its commit, both models."""
+    return conn.execute(
+        "SELECT r.id, r.name, r.current_snapshot_id, r.active_embedding_model AS active,"
+        " r.upgrading_embedding_model AS upgrading, s.commit_sha"
+        " FROM repositories r LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
+        " WHERE r.upgrading_embedding_model IS NOT NULL ORDER BY r.name"
+    ).fetchall()
+
+
+def using_model(conn: psycopg.Connection, model: str) -> list[str]:
+    """Names of the repositories whose active or upgrading model is `model`."""
+    rows = conn.execute(
+        "SELECT name FROM repositories WHERE active_embedding_model = %(m)s"
+        " OR upgrading_embedding_model = %(m)s ORDER BY name",
+        {"m": model},
+    ).fetchall()
+    return [r["name"] for r in rows]
 
 
 def _from_row(row: dict) -> Repository:
@@ -99,7 +246,7 @@ def git_dir(settings: Settings, origin: str, *, fetch: bool = False) -> Path:
         slug = hashlib.sha1(clean.encode()).hexdigest()[:12]
         mirror_dir = settings.repos_dir / f"{default_name(clean)}-{slug}.git"
         if fetch or not (mirror_dir / "HEAD").exists():
-            git_source.mirror(origin, mirror_dir)
+            git_source.mirror(origin, mirror_dir, settings.git_credentials)
         return mirror_dir
     path = Path(origin)
     git_source.open_local(path)

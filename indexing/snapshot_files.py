@@ -1,13 +1,19 @@
-"""The file list of one commit in `snapshot_files`, with what is skipped and why."""
+"""The file list of one commit in `snapshot_files`, with what is skipped and why.
+
+The owner of the table `snapshot_files` (docs/architecture.md, "One owner per table"): every
+statement that writes it is a function here.
+"""
 
 import time
 from collections import Counter
 from datetime import UTC, datetime
 
+import psycopg
+
 from codeatlas.core.config import Settings
 from codeatlas.core.database import transaction
 from codeatlas.core.sql_files import statement
-from indexing import git_source, repositories
+from indexing import git_source, repositories, snapshots
 from indexing.parse_version import effective_parser_version
 from indexing.parsing.file_rules import skip_reason
 from indexing.parsing.languages import detect_language
@@ -46,18 +52,10 @@ def record_source_files(
             reasons[reason] += 1
         rows.append((entry.path, entry.blob_sha, language, entry.size, reason))
     with transaction(url) as conn:
-        snapshot = conn.execute(
-            statement("indexing", "upsert_snapshot"),
-            {
-                "repository_id": repo.id,
-                "commit_sha": commit_sha,
-                "ref": repo.default_branch,
-                "parser_version": version,
-                "committed_at": committed_at,
-            },
-        ).fetchone()
-        assert snapshot is not None
-        ids = {"snapshot_id": snapshot["id"], "repository_id": repo.id, "parser_version": version}
+        snapshot_id = snapshots.upsert(
+            conn, repo.id, commit_sha, repo.default_branch, version, committed_at
+        )
+        ids = {"snapshot_id": snapshot_id, "repository_id": repo.id, "parser_version": version}
         # A commit's tree never changes, so re-running keeps each path's file version until a
         # newer parse replaces it: readers of a published snapshot never lose a file.
         conn.execute(
@@ -69,12 +67,12 @@ def record_source_files(
         ) as copy:
             for row in rows:
                 copy.write_row(row)
-        conn.execute(statement("indexing", "delete_gone_snapshot_files"), ids)
-        conn.execute(statement("indexing", "upsert_snapshot_files"), ids)
-        conn.execute(statement("indexing", "reuse_parsed_file_versions"), ids)
-        reused = conn.execute(statement("indexing", "count_parsed_snapshot_files"), ids).fetchone()
+        conn.execute(statement("snapshot_files", "delete_gone"), ids)
+        conn.execute(statement("snapshot_files", "upsert_staged"), ids)
+        conn.execute(statement("snapshot_files", "reuse_parsed_file_versions"), ids)
+        reused = conn.execute(statement("snapshot_files", "count_parsed"), ids).fetchone()
     return {
-        "snapshot_id": snapshot["id"],
+        "snapshot_id": snapshot_id,
         "commit": commit_sha,
         "files": len(rows),
         "indexable": len(rows) - sum(reasons.values()),
@@ -83,3 +81,33 @@ def record_source_files(
         "bytes": sum(r[3] for r in rows if r[4] is None),
         "seconds": round(time.monotonic() - started, 3),
     }
+
+
+def skip_blob(conn: psycopg.Connection, snapshot_id: int, blob_sha: str, reason: str) -> None:
+    """The snapshot's files of this blob are skipped (a reason found in their content)."""
+    conn.execute(
+        "UPDATE snapshot_files SET skip_reason = %s, file_version_id = NULL"
+        " WHERE snapshot_id = %s AND blob_sha = %s",
+        (reason, snapshot_id, blob_sha),
+    )
+
+
+def set_file_version(
+    conn: psycopg.Connection, snapshot_id: int, blob_sha: str, file_version_id: int
+) -> None:
+    """The snapshot's indexable files of this blob are the parsed file version."""
+    conn.execute(
+        "UPDATE snapshot_files SET file_version_id = %s WHERE snapshot_id = %s"
+        " AND blob_sha = %s AND skip_reason IS NULL",
+        (file_version_id, snapshot_id, blob_sha),
+    )
+
+
+def paths_at(conn: psycopg.Connection, repository_id: int, commit_sha: str) -> set[str]:
+    """Every path of the repository's snapshot of `commit_sha` (skipped ones too)."""
+    rows = conn.execute(
+        "SELECT sf.path FROM snapshot_files sf JOIN snapshots s ON s.id = sf.snapshot_id"
+        " WHERE s.repository_id = %s AND s.commit_sha = %s",
+        (repository_id, commit_sha),
+    ).fetchall()
+    return {r["path"] for r in rows}

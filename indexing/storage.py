@@ -1,17 +1,16 @@
-"""Writes of parsed files and vectors. Idempotent: every write is an upsert on a unique key.
+"""Writes of parsed files. Idempotent: every write is an upsert on a unique key.
 
-Dagster-free, so the MCP app's `index_file` stores overlay files through the same code.
+Dagster-free, so the MCP app's `index_file` stores overlay files through the same code. The
+owner of the tables of parsed content, `file_versions`, `code_chunks`, `code_symbols` and
+`code_edges` (docs/architecture.md, "One owner per table"): every statement that writes them is
+a function here.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 
-import numpy as np
 import psycopg
-from pgvector import HalfVector
-from psycopg import sql
 
 from indexing.parsing.model import ParsedFile
 
@@ -133,58 +132,50 @@ def store_parsed_file(conn: psycopg.Connection, file_version_id: int, parsed: Pa
     )
 
 
-def model_index_name(model: str) -> str:
-    """A stable, valid index name for a model's partial HNSW index."""
-    return "chunk_embeddings_hnsw_" + hashlib.sha1(model.encode()).hexdigest()[:16]
+def lock_unused_file_versions(conn: psycopg.Connection, file_version_ids: list[int]) -> list[int]:
+    """Those of the file versions no snapshot or overlay uses, locked; one an indexing run
+    holds is skipped (its lock is never waited for)."""
+    rows = conn.execute(
+        "SELECT fv.id, fv.repository_id FROM file_versions fv WHERE fv.id = ANY(%s)"
+        " AND NOT EXISTS (SELECT 1 FROM snapshot_files sf WHERE sf.file_version_id = fv.id)"
+        " AND NOT EXISTS (SELECT 1 FROM overlay_files o WHERE o.file_version_id = fv.id)"
+        " FOR UPDATE SKIP LOCKED",
+        (file_version_ids,),
+    ).fetchall()
+    return [r["id"] for r in rows]
 
 
-def ensure_embedding_model(conn: psycopg.Connection, model: str, dimensions: int) -> None:
-    """Register a model and create its partial HNSW index (once; safe to call every run)."""
-    row = conn.execute(
-        "SELECT dimensions FROM embedding_models WHERE name = %s", (model,)
-    ).fetchone()
-    if row is not None:
-        if row["dimensions"] != dimensions:
-            raise ValueError(
-                f"embedding model {model!r} is registered with {row['dimensions']} dimensions,"
-                f" but the provider returns {dimensions}: give the new setup another model name"
-            )
-        return
-    index = model_index_name(model)
-    with conn.transaction():
-        conn.execute(
-            "INSERT INTO embedding_models (name, dimensions, index_name) VALUES (%s, %s, %s)"
-            " ON CONFLICT DO NOTHING",
-            (model, dimensions, index),
-        )
-        # DDL takes no bound parameters: the name and values are composed as quoted SQL
-        conn.execute(
-            sql.SQL(
-                "CREATE INDEX IF NOT EXISTS {index} ON chunk_embeddings USING hnsw"
-                " ((embedding::halfvec({dimensions})) halfvec_cosine_ops)"
-                " WHERE embedding_model = {model}"
-            ).format(
-                index=sql.Identifier(index),
-                dimensions=sql.Literal(int(dimensions)),
-                model=sql.Literal(model),
-            )
-        )
+def content_hashes_of(conn: psycopg.Connection, file_version_ids: list[int]) -> list[str]:
+    """The distinct contents of the file versions' chunks."""
+    rows = conn.execute(
+        "SELECT DISTINCT c.content_hash FROM code_chunks c WHERE c.file_version_id = ANY(%s)",
+        (file_version_ids,),
+    ).fetchall()
+    return [r["content_hash"] for r in rows]
 
 
-def store_embeddings(
-    conn: psycopg.Connection,
-    model: str,
-    content_hashes: Sequence[str],
-    vectors: Sequence[Sequence[float]],
-) -> None:
-    """Upsert vectors for content hashes (one row per model and content, shared by every
-    repository holding that content)."""
+def delete_file_versions(conn: psycopg.Connection, file_version_ids: list[int]) -> None:
+    """Delete file versions with their chunks, symbols, edges and postings (cascades)."""
+    conn.execute("DELETE FROM file_versions WHERE id = ANY(%s)", (file_version_ids,))
+
+
+def delete_unused_file_versions(conn: psycopg.Connection) -> int:
+    """Delete the parsed file versions no snapshot or overlay uses; how many."""
+    return conn.execute(
+        "DELETE FROM file_versions fv WHERE parsed_at IS NOT NULL"
+        " AND NOT EXISTS (SELECT 1 FROM snapshot_files sf WHERE sf.file_version_id = fv.id)"
+        " AND NOT EXISTS (SELECT 1 FROM overlay_files o WHERE o.file_version_id = fv.id)"
+    ).rowcount
+
+
+def set_lexical_lengths(conn: psycopg.Connection, lengths: list[tuple[int, int]]) -> None:
+    """Each chunk's length in lexical terms, as (length, chunk id) pairs (the lexical index)."""
     with conn.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO chunk_embeddings (embedding_model, content_hash, embedding)"
-            " VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-            [
-                (model, h, HalfVector(np.asarray(v, dtype=np.float32)))
-                for h, v in zip(content_hashes, vectors, strict=True)
-            ],
-        )
+        cur.executemany("UPDATE code_chunks SET lexical_length = %s WHERE id = %s", lengths)
+
+
+def set_lexical_version(conn: psycopg.Connection, file_version_id: int, version: str) -> None:
+    """The file version's postings are written at this lexical version."""
+    conn.execute(
+        "UPDATE file_versions SET lexical_version = %s WHERE id = %s", (version, file_version_id)
+    )

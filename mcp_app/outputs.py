@@ -1,8 +1,11 @@
 """What each tool returns: its structured content, published as the tool's output schema.
 
-Records made by `retrieval/` keep any field it adds (`extra="allow"`), so a new field reaches
-agents without a change here; a key that is sometimes absent is `NotRequired`. Every read
-tool's answer read on a streaming replica carries `replica`: how far it trailed the primary.
+The records inside an answer are `retrieval/`'s own dataclasses (`retrieval.hits`,
+`retrieval.locate`), returned as they are: the SDK derives their schema from them, so a field
+added there reaches agents and the schema without a change here. The schema is the one of what
+is sent (serialization mode: a record's internal fields are not published). A key that is
+sometimes absent is `NotRequired`. Every read tool's answer read on a streaming replica carries
+`replica`: how far it trailed the primary.
 """
 
 from __future__ import annotations
@@ -12,133 +15,15 @@ from typing import Any, NotRequired
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
+from retrieval.hits import CallSite, Definition, Hit, OutlineEntry, SymbolMatch, SymbolSource
+from retrieval.locate import LocatedFile
 from retrieval.status import ReplicaLag
 
-_OPEN = ConfigDict(extra="allow")
+# publish what is sent: retrieval's records keep internal fields that never leave the server
+SENT = ConfigDict(json_schema_mode_override="serialization")
 
 
-@with_config(_OPEN)
-class Hit(TypedDict):
-    """One search result: a whole symbol, or a file-level chunk (symbol null)."""
-
-    repository: str
-    path: str
-    start_line: int
-    end_line: int
-    symbol: str | None
-    kind: str
-    score: float
-    retrievers: list[str]
-    commit: str
-    source: str
-    preview: NotRequired[str]
-
-
-@with_config(_OPEN)
-class SymbolMatch(TypedDict):
-    """A definition found by name, and how it matched."""
-
-    repository: str
-    path: str
-    start_line: int
-    end_line: int
-    symbol: str
-    name: str
-    kind: str
-    signature: str
-    commit: str
-    source: str
-    match: str
-    score: float
-
-
-@with_config(_OPEN)
-class SymbolSource(TypedDict):
-    """The source of one symbol (or the lines of it asked for)."""
-
-    repository: str
-    path: str
-    symbol: str
-    kind: str
-    signature: str
-    start_line: int
-    end_line: int
-    commit: str
-    source: str
-    code: str
-    code_start_line: int
-    code_end_line: int
-    truncated: bool
-
-
-class Definition(TypedDict):
-    """A definition of the symbol whose call graph is walked."""
-
-    symbol: str
-    path: str
-    start_line: int
-    kind: str
-
-
-@with_config(_OPEN)
-class CallSite(TypedDict):
-    """One call from a caller symbol to a callee name."""
-
-    repository: str
-    path: str
-    line: int
-    caller: str | None
-    caller_kind: str | None
-    callee: str
-    resolved_to: str | None
-    certainty: str
-    commit: str
-    source: str
-
-
-@with_config(_OPEN)
-class OutlineEntry(TypedDict):
-    """One symbol of a file outline."""
-
-    repository: str
-    path: str
-    symbol: str
-    name: str
-    kind: str
-    signature: str
-    start_line: int
-    end_line: int
-    depth: int
-    commit: str
-    source: str
-
-
-@with_config(_OPEN)
-class LocatedFunction(TypedDict):
-    """A likely function of a located file, and why."""
-
-    symbol: str
-    kind: str
-    start_line: int
-    end_line: int
-    score: float
-    evidence: list[str]
-
-
-@with_config(_OPEN)
-class LocatedFile(TypedDict):
-    """A file likely to change for a bug report: its role, evidence and likely functions."""
-
-    repository: str
-    path: str
-    commit: str
-    source: str
-    role: str
-    score: float
-    evidence: list[str]
-    functions: list[LocatedFunction]
-
-
+@with_config(SENT)
 class ReadAnswer(TypedDict):
     """What every read tool's answer may carry: the replica's lag when read on one."""
 

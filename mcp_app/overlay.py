@@ -15,10 +15,11 @@ import time
 from typing import TYPE_CHECKING
 
 from codeatlas.core.errors import CodeatlasError
+from codeatlas.core.sql_files import statement
 from mcp_app.app_context import AppContext
 from mcp_app.inputs import MAX_FILE_BYTES
 from mcp_app.outputs import IndexFileResult
-from mcp_app.overlay_retention import check_quota, expire
+from mcp_app.overlay_retention import check_quota, expire, expiry, keep
 from retrieval.principals import DbConnection, Principal
 from retrieval.reading import clean_path
 from retrieval.scope import resolve_scope
@@ -96,32 +97,18 @@ def index_file(
             accept=lambda parsed: _within_chunk_limit(app, path, parsed),
         )
         lexical_index.ensure_file_terms(conn, file_version_id, path)
-        conn.execute(
-            "INSERT INTO overlay_files (repository_id, principal_id, path, file_version_id,"
-            " expires_at) VALUES (%s, %s, %s, %s, now() + make_interval(secs => %s))"
-            " ON CONFLICT (repository_id, principal_id, path) DO UPDATE SET"
-            " file_version_id = EXCLUDED.file_version_id, indexed_at = now(),"
-            " expires_at = EXCLUDED.expires_at",
-            (
-                view.repository_id,
-                principal.id,
-                path,
-                file_version_id,
-                app.limits.overlay_ttl_hours * 3600,
-            ),
+        keep(
+            conn,
+            view.repository_id,
+            principal.id,
+            path,
+            file_version_id,
+            app.limits.overlay_ttl_hours * 3600,
         )
-    counts = conn.execute(
-        "SELECT (SELECT count(*) FROM code_symbols WHERE file_version_id = %(fv)s) AS symbols,"
-        " (SELECT count(*) FROM code_chunks WHERE file_version_id = %(fv)s) AS chunks",
-        {"fv": file_version_id},
-    ).fetchone()
+    counts = conn.execute(statement("file_versions", "counts"), {"fv": file_version_id}).fetchone()
     assert counts is not None
     embedded, note = _embed(app, conn, view.active_model, file_version_id, path, deadline)
-    expires = conn.execute(
-        "SELECT expires_at AS at FROM overlay_files"
-        " WHERE repository_id = %s AND principal_id = %s AND path = %s",
-        (view.repository_id, principal.id, path),
-    ).fetchone()
+    expires = expiry(conn, view.repository_id, principal.id, path)
     result: IndexFileResult = {
         "repository": repository,
         "path": path,
@@ -154,7 +141,7 @@ def _embed(
     path: str,
     deadline: float,
 ) -> tuple[int, str | None]:
-    from indexing import storage
+    from indexing import chunk_embeddings, embedding_registry
     from indexing.embedding.base import document_text
 
     if model is None:
@@ -162,14 +149,7 @@ def _embed(
     embedder = app.embedders.embedder_for(model)
     if embedder is None:
         return 0, f"no embedder for model {model!r} here: lexical and symbol search only"
-    todo = conn.execute(
-        "SELECT DISTINCT ON (length(c.content), c.content_hash) c.content_hash, c.content,"
-        " c.qualified_name FROM code_chunks c"
-        " WHERE c.file_version_id = %s AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
-        "  WHERE e.embedding_model = %s AND e.content_hash = c.content_hash)"
-        " ORDER BY length(c.content), c.content_hash, c.qualified_name",
-        (file_version_id, model),
-    ).fetchall()
+    todo = chunk_embeddings.missing_in_file_version(conn, file_version_id, model)
     # bounded: what fits in the call's time budget is embedded (shortest first, so most
     # chunks); the rest is still found by lexical and symbol search
     done = 0
@@ -181,8 +161,8 @@ def _embed(
             [document_text(embedder, r["content"], path, r["qualified_name"]) for r in batch]
         )
         with conn.transaction():
-            storage.ensure_embedding_model(conn, model, embedder.dimensions)
-            storage.store_embeddings(conn, model, [r["content_hash"] for r in batch], vectors)
+            embedding_registry.ensure_embedding_model(conn, model, embedder.dimensions)
+            chunk_embeddings.store(conn, model, [r["content_hash"] for r in batch], vectors)
         done += len(batch)
     if done < len(todo):
         return done, (

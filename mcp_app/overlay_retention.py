@@ -4,13 +4,16 @@ An overlay row expires `overlay_ttl_hours` after it was indexed (its `expires_at
 read checks) and is dropped by the server's sweep, or at once when its principal calls
 `forget_file`; the file version behind it goes too unless a snapshot or another overlay uses it
 (with its chunks, symbols, edges and postings; vectors of content nothing else uses as well).
+The owner of the table `overlay_files` (docs/architecture.md, "One owner per table"): every
+statement that writes it is a function here.
 """
 
 from __future__ import annotations
 
 from codeatlas.core.errors import CodeatlasError
+from indexing import chunk_embeddings, storage
 from mcp_app.limits import ServerLimits
-from retrieval.principals import DbConnection
+from retrieval.principals import DbConnection, Row
 
 
 class OverlayQuotaError(CodeatlasError):
@@ -33,6 +36,34 @@ def check_quota(
             f"{limits.overlay_max_files}); remove some with forget_file, or wait: each is "
             f"dropped {limits.overlay_ttl_hours:g} hours after it was indexed"
         )
+
+
+def keep(
+    conn: DbConnection,
+    repository_id: int,
+    principal_id: int,
+    path: str,
+    file_version_id: int,
+    ttl_seconds: float,
+) -> None:
+    """The principal's overlay of `path` is this file version, for `ttl_seconds` from now."""
+    conn.execute(
+        "INSERT INTO overlay_files (repository_id, principal_id, path, file_version_id,"
+        " expires_at) VALUES (%s, %s, %s, %s, now() + make_interval(secs => %s))"
+        " ON CONFLICT (repository_id, principal_id, path) DO UPDATE SET"
+        " file_version_id = EXCLUDED.file_version_id, indexed_at = now(),"
+        " expires_at = EXCLUDED.expires_at",
+        (repository_id, principal_id, path, file_version_id, ttl_seconds),
+    )
+
+
+def expiry(conn: DbConnection, repository_id: int, principal_id: int, path: str) -> Row | None:
+    """When the principal's overlay of `path` expires (column `at`), if it has one."""
+    return conn.execute(
+        "SELECT expires_at AS at FROM overlay_files"
+        " WHERE repository_id = %s AND principal_id = %s AND path = %s",
+        (repository_id, principal_id, path),
+    ).fetchone()
 
 
 def forget(
@@ -65,24 +96,10 @@ def _drop_unused_versions(conn: DbConnection, file_version_ids: list[int]) -> No
     is skipped: its lock is never waited for)."""
     if not file_version_ids:
         return
-    unused = conn.execute(
-        "SELECT fv.id, fv.repository_id FROM file_versions fv WHERE fv.id = ANY(%s)"
-        " AND NOT EXISTS (SELECT 1 FROM snapshot_files sf WHERE sf.file_version_id = fv.id)"
-        " AND NOT EXISTS (SELECT 1 FROM overlay_files o WHERE o.file_version_id = fv.id)"
-        " FOR UPDATE SKIP LOCKED",
-        (sorted(set(file_version_ids)),),
-    ).fetchall()
-    if not unused:
+    ids = storage.lock_unused_file_versions(conn, sorted(set(file_version_ids)))
+    if not ids:
         return
-    ids = [r["id"] for r in unused]
-    hashes = conn.execute(
-        "SELECT DISTINCT c.content_hash FROM code_chunks c WHERE c.file_version_id = ANY(%s)",
-        (ids,),
-    ).fetchall()
-    conn.execute("DELETE FROM file_versions WHERE id = ANY(%s)", (ids,))
+    hashes = storage.content_hashes_of(conn, ids)
+    storage.delete_file_versions(conn, ids)
     # vectors are shared by content: only those no chunk of any repository uses any more go
-    conn.execute(
-        "DELETE FROM chunk_embeddings e WHERE e.content_hash = ANY(%s)"
-        " AND NOT EXISTS (SELECT 1 FROM code_chunks c WHERE c.content_hash = e.content_hash)",
-        ([h["content_hash"] for h in hashes],),
-    )
+    chunk_embeddings.delete_unused_among(conn, hashes)

@@ -8,11 +8,13 @@ and their answers say how far it trailed (`replica`); the write tools run on the
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, get_type_hints
 
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
+from pydantic import TypeAdapter
 
 from mcp_app import outputs, overlay, overlay_retention
 from mcp_app.app_context import ToolCall, ToolContext, tool_call
@@ -44,14 +46,23 @@ from mcp_app.inputs import (
     SymbolToRead,
 )
 from retrieval import graph, reading, status, symbols
+from retrieval.hits import CallSite, Definition, SymbolMatch
 from retrieval.locate import locate as locate_files
-from retrieval.principals import readable_repositories
-from retrieval.scope import resolve_scope
+from retrieval.principals import DbConnection, readable_repositories
+from retrieval.scope import Scope, resolve_scope
 
 F = TypeVar("F", bound=Callable[..., Any])
 A = TypeVar("A", bound=outputs.ReadAnswer)
 
 TOOLS: list[Tool] = []
+
+
+class CallGraphWalk(Protocol):
+    """`graph.find_callers` or `graph.find_callees`."""
+
+    def __call__(
+        self, conn: DbConnection, scope: Scope, name: str, *, path: str | None = None
+    ) -> tuple[list[SymbolMatch], list[CallSite]]: ...
 
 
 def tool(description: str, *, writes: bool = False, destroys: bool = False) -> Callable[[F], F]:
@@ -66,12 +77,25 @@ def tool(description: str, *, writes: bool = False, destroys: bool = False) -> C
         )
         TOOLS.append(
             Tool.from_function(
-                fn, description=description, annotations=hints, structured_output=True
+                _sent(fn), description=description, annotations=hints, structured_output=True
             )
         )
         return fn
 
     return register
+
+
+def _sent(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` answering with its answer as sent: retrieval's records reduced to their public
+    fields by the answer type's own serializer. The SDK writes the text block from the value a
+    tool returns, as it is; without this it would carry the records' internal fields."""
+    answer = TypeAdapter[Any](get_type_hints(fn)["return"])
+
+    @functools.wraps(fn)
+    def answering(*args: Any, **kwargs: Any) -> Any:
+        return answer.dump_python(fn(*args, **kwargs), mode="json")
+
+    return answering
 
 
 def _answer(call: ToolCall, result: A) -> A:
@@ -108,7 +132,7 @@ def search_code(
         report = call.app.retriever.search(
             call.conn, scope, query, limit=limit + 1, offset=offset, mode=mode
         )
-    hits: list[Any] = [h.as_dict() for h in report.hits]  # limit + 1 from offset
+    hits = report.hits  # limit + 1 from offset
     result: outputs.SearchCodeResult = {"results": hits[:limit]}
     if len(hits) > limit:
         result["next_offset"] = offset + limit
@@ -135,8 +159,7 @@ def locate(
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, repositories, commit)
         report = locate_files(call.conn, scope, issue_text, limit_files=limit)
-    files: list[Any] = [f.as_dict() for f in report.files]
-    result: outputs.LocateResult = {"files": files}
+    result: outputs.LocateResult = {"files": report.files}
     if report.notes:
         result["notes"] = report.notes
     return _answer(call, result)
@@ -157,10 +180,7 @@ def search_symbols(
     """Definitions by name."""
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, repositories, commit)
-        found: list[Any] = [
-            m.as_dict()
-            for m in symbols.search_symbols(call.conn, scope, name, limit=limit + 1, offset=offset)
-        ]
+        found = symbols.search_symbols(call.conn, scope, name, limit=limit + 1, offset=offset)
     result: outputs.SearchSymbolsResult = {"symbols": found[:limit]}
     if len(found) > limit:
         result["next_offset"] = offset + limit
@@ -200,11 +220,10 @@ def read_symbol(
         return _answer(
             call, {"symbols": [], "note": "no such symbol; search_symbols finds similar names"}
         )
-    records: list[Any] = [s.as_dict() for s in sources]
-    return _answer(call, {"symbols": records})
+    return _answer(call, {"symbols": sources})
 
 
-def _counts(sites: list[Any], limit: int, offset: int) -> outputs.PageCounts:
+def _counts(sites: list[CallSite], limit: int, offset: int) -> outputs.PageCounts:
     """How many sites there are, and where the next page starts when there is one."""
     if len(sites) > offset + limit:
         return {"next_offset": offset + limit, "total": len(sites)}
@@ -213,19 +232,16 @@ def _counts(sites: list[Any], limit: int, offset: int) -> outputs.PageCounts:
 
 def _call_graph(
     call: ToolCall,
-    find: Callable[..., tuple[list[Any], list[Any]]],
+    find: CallGraphWalk,
     repository: str,
     name: str,
     path: str | None,
     commit: str | None,
-) -> tuple[list[outputs.Definition], list[Any]]:
-    """The symbol's definitions (at most 10) and all its call sites, as records."""
+) -> tuple[list[Definition], list[CallSite]]:
+    """The symbol's definitions (at most 10) and all its call sites."""
     scope = resolve_scope(call.conn, call.principal, [repository], commit)
     definitions, sites = find(call.conn, scope, name, path=path)
-    return [
-        {"symbol": d.symbol, "path": d.path, "start_line": d.start_line, "kind": d.kind}
-        for d in definitions[:10]
-    ], [s.as_dict() for s in sites]
+    return [d.as_definition() for d in definitions[:10]], sites
 
 
 @tool(
@@ -296,7 +312,7 @@ def file_outline(
     """Symbols of one file."""
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, [repository], commit)
-        outline: list[Any] = reading.file_outline(call.conn, scope, path)
+        outline = reading.file_outline(call.conn, scope, path)
     result: outputs.FileOutlineResult = {"symbols": outline[offset : offset + limit]}
     if len(outline) > offset + limit:
         result["next_offset"] = offset + limit

@@ -4,7 +4,6 @@ carries a bearer token mapped to a principal)."""
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass
 
 import anyio
@@ -69,9 +68,9 @@ class DatabaseTokenVerifier:
         self.database.close()
 
 
-def stdio_principal() -> str:
-    """CODEATLAS_PRINCIPAL, default the operator principal 'local'."""
-    return os.environ.get("CODEATLAS_PRINCIPAL") or OPERATOR_PRINCIPAL
+def stdio_principal(settings: Settings) -> str:
+    """The configured principal (CODEATLAS_PRINCIPAL), default the operator principal 'local'."""
+    return settings.principal or OPERATOR_PRINCIPAL
 
 
 def _check_principal(config: ServerConfig) -> None:
@@ -87,8 +86,8 @@ def run_stdio(settings: Settings, database_url: str) -> None:
     config = ServerConfig(
         database_url=database_url,
         settings=settings,
-        principal_name=stdio_principal(),
-        limits=ServerLimits.from_env(),
+        principal_name=stdio_principal(settings),
+        limits=ServerLimits.from_settings(settings),
         read_database_url=settings.read_database_url,
     )
     _check_principal(config)
@@ -138,7 +137,7 @@ def http_app(
     """The HTTP app serving `database_url`'s index at `host:port`/mcp. `stateless` keeps no MCP
     session between requests: every request stands alone, so servers behind one address need
     no session affinity."""
-    limits = limits or ServerLimits.from_env()
+    limits = limits or ServerLimits.from_settings(settings)
     config = ServerConfig(
         database_url=database_url,
         settings=settings,

@@ -9,9 +9,10 @@ from dagster import DagsterExecutionInterruptedError, DagsterInstance, Definitio
 
 from assets.partitions import partition_key, snapshot_partitions
 from assets.run_liveness import live_execution, process_tags, reap_dead_runs
-from codeatlas.core.config import load_settings
+from codeatlas.core.config import Settings
 from codeatlas.core.database import connection, index_database_url
 from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError, first_line
+from indexing import snapshots
 from orchestration.instance import open_instance
 
 
@@ -62,16 +63,17 @@ def _say(message: str) -> None:
 
 
 def index_commit(
+    settings: Settings,
     repository: str,
     commit_sha: str,
     instance: DagsterInstance | None = None,
     definitions: Definitions | None = None,
 ) -> dict:
-    """Add the `<repository>@<commit>` partition and execute `index_snapshot` for it."""
+    """Add the `<repository>@<commit>` partition and execute `index_snapshot` for it (the
+    instance of `settings` unless one is given)."""
     if definitions is None:
         from orchestration.definitions import defs as definitions
     started = time.monotonic()
-    settings = load_settings()
     if instance is None:
         instance = open_instance(settings)
     key = partition_key(repository, commit_sha)
@@ -95,12 +97,7 @@ def index_commit(
     except Exception as exc:  # noqa: BLE001 - every failure becomes one line for the user
         raise run_failure(key, exc) from exc
     with connection(index_database_url(settings)) as conn:
-        row = conn.execute(
-            "SELECT s.stats FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
-            " WHERE r.name = %s AND s.commit_sha = %s",
-            (repository, commit_sha),
-        ).fetchone()
-    stats = (row or {}).get("stats") or {}
+        stats = snapshots.stats_of(conn, repository, commit_sha)
     return {
         "run_id": result.run_id,
         "files": stats.get("files", 0),

@@ -8,12 +8,11 @@ children) wins; without it the URL comes from the `CODEATLAS_*` settings (`.env`
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from dagster_postgres import DagsterPostgresStorage
 
-from codeatlas.core.config import load_settings
+from codeatlas.core.config import Settings, load_settings
 from codeatlas.core.database import (
     DAGSTER_DATABASE,
     create_database_if_missing,
@@ -21,15 +20,12 @@ from codeatlas.core.database import (
     index_database_url,
 )
 
-STORAGE_URL_VARIABLE = "CODEATLAS_DAGSTER_STORAGE_URL"
 
-
-def storage_url() -> str:
+def storage_url(settings: Settings) -> str:
     """SQLAlchemy URL of the `dagster` database (created if missing)."""
-    given = os.environ.get(STORAGE_URL_VARIABLE)
-    if given:
-        return given
-    url = index_database_url(load_settings())
+    if settings.dagster_storage_url:
+        return settings.dagster_storage_url
+    url = index_database_url(settings)
     create_database_if_missing(url, DAGSTER_DATABASE)
     return dagster_storage_url(url)
 
@@ -45,5 +41,6 @@ class CodeatlasStorage(DagsterPostgresStorage):
 
     @classmethod
     def from_config_value(cls, inst_data: Any, config_value: Any) -> CodeatlasStorage:
-        """Built by Dagster from dagster.yaml's `storage: custom:` entry."""
-        return cls(postgres_url=storage_url(), inst_data=inst_data)
+        """Built by Dagster from dagster.yaml's `storage: custom:` entry: the entry point of a
+        Dagster process (webserver, daemon, code server, run), so it reads the settings."""
+        return cls(postgres_url=storage_url(load_settings()), inst_data=inst_data)

@@ -41,7 +41,8 @@ from dagster import (
     sensor,
 )
 
-from assets.chunk_embeddings import MODEL_TAG, chunk_embeddings
+from assets.chunk_embeddings import MODEL_TAG
+from assets.chunk_embeddings import chunk_embeddings as chunk_embeddings_asset
 from assets.dagster_internals import Backfill, backfills_tagged, launch_asset_backfill
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
@@ -49,7 +50,7 @@ from assets.run_liveness import live_execution, process_tags
 from codeatlas.core.config import Settings
 from codeatlas.core.database import connection
 from codeatlas.core.errors import CodeatlasError
-from indexing import embedding_registry, repositories
+from indexing import chunk_embeddings, embedding_registry, repositories, snapshots
 from indexing.embedding.base import Embedder
 from indexing.embedding_step import coverage
 from indexing.model_switch import try_switch
@@ -70,45 +71,26 @@ def start_upgrade(conn: psycopg.Connection, model: str, names: list[str] | None 
     """
     result: dict[str, list[str]] = {"upgrading": [], "activated": [], "already": []}
     with conn.transaction():
-        rows = conn.execute(
-            "SELECT name, active_embedding_model AS active FROM repositories"
-            " WHERE %(names)s::text[] IS NULL OR name = ANY(%(names)s) ORDER BY name FOR UPDATE",
-            {"names": names},
-        ).fetchall()
+        rows = repositories.lock_models_of(conn, names)
         for name in names or []:
             if name not in {r["name"] for r in rows}:
                 repositories.get(conn, name)  # raises the friendly error
         for row in rows:
             if row["active"] == model:
-                conn.execute(
-                    "UPDATE repositories SET upgrading_embedding_model = NULL WHERE name = %s",
-                    (row["name"],),
-                )
+                repositories.set_upgrading_model(conn, row["name"], None)
                 result["already"].append(row["name"])
             elif row["active"] is None:
-                conn.execute(
-                    "UPDATE repositories SET active_embedding_model = %s,"
-                    " upgrading_embedding_model = NULL WHERE name = %s",
-                    (model, row["name"]),
-                )
+                repositories.activate_model(conn, row["name"], model)
                 result["activated"].append(row["name"])
             else:
-                conn.execute(
-                    "UPDATE repositories SET upgrading_embedding_model = %s WHERE name = %s",
-                    (model, row["name"]),
-                )
+                repositories.set_upgrading_model(conn, row["name"], model)
                 result["upgrading"].append(row["name"])
     return result
 
 
 def upgrade_progress(conn: psycopg.Connection) -> list[dict]:
     """Per repository in an upgrade: current partition, models, coverage of the current snapshot."""
-    rows = conn.execute(
-        "SELECT r.id, r.name, r.current_snapshot_id, r.active_embedding_model AS active,"
-        " r.upgrading_embedding_model AS upgrading, s.commit_sha"
-        " FROM repositories r LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
-        " WHERE r.upgrading_embedding_model IS NOT NULL ORDER BY r.name"
-    ).fetchall()
+    rows = repositories.upgrading(conn)
     out = []
     for row in rows:
         item = {**row, "partition": None, "coverage": {}}
@@ -124,33 +106,24 @@ def upgrade_progress(conn: psycopg.Connection) -> list[dict]:
 def drop_model(conn: psycopg.Connection, model: str) -> int:
     """Delete a model's vectors and index; refuses while any repository uses it. Returns rows."""
     with conn.transaction():
-        users = conn.execute(
-            "SELECT name FROM repositories WHERE active_embedding_model = %(m)s"
-            " OR upgrading_embedding_model = %(m)s ORDER BY name",
-            {"m": model},
-        ).fetchall()
+        users = repositories.using_model(conn, model)
         if users:
-            names = ", ".join(r["name"] for r in users)
+            names = ", ".join(users)
             raise ModelInUseError(
                 f"model {model!r} is still active or being upgraded to in: {names};"
                 " finish the upgrade (`codeatlas status` shows coverage) before dropping it"
             )
-        row = conn.execute(
-            "SELECT index_name FROM embedding_models WHERE name = %s", (model,)
-        ).fetchone()
-        if row is None:
+        index = embedding_registry.index_name(conn, model)
+        if index is None:
             raise CodeatlasError(f"no embedding model named {model!r}; `codeatlas models list`")
-        deleted = conn.execute(
-            "DELETE FROM chunk_embeddings WHERE embedding_model = %s", (model,)
-        ).rowcount
-        conn.execute(f'DROP INDEX IF EXISTS "{row["index_name"]}"')
-        conn.execute("DELETE FROM embedding_models WHERE name = %s", (model,))
+        deleted = chunk_embeddings.delete_model(conn, model)
+        embedding_registry.forget_model(conn, model, index)
     return deleted
 
 
 embed_for_model_job = define_asset_job(
     name=EMBED_JOB,
-    selection=AssetSelection.assets(chunk_embeddings),
+    selection=AssetSelection.assets(chunk_embeddings_asset),
     # the step runs in the run's own process, which its process tag names (assets/run_liveness)
     executor_def=in_process_executor,
     tags={PRIORITY_TAG: BACKGROUND_PRIORITY},  # behind pushes in the run queue
@@ -168,13 +141,7 @@ def upgrade_partitions(
     conn: psycopg.Connection, model: str, names: list[str] | None = None
 ) -> list[str]:
     """Every partition (ready snapshot) of the repositories upgrading to `model`."""
-    rows = conn.execute(
-        "SELECT r.name, s.commit_sha FROM snapshots s JOIN repositories r"
-        " ON r.id = s.repository_id WHERE r.upgrading_embedding_model = %(m)s"
-        " AND s.status = 'ready' AND (%(names)s::text[] IS NULL OR r.name = ANY(%(names)s))"
-        " ORDER BY r.name, s.id",
-        {"m": model, "names": names},
-    ).fetchall()
+    rows = snapshots.ready_upgrading_to(conn, model, names)
     return [partition_key(r["name"], r["commit_sha"]) for r in rows]
 
 
@@ -196,21 +163,19 @@ def launch_upgrade_backfill(
     assert snapshot_partitions.name is not None
     instance.add_dynamic_partitions(snapshot_partitions.name, keys)
     backfill_id = launch_asset_backfill(
-        instance, chunk_embeddings, keys, upgrade_tags(model), title=f"model upgrade to {model}"
+        instance,
+        chunk_embeddings_asset,
+        keys,
+        upgrade_tags(model),
+        title=f"model upgrade to {model}",
     )
     return backfill_id, keys
 
 
 def _lacking(conn: psycopg.Connection, repository: str, model: str) -> list[str]:
     """Partitions (ready snapshots and the current one) of `repository` lacking `model` vectors."""
-    rows = conn.execute(
-        "SELECT s.id, s.commit_sha FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
-        " WHERE r.name = %s AND (s.status = 'ready' OR s.id = r.current_snapshot_id)"
-        " ORDER BY s.id DESC",
-        (repository,),
-    ).fetchall()
     lacking = []
-    for row in rows:
+    for row in snapshots.searchable_of(conn, repository):
         embedded, total = coverage(conn, row["id"], model)
         if embedded < total:
             lacking.append(partition_key(repository, row["commit_sha"]))
@@ -237,16 +202,10 @@ def plan_upgrades(
             conn, configured, embedding_registry.configured_spec(settings)
         )
         conn.commit()
-        started = conn.execute(
-            "UPDATE repositories SET upgrading_embedding_model = %s"
-            " WHERE active_embedding_model IS NOT NULL AND active_embedding_model <> %s"
-            " AND upgrading_embedding_model IS NULL RETURNING name",
-            (configured.model_name, configured.model_name),
-        ).fetchall()
+        started = repositories.upgrade_to_everywhere(conn, configured.model_name)
         events += [
-            f"{r['name']}: upgrade to {configured.model_name} started (configured"
-            " by the environment)"
-            for r in started
+            f"{name}: upgrade to {configured.model_name} started (configured by the environment)"
+            for name in started
         ]
     progress = upgrade_progress(conn)
     conn.commit()  # each switch below is a transaction of its own, not a savepoint of this one

@@ -7,8 +7,8 @@ on every run (about 1.5 s of imports on an idle 2-core machine, 6-10 s when it i
 
 from __future__ import annotations
 
+import contextlib
 import os
-import time
 from pathlib import Path
 
 from dagster import DagsterInstance, in_process_executor, job, op
@@ -16,11 +16,23 @@ from dagster import DagsterInstance, in_process_executor, job, op
 import orchestration.definitions  # noqa: F401 - the point: imported before any fork
 from assets.dagster_internals import InstanceRef, capture_interrupts, execute_launched_run
 from assets.run_liveness import mark_run_process
+from codeatlas.core.layers import runtime_files
 from indexing.parsing import grammars, languages
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE_FOLDERS = ("assets", "orchestration", "codeatlas", "retrieval")
-LOADED_AT = time.time()
+
+
+def code_state(root: Path) -> dict[Path, float]:
+    """Each file the code loads at run time (modules, statements, tree-sitter queries, in every
+    package folder: codeatlas/core/layers.py) and when it was last written."""
+    state = {}
+    for path in runtime_files(root):
+        with contextlib.suppress(FileNotFoundError):  # removed while we looked: absent
+            state[path] = path.stat().st_mtime
+    return state
+
+
+LOADED = code_state(ROOT)
 SILENT = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
@@ -47,13 +59,9 @@ def _warm_up() -> None:
 
 
 def code_changed_since_load() -> bool:
-    """Whether any source file of the code location was written after this process loaded it
-    (an edit during `codeatlas dev`): the run must then load the code afresh."""
-    for folder in SOURCE_FOLDERS:
-        for path in (ROOT / folder).rglob("*.py"):
-            if path.stat().st_mtime > LOADED_AT:
-                return True
-    return False
+    """Whether a file the code loads was written, added, removed or renamed since this process
+    loaded it (an edit during `codeatlas dev`): the run must then load the code afresh."""
+    return code_state(ROOT) != LOADED
 
 
 def execute_run(run_id: str, instance_ref: InstanceRef, cold_command: list[str]) -> None:

@@ -48,11 +48,7 @@ def outdated_repositories(
 ) -> list[Outdated]:
     """Repositories whose current snapshot is missing, behind, outdated or lacks vectors."""
     parser = effective_parser_version(settings)
-    rows = conn.execute(
-        "SELECT r.*, s.commit_sha AS current_commit, s.parser_version, s.status AS snap_status"
-        " FROM repositories r LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
-        " ORDER BY r.name"
-    ).fetchall()
+    rows = repositories.with_current_snapshot(conn)
     found = []
     for row in rows:
         try:

@@ -32,6 +32,7 @@ from codeatlas.core.database import connection
 from indexing import git_source, repositories
 from indexing.parse_version import effective_parser_version
 from orchestration.jobs import PRIORITY_TAG, PUSH_PRIORITY, index_snapshot_job
+from orchestration.webhooks import events
 
 MAX_ATTEMPTS = 5
 EVENTS_PER_TICK = 500
@@ -55,13 +56,7 @@ class PushPlan:
 
 def commit_is_indexed(conn: psycopg.Connection, repo_id: int, sha: str, parser: str) -> bool:
     """Whether the commit is the repository's current snapshot at this parser version."""
-    row = conn.execute(
-        "SELECT 1 FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot_id"
-        " WHERE r.id = %s AND s.commit_sha = %s AND s.status = 'ready'"
-        " AND s.parser_version = %s",
-        (repo_id, sha, parser),
-    ).fetchone()
-    return row is not None
+    return repositories.commit_is_current(conn, repo_id, sha, parser)
 
 
 def fetch_commit(settings: Settings, origin: str, sha: str) -> None:
@@ -75,12 +70,7 @@ def plan_pushes(conn: psycopg.Connection, settings: Settings, after_id: int = 0)
     plan = PushPlan(last_event_id=after_id)
     parser = effective_parser_version(settings)
     with conn.transaction():
-        rows = conn.execute(
-            "SELECT e.*, r.name AS repo_name, r.origin FROM webhook_events e"
-            " JOIN repositories r ON r.id = e.repository_id"
-            " WHERE e.status = 'pending' ORDER BY e.id LIMIT %s FOR UPDATE OF e SKIP LOCKED",
-            (EVENTS_PER_TICK,),
-        ).fetchall()
+        rows = events.lock_pending(conn, EVENTS_PER_TICK)
         newest: dict[int, dict] = {}
         for row in rows:
             newest[row["repository_id"]] = row  # ordered by id: the last one wins
@@ -88,7 +78,7 @@ def plan_pushes(conn: psycopg.Connection, settings: Settings, after_id: int = 0)
         for row in rows:
             keep = newest[row["repository_id"]]
             if row["id"] != keep["id"]:
-                _mark(
+                events.mark(
                     conn,
                     row["id"],
                     "superseded",
@@ -108,15 +98,11 @@ def _plan_one(conn, settings: Settings, parser: str, event: dict, plan: PushPlan
         attempts = event["attempts"] + 1
         detail = f"fetch attempt {attempts}/{MAX_ATTEMPTS} failed: {exc}"[:1000]
         status = "failed" if attempts >= MAX_ATTEMPTS else "pending"
-        conn.execute(
-            "UPDATE webhook_events SET attempts = %s, detail = %s, status = %s,"
-            " processed_at = CASE WHEN %s = 'failed' THEN now() END WHERE id = %s",
-            (attempts, detail, status, status, event["id"]),
-        )
+        events.mark_fetch_failed(conn, event["id"], attempts, detail, status)
         (plan.failed if status == "failed" else plan.retrying).append(f"{name}: {detail}")
         return
     if commit_is_indexed(conn, event["repository_id"], sha, parser):
-        _mark(conn, event["id"], "indexed", "the commit is already the current snapshot")
+        events.mark(conn, event["id"], "indexed", "the commit is already the current snapshot")
         plan.indexed += 1
         return
     key = partition_key(name, sha)
@@ -133,19 +119,8 @@ def _plan_one(conn, settings: Settings, parser: str, event: dict, plan: PushPlan
             },
         )
     )
-    conn.execute(
-        "UPDATE webhook_events SET status = 'queued', run_key = %s, processed_at = now(),"
-        " attempts = attempts + 1, detail = NULL WHERE id = %s",
-        (run_key, event["id"]),
-    )
+    events.mark_queued(conn, event["id"], run_key)
     plan.queued += 1
-
-
-def _mark(conn, event_id: int, status: str, detail: str) -> None:
-    conn.execute(
-        "UPDATE webhook_events SET status = %s, detail = %s, processed_at = now() WHERE id = %s",
-        (status, detail, event_id),
-    )
 
 
 def _cursor(context: SensorEvaluationContext) -> dict:
@@ -193,11 +168,7 @@ def new_local_commits(
     conn: psycopg.Connection, settings: Settings, seen: dict[str, str]
 ) -> list[tuple[str, str]]:
     """(repository, head sha) of local-path repositories whose tracked branch moved."""
-    rows = conn.execute(
-        "SELECT r.name, r.origin, r.default_branch, s.commit_sha AS current FROM repositories r"
-        " LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
-        " WHERE r.default_branch IS NOT NULL ORDER BY r.name"
-    ).fetchall()
+    rows = repositories.tracked_heads(conn)
     moved = []
     for row in rows:
         if git_source.is_remote(row["origin"]):

@@ -1,10 +1,18 @@
-"""What retrieval returns: small, attributed records with paths and line ranges."""
+"""What retrieval returns: small, attributed records with paths and line ranges.
+
+The MCP tools answer with these records as they are: the SDK derives each tool's output schema
+from them, so a field added here reaches agents and the schema at once. They stay plain
+dataclasses (pydantic is not imported here: the CLI would pay for it at every start); the
+`metadata` of a field speaks pydantic's `Field` arguments, read only when a schema is built:
+`INTERNAL` fields are ours alone (never sent, absent from the published schema, which the MCP
+answers build in serialization mode), `ABSENT_IF_NONE` ones are left out when None.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
-from typing import Any, LiteralString
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from typing import Any, LiteralString, cast
 
 # the exact keys of `codeatlas search --json` results (DESIGN §9); benchmarks depend on them
 CONTRACT_KEYS = (
@@ -90,6 +98,23 @@ def code_lines(text: str) -> list[str]:
     return code
 
 
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def _string_or_absent(schema: dict[str, Any]) -> None:
+    # the key is left out when None, so agents see a string or nothing (never null)
+    title = schema.get("title")
+    schema.clear()
+    schema.update({"title": title, "type": "string"} if title else {"type": "string"})
+
+
+# a field kept for retrieval's own use (database ids, ranking inputs): never sent nor published
+INTERNAL: dict[str, Any] = {"exclude": True}
+# an optional string left out of an answer when None
+ABSENT_IF_NONE: dict[str, Any] = {"exclude_if": _is_none, "json_schema_extra": _string_or_absent}
+
+
 def is_thin(short_content: str | None) -> bool:
     """True for a single-chunk function of at most `THIN_FUNCTION_LINES` short lines of code (a
     long one-liner holds more than an accessor)."""
@@ -101,7 +126,7 @@ def is_thin(short_content: str | None) -> bool:
 
 @dataclass
 class Hit:
-    """One search result: a whole symbol (pieces collapsed) or a file-level chunk."""
+    """One search result: a whole symbol, or a file-level chunk (symbol null)."""
 
     repository: str
     path: str
@@ -113,24 +138,21 @@ class Hit:
     retrievers: list[str]
     commit: str
     source: str  # "commit" | "working-tree"
-    preview: str | None = None
+    preview: str | None = field(default=None, metadata=ABSENT_IF_NONE)
 
     def contract(self) -> dict[str, Any]:
         """The `search --json` record: exactly the contract's keys."""
         record = asdict(self)
         return {key: record[key] for key in CONTRACT_KEYS}
 
-    def as_dict(self, *, preview: bool = True) -> dict[str, Any]:
-        """Everything, for MCP payloads (preview optional)."""
-        record = asdict(self)
-        if not preview or record["preview"] is None:
-            record.pop("preview")
-        return record
+    def as_dict(self) -> dict[str, Any]:
+        """The record as an agent receives it (no preview when there is none)."""
+        return public_record(self)
 
 
 @dataclass
 class SymbolMatch:
-    """A definition found by name."""
+    """A definition found by name, and how it matched."""
 
     repository: str
     path: str
@@ -144,21 +166,34 @@ class SymbolMatch:
     source: str
     match: str  # exact | exact-insensitive | suffix | similar
     score: float
-    symbol_id: int = field(default=0, repr=False)
-    file_version_id: int = field(default=0, repr=False)
-    outline_end: int | None = field(default=None, repr=False)
+    symbol_id: int = field(default=0, repr=False, metadata=INTERNAL)
+    file_version_id: int = field(default=0, repr=False, metadata=INTERNAL)
+    outline_end: int | None = field(default=None, repr=False, metadata=INTERNAL)
 
     def as_dict(self) -> dict[str, Any]:
         """The public fields (internal ids dropped)."""
-        record = asdict(self)
-        for internal in ("symbol_id", "file_version_id", "outline_end"):
-            record.pop(internal)
-        return record
+        return public_record(self)
+
+    def as_definition(self) -> Definition:
+        """Where this definition is, as the call graph tools name it."""
+        return Definition(
+            symbol=self.symbol, path=self.path, start_line=self.start_line, kind=self.kind
+        )
+
+
+@dataclass
+class Definition:
+    """A definition of the symbol whose call graph is walked."""
+
+    symbol: str
+    path: str
+    start_line: int
+    kind: str
 
 
 @dataclass
 class SymbolSource:
-    """The complete source of one symbol (or as many lines as were asked for)."""
+    """The source of one symbol (or the lines of it asked for)."""
 
     repository: str
     path: str
@@ -176,12 +211,12 @@ class SymbolSource:
 
     def as_dict(self) -> dict[str, Any]:
         """All fields."""
-        return asdict(self)
+        return public_record(self)
 
 
 @dataclass
 class CallSite:
-    """One reference from a caller symbol to a callee name."""
+    """One call from a caller symbol to a callee name."""
 
     repository: str
     path: str
@@ -196,4 +231,37 @@ class CallSite:
 
     def as_dict(self) -> dict[str, Any]:
         """All fields."""
-        return asdict(self)
+        return public_record(self)
+
+
+@dataclass
+class OutlineEntry:
+    """One symbol of a file outline."""
+
+    repository: str
+    path: str
+    symbol: str
+    name: str
+    kind: str
+    signature: str
+    start_line: int
+    end_line: int
+    depth: int
+    commit: str
+    source: str
+
+
+def public_record(record: Any) -> dict[str, Any]:
+    """A record's fields as agents receive them: without `INTERNAL` fields and the
+    `ABSENT_IF_NONE` ones that are None (nested records likewise)."""
+    public: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        drop_if = f.metadata.get("exclude_if")
+        if f.metadata.get("exclude") or (drop_if is not None and drop_if(value)):
+            continue
+        if isinstance(value, list):
+            items = cast(list[Any], value)
+            value = [public_record(v) if is_dataclass(v) else v for v in items]
+        public[f.name] = value
+    return public

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import LiteralString
 
+from codeatlas.core.sql_files import statement, statement_template
 from codeatlas.core.terms import K1, B, query_terms, term_id
 from retrieval.concurrency import Connections, run_concurrently
 from retrieval.hits import OUTLINE_END, SHORT_CONTENT
@@ -26,53 +27,8 @@ MIN_CANDIDATES = 200  # and at least this many
 GROUP_MIN_REPOSITORIES = 8
 GROUPS = 2
 
-# Parameters: terms, weights, repos (the statistics' scope), read (the repositories whose
-# postings are read: all of them, or a group), budget, unseen, candidates, k1, b.
-BM25_QUERY: LiteralString = """
-WITH q AS (SELECT * FROM unnest(%(terms)s::bigint[], %(weights)s::float8[]) AS q(term, qw)),
-corpus AS (
-    SELECT coalesce(sum(documents), 0)::float8 AS n,
-           greatest(coalesce(sum(total_length), 0)::float8 / greatest(sum(documents), 1), 1.0)
-               AS avgdl
-    FROM lexical_corpus WHERE repository_id = ANY(%(repos)s)),
-df AS (
-    SELECT s.term, s.repository_id, s.df FROM lexical_term_stats s
-    WHERE s.term = ANY(%(terms)s) AND s.repository_id = ANY(%(repos)s)),
-weights AS (
-    SELECT q.term, q.qw * ln(1 + (corpus.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5))
-               AS w,
-           coalesce(t.df, 0) AS df
-    FROM q CROSS JOIN corpus
-    LEFT JOIN (SELECT term, sum(df) AS df FROM df GROUP BY term) t ON t.term = q.term),
-reads AS (
-    -- per term a budget in proportion to its weight (the query's rarest term gets all of it),
-    -- shared between the repositories by their postings; a few where the statistics have none
-    -- (a working-tree overlay's own words)
-    SELECT w.term, w.w, r.id AS repository_id,
-           coalesce(ceil(%(budget)s * w.w / greatest(max(w.w) OVER (), 1e-9)
-                         * d.df::float8 / greatest(w.df, 1))::int, %(unseen)s) AS n
-    FROM weights w CROSS JOIN unnest(%(read)s::bigint[]) AS r(id)
-    LEFT JOIN df d ON d.term = w.term AND d.repository_id = r.id),
-partial AS (
-    -- the best postings' impacts (BM25's tf factor at a nominal length) give the candidates
-    SELECT p.chunk_id, sum(x.w * p.impact) AS score
-    FROM reads x
-    CROSS JOIN LATERAL (
-        SELECT chunk_id, impact FROM lexical_postings lp
-        WHERE lp.repository_id = x.repository_id AND lp.term = x.term
-        ORDER BY lp.impact DESC LIMIT x.n) p
-    GROUP BY p.chunk_id
-    ORDER BY score DESC LIMIT %(candidates)s),
-exact AS (
-    SELECT c.chunk_id, c.score AS partial, sum(w.w * p.tf * (%(k1)s + 1)
-               / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl / corpus.avgdl))) AS score
-    FROM partial c
-    JOIN lexical_postings p ON p.chunk_id = c.chunk_id AND p.term = ANY(%(terms)s)
-    JOIN weights w ON w.term = p.term
-    CROSS JOIN corpus
-    GROUP BY c.chunk_id, c.score)
-SELECT chunk_id, partial, score FROM exact ORDER BY score DESC, chunk_id
-"""
+BM25_QUERY = statement("lexical", "bm25_candidates")  # parameters: the file's header
+_VISIBLE_SCORED = statement_template("lexical", "visible_scored")
 
 
 def lexical_candidates(
@@ -129,15 +85,7 @@ def lexical_candidates(
         else visible_files_among("SELECT file_version_id FROM x")
     )
     return conn.execute(
-        "WITH x AS MATERIALIZED (SELECT c.id, c.file_version_id, x.score"
-        "  FROM unnest(%(ids)s::bigint[], %(scores)s::float8[]) AS x(chunk_id, score)"
-        "  JOIN code_chunks c ON c.id = x.chunk_id), "
-        + visible
-        + f" SELECT {CANDIDATE_COLUMNS}, x.score AS rank"
-        " FROM x JOIN files f ON f.file_version_id = x.file_version_id"
-        " JOIN code_chunks c ON c.id = x.id"
-        " LEFT JOIN code_symbols s ON s.id = c.symbol_id"
-        " ORDER BY rank DESC, c.id LIMIT %(limit)s",
+        _VISIBLE_SCORED.format(visible_files=visible, candidate_columns=CANDIDATE_COLUMNS),
         {
             **scope.params(),
             "ids": [r["chunk_id"] for r in scored],

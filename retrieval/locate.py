@@ -20,12 +20,13 @@ from __future__ import annotations
 import math
 import posixpath
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
+from codeatlas.core.sql_files import statement
 from codeatlas.core.terms import K1, B, query_terms, term_id
 from indexing.parsing.grammars import FUNCTION_KINDS
-from retrieval.hits import unit_range
+from retrieval.hits import public_record, unit_range
 from retrieval.issue_text import IssueEvidence, read_issue
 from retrieval.lexical import lexical_candidates
 from retrieval.path_roles import CODE, path_role
@@ -70,19 +71,19 @@ MAX_EVIDENCE = 8  # evidence lines kept per file
 
 @dataclass
 class LocatedFunction:
-    """A function or method of a located file, and why it is likely."""
+    """A likely function of a located file, and why."""
 
     symbol: str
     kind: str
     start_line: int
     end_line: int
     score: float
-    evidence: list[str] = field(default_factory=list[str])
+    evidence: list[str]
 
 
 @dataclass
 class LocatedFile:
-    """A file likely to change for the report: its score, role and evidence."""
+    """A file likely to change for a bug report: its role, evidence and likely functions."""
 
     repository: str
     path: str
@@ -90,12 +91,12 @@ class LocatedFile:
     source: str
     role: str
     score: float
-    evidence: list[str] = field(default_factory=list[str])
-    functions: list[LocatedFunction] = field(default_factory=list[LocatedFunction])
+    evidence: list[str]
+    functions: list[LocatedFunction]
 
     def as_dict(self) -> dict[str, Any]:
         """All fields, functions as records."""
-        return asdict(self)
+        return public_record(self)
 
 
 @dataclass
@@ -439,27 +440,7 @@ def _add_text(
     return terms
 
 
-_FUNCTION_SCORES_SQL = """
-WITH units AS MATERIALIZED (
-    SELECT c.id, c.file_version_id, c.qualified_name, c.symbol_kind, c.symbol_id
-    FROM code_chunks c
-    WHERE c.file_version_id = ANY(%(versions)s) AND c.symbol_kind = ANY(%(kinds)s)),
-w AS (SELECT * FROM unnest(%(terms)s::bigint[], %(weights)s::float8[]) AS w(term, w)),
-scored AS (
-    -- each chunk's postings of the report's terms, through the primary key (chunk, term)
-    SELECT u.id, sum(w.w * p.tf * (%(k1)s + 1)
-               / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl / %(avgdl)s))) AS score
-    FROM units u
-    CROSS JOIN LATERAL (SELECT term, tf, dl FROM lexical_postings lp
-                        WHERE lp.chunk_id = u.id AND lp.term = ANY(%(terms)s)
-                        OFFSET 0) p  -- (not pulled up into a scan of the terms' postings)
-    JOIN w ON w.term = p.term
-    GROUP BY u.id)
-SELECT u.file_version_id, u.qualified_name, u.symbol_kind, s.start_line, s.end_line,
-       max(x.score) AS score
-FROM scored x JOIN units u ON u.id = x.id JOIN code_symbols s ON s.id = u.symbol_id
-GROUP BY u.file_version_id, u.qualified_name, u.symbol_kind, s.start_line, s.end_line
-"""
+_FUNCTION_SCORES_SQL = statement("lexical", "function_scores")
 
 
 def _add_file_functions(conn: DbConnection, states: list[_FileState], terms: ReportTerms) -> None:
@@ -575,6 +556,7 @@ def _neighbours(
                 role,
                 0.0,
                 [f"beside {posixpath.dirname(row['path']) or '.'}/"],
+                [],
             )
         )
         if len(out) == wanted:

@@ -9,6 +9,7 @@ from typing import Any
 import psycopg
 
 from codeatlas.core.errors import CodeatlasError, ConfigurationError, RepositoryNotFoundError
+from codeatlas.core.sql_files import statement
 
 # rows are dicts (codeatlas.core.database.connect uses dict_row)
 Row = dict[str, Any]
@@ -98,7 +99,7 @@ def ensure_operator(conn: DbConnection, name: str = OPERATOR_PRINCIPAL) -> Princ
 def grant(conn: DbConnection, principal_name: str, repository: str) -> None:
     """Let a principal read a repository (idempotent)."""
     principal = get_principal(conn, principal_name)
-    row = conn.execute("SELECT id FROM repositories WHERE name = %s", (repository,)).fetchone()
+    row = conn.execute(statement("repositories", "id_by_name"), {"name": repository}).fetchone()
     if row is None:
         raise RepositoryNotFoundError(
             f"no repository named {repository!r}; `codeatlas status` lists them"
@@ -114,9 +115,8 @@ def revoke_grant(conn: DbConnection, principal_name: str, repository: str) -> bo
     """Take a grant away; True when there was one."""
     principal = get_principal(conn, principal_name)
     cur = conn.execute(
-        "DELETE FROM repository_grants g USING repositories r"
-        " WHERE g.repository_id = r.id AND g.principal_id = %s AND r.name = %s",
-        (principal.id, repository),
+        statement("repository_grants", "revoke"),
+        {"principal_id": principal.id, "repository": repository},
     )
     return cur.rowcount > 0
 
@@ -124,24 +124,10 @@ def revoke_grant(conn: DbConnection, principal_name: str, repository: str) -> bo
 def readable_repositories(conn: DbConnection, principal: Principal) -> list[Row]:
     """Repositories the principal may read, with their current commit (grants checked in SQL)."""
     return conn.execute(
-        "SELECT r.id, r.name, r.default_branch, r.active_embedding_model,"
-        " s.commit_sha AS current_commit, s.ready_at"
-        " FROM repositories r JOIN principals p ON p.id = %s"
-        " LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
-        " WHERE p.all_repositories OR EXISTS (SELECT 1 FROM repository_grants g"
-        "  WHERE g.principal_id = p.id AND g.repository_id = r.id)"
-        " ORDER BY r.name",
-        (principal.id,),
+        statement("repository_grants", "readable_repositories"), {"principal_id": principal.id}
     ).fetchall()
 
 
 def list_principals(conn: DbConnection) -> list[Row]:
     """Every principal with its granted repository names."""
-    return conn.execute(
-        "SELECT p.name, p.all_repositories,"
-        " coalesce(array_agg(r.name ORDER BY r.name) FILTER (WHERE r.name IS NOT NULL), '{}')"
-        "  AS repositories"
-        " FROM principals p LEFT JOIN repository_grants g ON g.principal_id = p.id"
-        " LEFT JOIN repositories r ON r.id = g.repository_id"
-        " GROUP BY p.id ORDER BY p.name"
-    ).fetchall()
+    return conn.execute(statement("repository_grants", "principals_with_grants")).fetchall()

@@ -7,7 +7,7 @@ import posixpath
 from typing import Any
 
 from codeatlas.core.errors import CodeatlasError
-from retrieval.hits import SymbolMatch, SymbolSource
+from retrieval.hits import OutlineEntry, SymbolMatch, SymbolSource
 from retrieval.principals import DbConnection
 from retrieval.scope import VISIBLE_FILES, Scope
 from retrieval.symbols import exact_symbols
@@ -78,27 +78,27 @@ def _names(scope: Scope) -> str:
     return ", ".join(r.name for r in scope.repositories) or "any repository"
 
 
-def file_outline(conn: DbConnection, scope: Scope, path: str) -> list[dict[str, Any]]:
+def file_outline(conn: DbConnection, scope: Scope, path: str) -> list[OutlineEntry]:
     """The symbols of one file, in order, with their nesting depth."""
     rows = _file_symbols(conn, scope, clean_path(path))
     depth: dict[int, int] = {}
-    outline: list[dict[str, Any]] = []
+    outline: list[OutlineEntry] = []
     for row in rows:
         depth[row["symbol_id"]] = depth.get(row["parent_id"], -1) + 1 if row["parent_id"] else 0
         outline.append(
-            {
-                "repository": row["repository"],
-                "path": row["path"],
-                "symbol": row["qualified_name"],
-                "name": row["name"],
-                "kind": row["kind"],
-                "signature": row["signature"],
-                "start_line": row["start_line"],
-                "end_line": row["end_line"],
-                "depth": depth[row["symbol_id"]],
-                "commit": row["commit_sha"],
-                "source": row["source"],
-            }
+            OutlineEntry(
+                repository=row["repository"],
+                path=row["path"],
+                symbol=row["qualified_name"],
+                name=row["name"],
+                kind=row["kind"],
+                signature=row["signature"],
+                start_line=row["start_line"],
+                end_line=row["end_line"],
+                depth=depth[row["symbol_id"]],
+                commit=row["commit_sha"],
+                source=row["source"],
+            )
         )
     return outline
 

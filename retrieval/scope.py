@@ -12,46 +12,14 @@ from dataclasses import dataclass
 from typing import Any, LiteralString
 
 from codeatlas.core.errors import CodeatlasError
+from codeatlas.core.sql_files import statement, statement_template
 from retrieval.principals import DbConnection, Principal, Row, unreadable_repository
 
 _COMMIT = re.compile(r"^[0-9a-fA-F]{4,64}$")
 
-# CTEs `scope` (one row per repository at its snapshot) and `files` (path -> file version,
-# "commit" or "working-tree"). Parameters: scope_repos, scope_snapshots, scope_overlay,
-# principal_id.
-_VISIBLE_TEMPLATE: LiteralString = """{candidates}
-scope AS (
-    SELECT r.id AS repository_id, r.name AS repository, s.id AS snapshot_id,
-           s.commit_sha, x.overlay
-    FROM unnest(%(scope_repos)s::bigint[], %(scope_snapshots)s::bigint[],
-                %(scope_overlay)s::boolean[]) AS x(repository_id, snapshot_id, overlay)
-    JOIN repositories r ON r.id = x.repository_id
-    -- (CASE: the planner would multiply the two equalities' selectivities and expect one
-    -- repository whatever the scope, then scan the files once per candidate)
-    JOIN snapshots s ON s.id = x.snapshot_id
-        AND CASE WHEN s.repository_id = r.id THEN s.status = 'ready' ELSE false END
-    JOIN principals p ON p.id = %(principal_id)s
-    WHERE p.all_repositories OR EXISTS (
-        SELECT 1 FROM repository_grants g WHERE g.principal_id = p.id AND g.repository_id = r.id)
-),
-files AS {files_materialized}(
-    SELECT sc.repository_id, sc.repository, sc.commit_sha, sf.path, sf.file_version_id,
-           'commit'::text AS source
-    FROM scope sc JOIN {snapshot_files} sf ON sf.snapshot_id = sc.snapshot_id
-    WHERE sf.file_version_id IS NOT NULL
-      AND NOT (sc.overlay AND EXISTS (
-          SELECT 1 FROM overlay_files o WHERE o.repository_id = sc.repository_id
-          AND o.principal_id = %(principal_id)s AND o.path = sf.path
-          AND o.expires_at > now()))
-    UNION ALL
-    SELECT sc.repository_id, sc.repository, sc.commit_sha, o.path, o.file_version_id,
-           'working-tree'::text
-    FROM scope sc JOIN overlay_files o
-      ON o.repository_id = sc.repository_id AND o.principal_id = %(principal_id)s
-    -- expired files are invisible at once, before the server's sweep deletes them
-    WHERE sc.overlay AND o.expires_at > now(){overlay_filter}
-)
-"""
+# CTEs `scope` and `files` (sql/scope/visible_files.sql), with constant fragments filled in
+_VISIBLE_TEMPLATE = statement_template("scope", "visible_files")
+
 VISIBLE_FILES: LiteralString = _VISIBLE_TEMPLATE.format(
     candidates="", snapshot_files="snapshot_files", overlay_filter="", files_materialized=""
 )
@@ -135,14 +103,7 @@ def resolve_scope(
         raise CodeatlasError("commit must be 4 to 64 hexadecimal characters")
     names = list(dict.fromkeys(repositories)) if repositories is not None else None
     rows = conn.execute(
-        "SELECT r.id, r.name, r.current_snapshot_id, r.active_embedding_model, s.commit_sha"
-        " FROM repositories r JOIN principals p ON p.id = %(pid)s"
-        " LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
-        " WHERE (%(names)s::text[] IS NULL OR r.name = ANY(%(names)s))"
-        " AND (p.all_repositories OR EXISTS (SELECT 1 FROM repository_grants g"
-        "  WHERE g.principal_id = p.id AND g.repository_id = r.id))"
-        " ORDER BY r.name",
-        {"pid": principal.id, "names": names},
+        statement("scope", "readable_at_current"), {"pid": principal.id, "names": names}
     ).fetchall()
     found = {row["name"]: row for row in rows}
     for name in names or []:
@@ -173,9 +134,8 @@ def resolve_scope(
 
 def _at_commit(conn: DbConnection, row: Row, commit: str) -> RepositoryView:
     snaps = conn.execute(
-        "SELECT id, commit_sha FROM snapshots WHERE repository_id = %s AND status = 'ready'"
-        " AND commit_sha LIKE %s ORDER BY id LIMIT 2",
-        (row["id"], commit.lower() + "%"),
+        statement("scope", "ready_snapshots_by_prefix"),
+        {"repository_id": row["id"], "prefix": commit.lower() + "%"},
     ).fetchall()
     if len(snaps) != 1:
         problem = "is ambiguous" if snaps else "is not indexed"

@@ -13,6 +13,7 @@ import numpy as np
 from pgvector import HalfVector
 from psycopg import sql
 
+from codeatlas.core.sql_files import statement, statement_template
 from retrieval.lexical import CANDIDATE_COLUMNS
 from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
@@ -27,9 +28,7 @@ EXACT_SEARCH_MAX = 20_000
 
 def model_dimensions(conn: DbConnection, model: str) -> int | None:
     """Dimensions a model was registered with (None: no vector of it was ever stored)."""
-    row = conn.execute(
-        "SELECT dimensions FROM embedding_models WHERE name = %s", (model,)
-    ).fetchone()
+    row = conn.execute(statement("embedding_models", "dimensions"), {"model": model}).fetchone()
     return row["dimensions"] if row else None
 
 
@@ -37,10 +36,8 @@ def _model_and_scope(conn: DbConnection, model: str, repo_ids: list[int]) -> tup
     """The model's dimensions (as `model_dimensions`) and the chunks of the repositories'
     current snapshots (an upper bound of their vectors), in one round trip."""
     row = conn.execute(
-        "SELECT (SELECT dimensions FROM embedding_models WHERE name = %s) AS dims,"
-        " (SELECT coalesce(sum(documents), 0) FROM lexical_corpus"
-        "  WHERE repository_id = ANY(%s)) AS n",
-        (model, repo_ids),
+        statement("embedding_models", "dimensions_and_scope_size"),
+        {"model": model, "repo_ids": repo_ids},
     ).fetchone()
     return (row["dims"], int(row["n"])) if row else (None, 0)
 
@@ -64,61 +61,21 @@ def semantic_candidates(
     exact = vectors <= EXACT_SEARCH_MAX
     if exact:
         # a small scope among many repositories: an exact scan of its own vectors beats walking
-        # a graph where most neighbours are filtered out. The scope's visible chunks (a few
-        # thousand; an index-only scan of code_chunks: sql/007), their contents' vectors found
-        # by the primary key (model, content), the nearest of them.
+        # a graph where most neighbours are filtered out
         distance = sql.SQL("e.embedding <=> %(qv)s::halfvec({dims})").format(dims=sql.Literal(dims))
-        query_head = sql.SQL(
-            "WITH"
-            + VISIBLE_FILES
-            + ", visible AS MATERIALIZED (SELECT f.*, c.id AS chunk_id, c.content_hash"
-            " FROM files f JOIN code_chunks c ON c.file_version_id = f.file_version_id"
-            " WHERE f.repository_id = ANY(%(repo_ids)s)), "
-            "nearest AS MATERIALIZED (SELECT e.content_hash, {distance} AS distance"
-            " FROM chunk_embeddings e WHERE e.embedding_model = {model}"
-            " AND e.content_hash = ANY(ARRAY(SELECT DISTINCT content_hash FROM visible))"
-            " ORDER BY {distance} LIMIT %(candidates)s)"
-            " SELECT " + CANDIDATE_COLUMNS + ", n.distance"
-            " FROM nearest n JOIN visible f ON f.content_hash = n.content_hash"
-            " JOIN code_chunks c ON c.id = f.chunk_id"
-        ).format(distance=distance, model=sql.Literal(model))
+        template = statement_template("chunk_embeddings", "nearest_exact")
+        visible = VISIBLE_FILES
     else:
-        # Vectors are shared by content across repositories (sql/009): the graph walk keeps
-        # only contents some chunk of the scope's repositories holds (a per-row check: OFFSET 0
-        # keeps the planner from turning it into a join that would bypass the index), then the
-        # chunks holding them are narrowed to the visible ones, so grants still decide.
         distance = sql.SQL("(e.embedding::halfvec({dims})) <=> %(qv)s::halfvec({dims})").format(
             dims=sql.Literal(dims)
         )
-        query_head = sql.SQL(
-            "WITH nearest AS MATERIALIZED ("
-            " SELECT e.content_hash, {distance} AS distance"
-            " FROM chunk_embeddings e"
-            " WHERE e.embedding_model = {model} AND EXISTS (SELECT 1 FROM code_chunks c"
-            "  JOIN file_versions fv ON fv.id = c.file_version_id"
-            "  WHERE c.content_hash = e.content_hash AND fv.repository_id = ANY(%(repo_ids)s)"
-            "  OFFSET 0)"
-            " ORDER BY {distance} LIMIT %(candidates)s), "
-            "hits AS MATERIALIZED (SELECT c.id AS chunk_id, c.file_version_id, c.content_hash"
-            " FROM code_chunks c"
-            " WHERE c.content_hash = ANY(ARRAY(SELECT DISTINCT content_hash FROM nearest))), "
-            + visible_files_among("SELECT file_version_id FROM hits")
-            + " SELECT "
-            + CANDIDATE_COLUMNS
-            + ", n.distance"
-            " FROM hits h JOIN files f ON f.file_version_id = h.file_version_id"
-            "  AND f.repository_id = ANY(%(repo_ids)s)"
-            " JOIN nearest n ON n.content_hash = h.content_hash"
-            " JOIN code_chunks c ON c.id = h.chunk_id"
-        ).format(distance=distance, model=sql.Literal(model))
-    query = sql.Composed(
-        [
-            query_head,
-            sql.SQL(
-                " LEFT JOIN code_symbols s ON s.id = c.symbol_id"
-                " ORDER BY n.distance, c.id LIMIT %(limit)s"
-            ),
-        ]
+        template = statement_template("chunk_embeddings", "nearest_by_index")
+        visible = visible_files_among("SELECT file_version_id FROM hits")
+    query = sql.SQL(template).format(
+        visible_files=sql.SQL(visible),
+        candidate_columns=sql.SQL(CANDIDATE_COLUMNS),
+        distance=distance,
+        model=sql.Literal(model),
     )
     params = {
         **scope.params(),

@@ -49,7 +49,7 @@ def repository_status(
 ) -> list[dict[str, Any]]:
     """One dict per repository (optionally one name, or only the given ids)."""
     rows = conn.execute(
-        statement("retrieval", "repository_status"), {"name": only, "ids": repository_ids}
+        statement("repositories", "status"), {"name": only, "ids": repository_ids}
     ).fetchall()
     report: list[dict[str, Any]] = []
     for row in rows:
@@ -144,8 +144,6 @@ def replica_lag(replica: DbConnection, primary: DbConnection) -> ReplicaLag | No
 def primary_commits(primary: DbConnection, repository_ids: list[int]) -> dict[str, str | None]:
     """Repository name -> the commit the primary serves (to compare with a replica's)."""
     rows = primary.execute(
-        "SELECT r.name, s.commit_sha FROM repositories r"
-        " LEFT JOIN snapshots s ON s.id = r.current_snapshot_id WHERE r.id = ANY(%s)",
-        (repository_ids,),
+        statement("repositories", "current_commits"), {"ids": repository_ids}
     ).fetchall()
     return {r["name"]: r["commit_sha"] for r in rows}

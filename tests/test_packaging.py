@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import psycopg
@@ -27,19 +29,71 @@ def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
     return proc.stdout + proc.stderr
 
 
+def build_wheel(tmp_path: Path) -> Path:
+    """The wheel built from a copy of the sources (no earlier build/ output) into tmp_path."""
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*NOT_SOURCES))
+    # without build isolation when this venv's setuptools builds wheels itself (the dev extra's
+    # pin; bdist_wheel is part of setuptools since 70.1); an older one (a venv made before that
+    # pin) cannot, so pip builds in an isolated environment from the package index instead
+    import setuptools
+
+    own = tuple(int(part) for part in setuptools.__version__.split(".")[:2]) >= (70, 1)
+    run(
+        sys.executable, "-m", "pip", "wheel", "--no-deps", *(["--no-build-isolation"] * own),
+        "-w", tmp_path / "dist", source, cwd=tmp_path,
+    )  # fmt: skip
+    [wheel] = (tmp_path / "dist").glob("codeatlas-*.whl")
+    return wheel
+
+
+MIGRATE_FROM_INSTALLED = """
+import json, sys
+import codeatlas.core.migrations as migrations, sql
+from codeatlas.core.database import connect_plain
+conn = connect_plain(sys.argv[1])
+applied = migrations.migrate(conn)
+tables = [r["tablename"] for r in conn.execute(
+    "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()]
+print(json.dumps({"applied": applied, "tables": tables,
+                  "modules": [migrations.__file__, sql.__file__]}))
+"""
+
+
+def test_the_wheel_ships_every_sql_file_and_its_installed_layout_migrates_a_blank_database(
+    pg_server: str, tmp_path: Path
+):
+    wheel = build_wheel(tmp_path)
+    in_sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "sql").rglob("*.sql")}
+    in_wheel = {n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".sql")}
+    assert in_sources and in_wheel == in_sources
+    # a non-editable install of the wheel alone; its dependencies are this venv's. Run from
+    # tmp_path, the installed copy comes first on the path, ahead of any checkout.
+    site = tmp_path / "site"
+    run(sys.executable, "-m", "pip", "install", "--no-deps", "--target", site, wheel, cwd=tmp_path)
+    database = f"wheel_layout_{os.getpid()}"
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{database}"')
+        admin.execute(f'CREATE DATABASE "{database}"')
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    out = run(
+        sys.executable, "-c", MIGRATE_FROM_INSTALLED, with_database(pg_server, database),
+        cwd=tmp_path, env=env,
+    )  # fmt: skip
+    result = json.loads(out.strip().splitlines()[-1])
+    assert all(Path(module).is_relative_to(site) for module in result["modules"])
+    numbers = sorted(int(p.name[:3]) for p in (ROOT / "sql" / "migrations").glob("*.sql"))
+    assert result["applied"] == numbers
+    assert {"repositories", "chunk_embeddings", "schema_migrations"} <= set(result["tables"])
+
+
 @pytest.mark.slow
 def test_a_wheel_installed_in_a_fresh_venv_migrates_indexes_and_searches(
     pg_server: str, tmp_path: Path
 ):
     # the wheel, built from a copy of the sources (no earlier build/ output), installed (not
     # editable) into a new venv from the same local wheel caches as `make setup`
-    source = tmp_path / "source"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*NOT_SOURCES))
-    run(
-        sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-        "-w", tmp_path / "dist", source, cwd=tmp_path,
-    )  # fmt: skip
-    [wheel] = (tmp_path / "dist").glob("codeatlas-*.whl")
+    wheel = build_wheel(tmp_path)
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", venv, cwd=tmp_path)
     run(venv / "bin" / "pip", "install", "--quiet", wheel, cwd=tmp_path)

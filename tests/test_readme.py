@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from codeatlas.cli import build_parser
+from codeatlas.core.layers import package_folders
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = (ROOT / "README.md", ROOT / "docs" / "mcp.md")
@@ -106,12 +107,24 @@ def test_the_safe_documented_commands_run_verbatim(settings_env, prefix: str):
 def test_every_documented_setting_is_read_by_the_code():
     names = set(re.findall(r"`(CODEATLAS_[A-Z_]+)`", (ROOT / "README.md").read_text()))
     code = "\n".join(
-        p.read_text()
-        for folder in ("codeatlas", "assets", "indexing", "orchestration", "mcp_app", "retrieval")
-        for p in (ROOT / folder).rglob("*.py")
+        p.read_text() for folder in package_folders() for p in (ROOT / folder).rglob("*.py")
     )
     for name in names:
         assert name in code, f"the README documents {name}, which nothing reads"
+
+
+def test_the_settings_table_lists_every_variable_the_settings_read():
+    rows = [
+        line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| `")
+    ]
+    documented = {
+        name for row in rows for name in re.findall(r"`(CODEATLAS_[A-Z_]+)`", row.split(" | ")[0])
+    }
+    read = set(
+        re.findall(r'"(CODEATLAS_[A-Z_]+)"', (ROOT / "codeatlas/core/config.py").read_text())
+    )
+    assert read, "no variable found in config.py: the pattern is out of date"
+    assert documented == read
 
 
 def test_a_principal_is_created_before_a_command_names_it():

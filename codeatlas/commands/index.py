@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     with transaction(url) as conn:
         repositories.register(conn, name, source, branch)
     print(f"indexing {name}@{sha[:12]} ({source})", file=sys.stderr)
-    result = index_commit(name, sha)
+    result = index_commit(settings, name, sha)
     print(
         f"indexed {name}@{sha[:12]}: {result['files']} files, {result['chunks']} chunks,"
         f" {result['symbols']} symbols in {result['seconds']:.1f}s"

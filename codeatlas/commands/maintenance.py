@@ -1,11 +1,12 @@
 """Maintenance commands: `repo add|secret`, `models list|upgrade|drop`, `prune --keep N`."""
 
 import argparse
-import os
 import secrets
 import sys
 from pathlib import Path
 
+from codeatlas.core.config import environment_variable
+from codeatlas.core.embedding_providers import PROVIDER_NAMES
 from codeatlas.core.errors import CodeatlasError, ConfigurationError
 
 PROVIDERS = ("github", "gitlab", "bitbucket", "gitea")
@@ -50,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         " every process indexes new commits with it from then on, whatever its own"
         " CODEATLAS_EMBEDDING_PROVIDER/MODEL (API keys still come from each one's environment).",
     )
-    up.add_argument("--provider", choices=("local", "openai", "fake"))
+    up.add_argument("--provider", choices=PROVIDER_NAMES)
     up.add_argument("--model")
     up.add_argument("--dimensions", type=int)
     up.add_argument("--base-url")
@@ -104,7 +105,7 @@ def _read_secret(args: argparse.Namespace) -> str:
     if args.generate:
         return secrets.token_urlsafe(32)
     if args.from_env:
-        value = os.environ.get(args.from_env, "")
+        value = environment_variable(args.from_env)
         if not value:
             raise ConfigurationError(f"environment variable {args.from_env} is empty or unset")
         return value.strip()
@@ -124,10 +125,10 @@ def repo_secret(args: argparse.Namespace) -> int:
     value = _read_secret(args)
     if len(value) < 8:
         raise ConfigurationError("a webhook secret needs at least 8 characters")
-    _settings, url = _database()
+    settings, url = _database()
     with transaction(url) as conn:
         repo = repositories.get(conn, args.name)
-        set_secret(conn, repo.id, args.provider, value)
+        set_secret(conn, repo.id, args.provider, value, settings.secret_key)
     if args.generate:
         print(value)
         print(
@@ -142,20 +143,13 @@ def repo_secret(args: argparse.Namespace) -> int:
 def models_list(args: argparse.Namespace) -> int:
     """One line per model: dimensions, provider, vectors, repositories using it."""
     from codeatlas.core.database import connect
+    from indexing import chunk_embeddings
     from indexing.embedding_registry import chosen_model
 
     _settings, url = _database()
     with connect(url) as conn:
         chosen = chosen_model(conn)
-        rows = conn.execute(
-            "SELECT m.name, m.dimensions, m.provider, m.provider_model,"
-            " (SELECT count(*) FROM chunk_embeddings e WHERE e.embedding_model = m.name) AS n,"
-            " (SELECT string_agg(name, ',') FROM repositories r"
-            "   WHERE r.active_embedding_model = m.name) AS active,"
-            " (SELECT string_agg(name, ',') FROM repositories r"
-            "   WHERE r.upgrading_embedding_model = m.name) AS upgrading"
-            " FROM embedding_models m ORDER BY m.created_at"
-        ).fetchall()
+        rows = chunk_embeddings.models_overview(conn)
     if not rows:
         print("no embedding models yet")
     for r in rows:
@@ -252,30 +246,18 @@ def models_drop(args: argparse.Namespace) -> int:
 def prune_snapshots(conn, keep: int, dry_run: bool = False) -> dict:
     """Delete ready snapshots older than the newest `keep` per repository (never the current),
     then file versions no snapshot or overlay uses, then vectors no chunk uses."""
+    from indexing import chunk_embeddings, snapshots, storage
+
     if keep < 1:
         raise CodeatlasError("--keep must be at least 1")
     with conn.transaction():
-        doomed = conn.execute(
-            "SELECT id FROM (SELECT s.id, s.status, r.current_snapshot_id, row_number() OVER"
-            " (PARTITION BY s.repository_id ORDER BY coalesce(s.committed_at, s.created_at) DESC,"
-            " s.id DESC) AS n FROM snapshots s JOIN repositories r ON r.id = s.repository_id) x"
-            " WHERE n > %s AND id IS DISTINCT FROM current_snapshot_id AND status <> 'building'",
-            (keep,),
-        ).fetchall()
-        ids = [r["id"] for r in doomed]
+        ids = snapshots.beyond_newest(conn, keep)
         counts = {"snapshots": len(ids), "file_versions": 0, "vectors": 0}
         if dry_run:
             return counts
-        conn.execute("DELETE FROM snapshots WHERE id = ANY(%s)", (ids,))
-        counts["file_versions"] = conn.execute(
-            "DELETE FROM file_versions fv WHERE parsed_at IS NOT NULL"
-            " AND NOT EXISTS (SELECT 1 FROM snapshot_files sf WHERE sf.file_version_id = fv.id)"
-            " AND NOT EXISTS (SELECT 1 FROM overlay_files o WHERE o.file_version_id = fv.id)"
-        ).rowcount
-        counts["vectors"] = conn.execute(
-            "DELETE FROM chunk_embeddings e WHERE NOT EXISTS"
-            " (SELECT 1 FROM code_chunks c WHERE c.content_hash = e.content_hash)"
-        ).rowcount
+        snapshots.delete(conn, ids)
+        counts["file_versions"] = storage.delete_unused_file_versions(conn)
+        counts["vectors"] = chunk_embeddings.delete_unused(conn)
     return counts
 
 

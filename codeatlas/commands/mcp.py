@@ -84,14 +84,15 @@ def _database_url() -> str:
 def serve(args: argparse.Namespace) -> int:
     """Run the server until stdin closes or it is interrupted."""
     from codeatlas.core.config import load_settings
+    from codeatlas.core.database import ensure_index_database
     from mcp_app.transports import run_http, run_stdio
 
     if args.stateless and not args.http:
         from codeatlas.core.errors import ConfigurationError
 
         raise ConfigurationError("--stateless applies to --http only (stdio has one client)")
-    settings = load_settings()
-    url = _database_url()
+    settings = load_settings()  # read once here, the server's entry point, and passed down
+    url = ensure_index_database(settings)
     announce_index(settings, url)
     if args.http:
         mode = ", stateless" if args.stateless else ""
@@ -110,10 +111,10 @@ def announce_index(settings: Settings, url: str) -> None:
     agent started with another state dir than `codeatlas index` used sees an empty index)."""
     from codeatlas.commands.status import where
     from codeatlas.core.database import connection
+    from indexing import repositories
 
     with connection(url, autocommit=True) as conn:
-        row = conn.execute("SELECT count(*) AS n FROM repositories").fetchone()
-    count = int(row["n"]) if row else 0
+        count = repositories.count(conn)
     found = where(settings)
     print(
         f"codeatlas MCP server: index in {found['state_dir']}; database {found['database']};"

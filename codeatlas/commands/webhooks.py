@@ -48,8 +48,9 @@ def run(args: argparse.Namespace) -> int:
     # one line per accepted or refused delivery (never headers, bodies or secrets)
     logging.getLogger("codeatlas.webhooks").setLevel(logging.INFO)
     host, port = parse_listen(args.listen)
-    url = ensure_index_database(load_settings())
-    app = build_app(url, max_body_bytes=args.max_body_bytes)
+    settings = load_settings()
+    url = ensure_index_database(settings)
+    app = build_app(url, secret_key=settings.secret_key, max_body_bytes=args.max_body_bytes)
     print(f"receiving push webhooks on http://{host}:{port}/webhooks", file=sys.stderr)
     uvicorn.run(app, host=host, port=port, log_level="info", access_log=False, **uvicorn_settings())
     return 0

@@ -1,4 +1,11 @@
-"""Settings, read only from `CODEATLAS_*` environment variables (or a `.env` file)."""
+"""Settings, read only from `CODEATLAS_*` environment variables (or a `.env` file).
+
+This module is the only reader of the environment (tests/codeatlas/core/
+test_environment_readers.py scans the others): each entry point (a CLI command, the MCP server, a
+Dagster resource or storage, a celery worker) calls `load_settings()` once and passes the
+`Settings`, or the piece a callee needs, down.
+README.md's settings table lists every variable read here.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from codeatlas.core.embedding_providers import Provider, provider_named
 from codeatlas.core.errors import ConfigurationError
 
 APP_NAME = "codeatlas"
@@ -37,6 +45,43 @@ def _int(name: str, default: int, *, minimum: int = 1) -> int:
         kind = "a whole number" if minimum <= 0 else f"a whole number of at least {minimum}"
         raise ConfigurationError(f"{name} must be {kind}, got {raw!r}")
     return value
+
+
+def _number(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name} must be a number, got {raw!r}") from None
+    if value < 0:
+        raise ConfigurationError(f"{name} must not be negative, got {raw!r}")
+    return value
+
+
+def _choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = os.environ.get(name) or default
+    if value not in choices:
+        allowed = ", ".join(choices[:-1]) + f" or {choices[-1]}"
+        raise ConfigurationError(f"{name} must be {allowed}, got {value!r}")
+    return value
+
+
+def environment_variable(name: str) -> str:
+    """The value of a variable the user names on the command line (`--from-env NAME`), or ''."""
+    return os.environ.get(name, "")
+
+
+def _switch(name: str, *, default: bool) -> bool:
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "on", "true", "yes"):
+        return True
+    if raw in ("0", "off", "false", "no"):
+        return False
+    raise ConfigurationError(f"{name} must be on or off, got {raw!r}")
 
 
 def default_state_dir() -> Path:
@@ -71,7 +116,7 @@ class Settings:
 
     state_dir: Path
     database_url: str | None  # None: start the embedded PostgreSQL in state_dir
-    embedding_provider: str  # local | openai | fake
+    embedding_provider: Provider
     embedding_model: str | None  # provider-specific model name (None: provider default)
     embedding_dimensions: int | None
     openai_base_url: str | None
@@ -89,11 +134,41 @@ class Settings:
     openai_batch_size: int = 96  # texts per embedding request (TEI accepts 32 by default)
     # how long the embedded server stays up after its last command exits (0: stop at once)
     server_idle_seconds: int = 600
+    local_runtime: str = "ct2"  # ct2 | torch: the local model's runtime when its name says none
+    git_token: str | None = None  # for cloning private remotes over HTTPS (never stored)
+    git_username: str = "x-access-token"  # the user name sent with git_token
+    secret_key: str | None = None  # seals webhook secrets at rest (orchestration/webhooks)
+    # the Dagster instance's storage (SQLAlchemy URL); None: derived from database_url or the
+    # embedded server. `codeatlas dev` and `codeatlas index` export it for their children.
+    dagster_storage_url: str | None = None
+    principal: str | None = None  # the MCP server's principal over stdio (None: the operator)
+    # what one principal may use of a shared MCP server (mcp_app/limits.py)
+    overlay_ttl_hours: float = 24.0  # working-tree files are dropped this long after indexing
+    overlay_max_files: int = 200  # per principal, over all repositories
+    overlay_max_chunks: int = 3000  # index_file refuses files that parse into more chunks
+    index_file_seconds: float = 4.5  # index_file embeds what it can until this much has passed
+    mcp_max_concurrent: int = 4  # per principal, HTTP requests in flight (429 beyond)
+    mcp_requests_per_minute: int = 300  # per principal (429 with Retry-After beyond)
+    mcp_failed_tokens_per_minute: int = 20  # per client address; further attempts get 429
+    mcp_allowed_hosts: tuple[str, ...] = ()  # Host values the HTTP server answers besides its own
+    # searches answered by a resident process that keeps the model and a connection warm
+    # (codeatlas/resident.py); off: every command answers in its own process
+    query_process: bool = True
+
+    def __post_init__(self) -> None:
+        # `replace(settings, embedding_provider="fake")` (tests, benchmarks) is typed all the same
+        provider = provider_named(self.embedding_provider)
+        object.__setattr__(self, "embedding_provider", provider)
 
     @property
     def repos_dir(self) -> Path:
         """Where bare mirror clones of remote repositories live."""
         return self.state_dir / "repos"
+
+    @property
+    def git_credentials(self) -> tuple[str, str] | None:
+        """(user name, token) for cloning private remotes over HTTPS, when a token is set."""
+        return (self.git_username, self.git_token) if self.git_token else None
 
 
 def load_settings() -> Settings:
@@ -102,14 +177,10 @@ def load_settings() -> Settings:
     env = os.environ
     configured_state = env.get("CODEATLAS_STATE_DIR")
     state_dir = Path(configured_state).expanduser() if configured_state else default_state_dir()
-    provider = env.get("CODEATLAS_EMBEDDING_PROVIDER", "local")
-    if provider not in ("local", "openai", "fake"):
-        raise ConfigurationError(
-            f"CODEATLAS_EMBEDDING_PROVIDER must be local, openai or fake, got {provider!r}"
-        )
-    launcher = env.get("CODEATLAS_RUN_LAUNCHER", "warm")
-    if launcher not in ("warm", "celery"):
-        raise ConfigurationError(f"CODEATLAS_RUN_LAUNCHER must be warm or celery, got {launcher!r}")
+    provider = provider_named(
+        env.get("CODEATLAS_EMBEDDING_PROVIDER", Provider.LOCAL), "CODEATLAS_EMBEDDING_PROVIDER"
+    )
+    launcher = _choice("CODEATLAS_RUN_LAUNCHER", "warm", ("warm", "celery"))
     broker = env.get("CODEATLAS_CELERY_BROKER_URL") or None
     if launcher == "celery" and broker is None:
         raise ConfigurationError(
@@ -135,4 +206,31 @@ def load_settings() -> Settings:
         openai_concurrency=_int("CODEATLAS_OPENAI_CONCURRENCY", 4),
         openai_batch_size=_int("CODEATLAS_OPENAI_BATCH_SIZE", 96),
         server_idle_seconds=_int("CODEATLAS_SERVER_IDLE_SECONDS", 600, minimum=0),
+        local_runtime=_choice("CODEATLAS_LOCAL_RUNTIME", "ct2", ("ct2", "torch")),
+        git_token=env.get("CODEATLAS_GIT_TOKEN") or None,
+        git_username=env.get("CODEATLAS_GIT_USERNAME") or Settings.git_username,
+        secret_key=env.get("CODEATLAS_SECRET_KEY") or None,
+        dagster_storage_url=env.get("CODEATLAS_DAGSTER_STORAGE_URL") or None,
+        principal=env.get("CODEATLAS_PRINCIPAL") or None,
+        overlay_ttl_hours=_number("CODEATLAS_OVERLAY_TTL_HOURS", Settings.overlay_ttl_hours),
+        overlay_max_files=int(_number("CODEATLAS_OVERLAY_MAX_FILES", Settings.overlay_max_files)),
+        overlay_max_chunks=int(
+            _number("CODEATLAS_OVERLAY_MAX_CHUNKS", Settings.overlay_max_chunks)
+        ),
+        index_file_seconds=_number("CODEATLAS_INDEX_FILE_SECONDS", Settings.index_file_seconds),
+        mcp_max_concurrent=int(
+            _number("CODEATLAS_MCP_MAX_CONCURRENT", Settings.mcp_max_concurrent)
+        ),
+        mcp_requests_per_minute=int(
+            _number("CODEATLAS_MCP_REQUESTS_PER_MINUTE", Settings.mcp_requests_per_minute)
+        ),
+        mcp_failed_tokens_per_minute=int(
+            _number("CODEATLAS_MCP_FAILED_TOKENS_PER_MINUTE", Settings.mcp_failed_tokens_per_minute)
+        ),
+        mcp_allowed_hosts=tuple(
+            host.strip()
+            for host in env.get("CODEATLAS_MCP_ALLOWED_HOSTS", "").split(",")
+            if host.strip()
+        ),
+        query_process=_switch("CODEATLAS_QUERY_PROCESS", default=True),
     )

@@ -1,15 +1,20 @@
-"""Numbered, append-only SQL migrations from `sql/` beside this module, in `schema_migrations`."""
+"""Numbered, append-only SQL migrations from the package `sql/migrations/`, in `schema_migrations`.
+
+`schema_migrations` records each applied migration by its number (and the name of its file), so
+the files keep their numbers and names wherever they live.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from importlib.resources.abc import Traversable
 
 from codeatlas.core.database import DictConnection
 from codeatlas.core.errors import DatabaseUnavailableError
+from codeatlas.core.sql_files import sql_folder
 
-SQL_DIR = Path(__file__).resolve().parent / "sql"
+MIGRATIONS_FOLDER = "migrations"
 REQUIRED_EXTENSIONS = ("vector", "pg_trgm")
 _MIGRATION_LOCK = 7_345_001  # advisory lock id: one migrator at a time
 
@@ -20,19 +25,19 @@ class Migration:
 
     version: int
     name: str
-    path: Path
+    path: Traversable
 
 
-def available_migrations(sql_dir: Path = SQL_DIR) -> list[Migration]:
+def available_migrations() -> list[Migration]:
     """All migration files, in order."""
     found = []
-    for path in sorted(sql_dir.glob("*.sql")):
+    for path in sorted(sql_folder(MIGRATIONS_FOLDER).iterdir(), key=lambda p: p.name):
         match = re.fullmatch(r"(\d+)_(\w+)\.sql", path.name)
         if match:
             found.append(Migration(int(match[1]), match[2], path))
     versions = [m.version for m in found]
     if len(set(versions)) != len(versions):
-        raise RuntimeError(f"duplicate migration numbers in {sql_dir}")
+        raise RuntimeError(f"duplicate migration numbers in sql/{MIGRATIONS_FOLDER}/")
     return found
 
 
@@ -70,7 +75,7 @@ def migrate(conn: DictConnection) -> list[int]:
             if migration.version in done:
                 continue
             with conn.transaction():
-                conn.execute(migration.path.read_text())  # type: ignore[arg-type]
+                conn.execute(migration.path.read_text("utf-8"))  # type: ignore[arg-type]
                 conn.execute(
                     "INSERT INTO schema_migrations (version, name) VALUES (%s, %s)",
                     (migration.version, migration.name),

@@ -4,38 +4,36 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 from pathlib import Path
 
 from codeatlas.core.config import Settings
+from codeatlas.core.embedding_providers import Provider
 from codeatlas.core.errors import ConfigurationError
 from indexing.embedding.base import Embedder
 
 log = logging.getLogger(__name__)
 
-RUNTIMES = ("ct2", "torch")
-
 
 def make_embedder(settings: Settings) -> Embedder:
-    """The embedder for `settings.embedding_provider` (local | openai | fake)."""
-    if settings.embedding_provider == "fake":
-        from indexing.embedding.fake import FakeEmbedder
+    """The embedder for `settings.embedding_provider`."""
+    match settings.embedding_provider:
+        case Provider.FAKE:
+            from indexing.embedding.fake import FakeEmbedder
 
-        return FakeEmbedder(settings.embedding_dimensions or 384)
-    if settings.embedding_provider == "openai":
-        from indexing.embedding.openai_provider import DEFAULT_MODEL, OpenAIEmbedder
+            return FakeEmbedder(settings.embedding_dimensions or 384)
+        case Provider.OPENAI:
+            from indexing.embedding.openai_provider import DEFAULT_MODEL, OpenAIEmbedder
 
-        return OpenAIEmbedder(
-            settings.embedding_model or DEFAULT_MODEL,
-            dimensions=settings.embedding_dimensions,
-            base_url=settings.openai_base_url,
-            api_key=settings.openai_api_key,
-            batch_size=settings.openai_batch_size,
-            concurrency=settings.openai_concurrency,
-        )
-    if settings.embedding_provider == "local":
-        return make_local_embedder(settings)
-    raise ConfigurationError(f"unknown embedding provider {settings.embedding_provider!r}")
+            return OpenAIEmbedder(
+                settings.embedding_model or DEFAULT_MODEL,
+                dimensions=settings.embedding_dimensions,
+                base_url=settings.openai_base_url,
+                api_key=settings.openai_api_key,
+                batch_size=settings.openai_batch_size,
+                concurrency=settings.openai_concurrency,
+            )
+        case Provider.LOCAL:
+            return make_local_embedder(settings)
 
 
 def make_local_embedder(settings: Settings) -> Embedder:
@@ -51,9 +49,7 @@ def make_local_embedder(settings: Settings) -> Embedder:
     from indexing.embedding import local
 
     requested = settings.embedding_model
-    runtime = os.environ.get("CODEATLAS_LOCAL_RUNTIME") or "ct2"
-    if runtime not in RUNTIMES:
-        raise ConfigurationError(f"CODEATLAS_LOCAL_RUNTIME must be ct2 or torch, got {runtime!r}")
+    runtime = settings.local_runtime
     fast_options: dict = {}
     if requested and (named := local.FAST_NAME.match(requested)):
         requested, runtime = named["model"], "ct2"

@@ -65,8 +65,11 @@ async def read_body(request: Request, limit: int) -> bytes:
 class Receiver:
     """Request handling over a small connection pool to the index database."""
 
-    def __init__(self, database_url: str, max_body_bytes: int = MAX_BODY_BYTES) -> None:
+    def __init__(
+        self, database_url: str, secret_key: str | None, max_body_bytes: int = MAX_BODY_BYTES
+    ) -> None:
         self.database_url = database_url
+        self.secret_key = secret_key  # unseals stored secrets (CODEATLAS_SECRET_KEY)
         self.max_body_bytes = max_body_bytes
         self._pool: ServingPool | None = None
         self._lock = threading.Lock()
@@ -81,7 +84,7 @@ class Receiver:
     def seal_secrets(self) -> None:
         """Encrypt plain-text secrets at start-up when a key is configured."""
         with self.pool().connection() as conn:
-            sealed = events.seal_stored_secrets(conn)
+            sealed = events.seal_stored_secrets(conn, self.secret_key)
         if sealed:
             log.info("encrypted %d webhook secrets stored in plain text", sealed)
 
@@ -123,7 +126,7 @@ class Receiver:
     def _store(self, event: PushEvent, signature: str, body: bytes) -> JSONResponse:
         with self.pool().connection() as conn:
             try:
-                repos = events.verified_repositories(conn, event, signature, body)
+                repos = events.verified_repositories(conn, event, signature, body, self.secret_key)
             except SecretKeyError as exc:
                 log.error("webhook %s refused: %s", loggable(event.delivery_id), exc)
                 return _answer(503, "the receiver cannot read its webhook secrets (see its log)")
@@ -176,9 +179,12 @@ def _answer(
     )
 
 
-def build_app(database_url: str, *, max_body_bytes: int = MAX_BODY_BYTES) -> Starlette:
-    """The receiver's ASGI app for one index database."""
-    receiver = Receiver(database_url, max_body_bytes)
+def build_app(
+    database_url: str, *, secret_key: str | None = None, max_body_bytes: int = MAX_BODY_BYTES
+) -> Starlette:
+    """The receiver's ASGI app for one index database; `secret_key` (`Settings.secret_key`)
+    seals and unseals the stored webhook secrets."""
+    receiver = Receiver(database_url, secret_key, max_body_bytes)
 
     async def health(_request: Request) -> JSONResponse:
         state = await run_in_threadpool(receiver.pool().health)

@@ -1,6 +1,8 @@
 """Storing verified pushes: match the payload's repository, check its secret, record the event.
 
-Dagster-free psycopg code shared by the receiver (writes) and the CLI (secrets).
+Dagster-free psycopg code shared by the receiver (writes) and the CLI (secrets). The owner of
+the tables `webhook_events` and `repository_webhooks` (docs/architecture.md, "One owner per
+table"): every statement that writes them is a function here, the push sensor's included.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from urllib.parse import urlsplit
 
 import psycopg
 
+from indexing import repositories
 from orchestration.webhooks.providers import PushEvent, RefChange, verify
-from orchestration.webhooks.secret_box import PREFIX, configured_key, seal, unseal
+from orchestration.webhooks.secret_box import PREFIX, seal, unseal
 
 _LOCK_SPACE = 0x5EB  # advisory-lock namespace of webhook storage (key: repository id)
 
@@ -47,9 +50,7 @@ def matching_repositories(conn: psycopg.Connection, event: PushEvent) -> list[di
     """Registered repositories the payload names, by clone URL, then `owner/name`."""
     keys = {location_key(u) for u in event.urls}
     full = (event.full_name or "").lower()
-    rows = conn.execute(
-        "SELECT id, name, origin, default_branch FROM repositories ORDER BY id"
-    ).fetchall()
+    rows = repositories.locations(conn)
     found = []
     for row in rows:
         origin_key = location_key(row["origin"])
@@ -63,9 +64,10 @@ def matching_repositories(conn: psycopg.Connection, event: PushEvent) -> list[di
 
 
 def verified_repositories(
-    conn: psycopg.Connection, event: PushEvent, signature: str, body: bytes
+    conn: psycopg.Connection, event: PushEvent, signature: str, body: bytes, key: str | None
 ) -> list[dict]:
-    """The matching repositories whose secret for this provider the signature proves."""
+    """The matching repositories whose secret for this provider the signature proves (`key`
+    unseals encrypted secrets: `Settings.secret_key`)."""
     candidates = matching_repositories(conn, event)
     if not candidates:
         return []
@@ -74,7 +76,7 @@ def verified_repositories(
         " WHERE provider = %s AND repository_id = ANY(%s)",
         (event.provider, [r["id"] for r in candidates]),
     ).fetchall()
-    by_id = {s["repository_id"]: unseal(s["secret"]) for s in secrets}
+    by_id = {s["repository_id"]: unseal(s["secret"], key) for s in secrets}
     return [
         r
         for r in candidates
@@ -149,20 +151,22 @@ def store(
     return StoredEvent(row["id"], status, repo["name"], reason)
 
 
-def set_secret(conn: psycopg.Connection, repository_id: int, provider: str, secret: str) -> None:
-    """Create or replace a repository's webhook secret for one provider (encrypted when
-    CODEATLAS_SECRET_KEY is set)."""
+def set_secret(
+    conn: psycopg.Connection, repository_id: int, provider: str, secret: str, key: str | None
+) -> None:
+    """Create or replace a repository's webhook secret for one provider (encrypted with `key`
+    when there is one: CODEATLAS_SECRET_KEY)."""
     conn.execute(
         "INSERT INTO repository_webhooks (repository_id, provider, secret) VALUES (%s, %s, %s)"
         " ON CONFLICT (repository_id, provider) DO UPDATE SET secret = EXCLUDED.secret,"
         " updated_at = now()",
-        (repository_id, provider, seal(secret)),
+        (repository_id, provider, seal(secret, key)),
     )
 
 
-def seal_stored_secrets(conn: psycopg.Connection) -> int:
-    """Encrypt the secrets still stored in plain text (when a key is configured)."""
-    if configured_key() is None:
+def seal_stored_secrets(conn: psycopg.Connection, key: str | None) -> int:
+    """Encrypt with `key` the secrets still stored in plain text (none without a key)."""
+    if key is None:
         return 0
     rows = conn.execute(
         "SELECT repository_id, provider, secret FROM repository_webhooks"
@@ -172,6 +176,45 @@ def seal_stored_secrets(conn: psycopg.Connection) -> int:
     for row in rows:
         conn.execute(
             "UPDATE repository_webhooks SET secret = %s WHERE repository_id = %s AND provider = %s",
-            (seal(row["secret"]), row["repository_id"], row["provider"]),
+            (seal(row["secret"], key), row["repository_id"], row["provider"]),
         )
     return len(rows)
+
+
+def lock_pending(conn: psycopg.Connection, limit: int) -> list[dict]:
+    """The oldest pending events (with their repository's name and origin), locked; events
+    another tick holds are skipped."""
+    return conn.execute(
+        "SELECT e.*, r.name AS repo_name, r.origin FROM webhook_events e"
+        " JOIN repositories r ON r.id = e.repository_id"
+        " WHERE e.status = 'pending' ORDER BY e.id LIMIT %s FOR UPDATE OF e SKIP LOCKED",
+        (limit,),
+    ).fetchall()
+
+
+def mark(conn: psycopg.Connection, event_id: int, status: str, detail: str) -> None:
+    """The event is handled with this status and why."""
+    conn.execute(
+        "UPDATE webhook_events SET status = %s, detail = %s, processed_at = now() WHERE id = %s",
+        (status, detail, event_id),
+    )
+
+
+def mark_fetch_failed(
+    conn: psycopg.Connection, event_id: int, attempts: int, detail: str, status: str
+) -> None:
+    """Fetching the event's commit failed: retried while `status` is pending, else failed."""
+    conn.execute(
+        "UPDATE webhook_events SET attempts = %s, detail = %s, status = %s,"
+        " processed_at = CASE WHEN %s = 'failed' THEN now() END WHERE id = %s",
+        (attempts, detail, status, status, event_id),
+    )
+
+
+def mark_queued(conn: psycopg.Connection, event_id: int, run_key: str) -> None:
+    """A run was requested for the event's commit."""
+    conn.execute(
+        "UPDATE webhook_events SET status = 'queued', run_key = %s, processed_at = now(),"
+        " attempts = attempts + 1, detail = NULL WHERE id = %s",
+        (run_key, event_id),
+    )

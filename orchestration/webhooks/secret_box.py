@@ -2,15 +2,14 @@
 from `CODEATLAS_SECRET_KEY` when that is set, stored as `enc:v1:<token>`; as given otherwise.
 
 HMAC verification needs the secret itself, so it cannot be hashed; encryption keeps a copy of
-the database (a backup, a dump) from giving away every repository's secret. The key is read from
-the environment when used, never stored.
+the database (a backup, a dump) from giving away every repository's secret. The key comes from
+the settings (`Settings.secret_key`) of the command or receiver that uses it, never stored.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import os
 
 from codeatlas.core.errors import ConfigurationError
 
@@ -28,14 +27,8 @@ def _fernet(passphrase: str):
     return Fernet(base64.urlsafe_b64encode(hashlib.sha256(passphrase.encode()).digest()))
 
 
-def configured_key() -> str | None:
-    """The key passphrase from the environment, if any."""
-    return os.environ.get(KEY_VARIABLE) or None
-
-
-def seal(secret: str, key: str | None = None) -> str:
+def seal(secret: str, key: str | None) -> str:
     """The stored form of `secret`: encrypted when a key is configured."""
-    key = key or configured_key()
     if key is None:
         return secret
     return PREFIX + _fernet(key).encrypt(secret.encode()).decode()
@@ -46,13 +39,12 @@ def is_sealed(stored: str) -> bool:
     return stored.startswith(PREFIX)
 
 
-def unseal(stored: str, key: str | None = None) -> str:
+def unseal(stored: str, key: str | None) -> str:
     """The secret of a stored value (plain values are returned as they are)."""
     if not is_sealed(stored):
         return stored
     from cryptography.fernet import InvalidToken
 
-    key = key or configured_key()
     if key is None:
         raise SecretKeyError(f"webhook secrets are encrypted: set {KEY_VARIABLE} to their key")
     try:

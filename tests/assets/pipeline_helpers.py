@@ -5,6 +5,7 @@ from __future__ import annotations
 from dagster import DagsterInstance
 
 from assets.resources import EmbeddingProvider, IndexDatabase
+from codeatlas.core.config import load_settings
 from codeatlas.core.database import connection, transaction
 from indexing import repositories
 from orchestration.definitions import build_definitions
@@ -37,7 +38,11 @@ def run_index(url: str, name: str, sha: str, instance: DagsterInstance | None = 
     """Execute the index job for `name@sha` with the fake embedder; return the run's stats."""
     defs = build_definitions(IndexDatabase(url=url), EmbeddingProvider(provider="fake"))
     return index_commit(
-        name, sha, instance=instance or DagsterInstance.ephemeral(), definitions=defs
+        load_settings(),
+        name,
+        sha,
+        instance=instance or DagsterInstance.ephemeral(),
+        definitions=defs,
     )
 
 

@@ -76,3 +76,18 @@ def test_a_clone_interrupted_before_it_finished_is_cleared_and_cloned_again(git_
     assert git_source.mirror(f"file://{git_repo.path}", mirror_dir) == mirror_dir
     assert git_source.resolve_commit(mirror_dir, "main") == sha
     assert not leftover.exists()
+
+
+def test_the_settings_git_token_goes_into_https_clone_urls_only(monkeypatch):
+    monkeypatch.setenv("CODEATLAS_GIT_TOKEN", "t0ken")
+    monkeypatch.delenv("CODEATLAS_GIT_USERNAME", raising=False)
+    credentials = load_settings().git_credentials
+    with_token = git_source._with_credentials("https://git.example.com/acme/shop.git", credentials)
+    assert with_token == "https://x-access-token:t0ken@git.example.com/acme/shop.git"
+    # a URL that names its own user, or ssh, keeps what it says
+    own = "https://me@git.example.com/acme/shop.git"
+    assert git_source._with_credentials(own, credentials) == own
+    ssh = "ssh://git@git.example.com/acme/shop.git"
+    assert git_source._with_credentials(ssh, credentials) == ssh
+    monkeypatch.delenv("CODEATLAS_GIT_TOKEN")
+    assert load_settings().git_credentials is None

@@ -1,10 +1,8 @@
-"""Storage writes: content-addressed blobs, one HNSW index per embedding model, vectors once."""
+"""Storage writes: content-addressed blobs of parsed files."""
 
 from __future__ import annotations
 
 import subprocess
-
-import pytest
 
 from codeatlas.core.database import connection, transaction
 from indexing import repositories, storage
@@ -17,47 +15,6 @@ def test_blob_shas_are_gits_own(tmp_path):
         ["git", "hash-object", str(tmp_path / "f.py")], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert storage.git_blob_sha(content) == by_git
-
-
-def _indexes(url: str) -> set[str]:
-    with connection(url) as conn:
-        rows = conn.execute(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'chunk_embeddings'"
-        ).fetchall()
-    return {r["indexname"] for r in rows if "hnsw" in r["indexdef"]}
-
-
-def test_a_model_gets_its_own_partial_hnsw_index_once(database_url):
-    with transaction(database_url) as conn:
-        storage.ensure_embedding_model(conn, "acme's-model", 8)
-        storage.ensure_embedding_model(conn, "acme's-model", 8)
-    assert _indexes(database_url) == {storage.model_index_name("acme's-model")}
-    with connection(database_url) as conn:
-        [definition] = conn.execute(
-            "SELECT indexdef FROM pg_indexes WHERE indexname = %s",
-            (storage.model_index_name("acme's-model"),),
-        ).fetchall()
-    assert "halfvec(8)" in definition["indexdef"]
-    assert "'acme''s-model'" in definition["indexdef"]
-
-
-def test_a_model_name_reused_with_other_dimensions_is_refused(database_url):
-    with connection(database_url) as conn:
-        storage.ensure_embedding_model(conn, "small", 8)
-        with pytest.raises(ValueError, match="another model name"):
-            storage.ensure_embedding_model(conn, "small", 16)
-
-
-def test_vectors_are_stored_once_per_model_and_content(database_url):
-    with transaction(database_url) as conn:
-        storage.ensure_embedding_model(conn, "m", 2)
-        storage.store_embeddings(conn, "m", ["h1", "h2"], [[1.0, 0.0], [0.0, 1.0]])
-        storage.store_embeddings(conn, "m", ["h1"], [[0.5, 0.5]])
-    with connection(database_url) as conn:
-        rows = conn.execute(
-            "SELECT content_hash, embedding::text AS v FROM chunk_embeddings ORDER BY 1"
-        ).fetchall()
-    assert rows == [{"content_hash": "h1", "v": "[1,0]"}, {"content_hash": "h2", "v": "[0,1]"}]
 
 
 GO_METHOD_BEFORE_ITS_TYPE = b"""package shop

@@ -1,10 +1,11 @@
-"""Server limits: defaults for a shared server, overridden by the environment, a malformed or
-negative value refused with the variable's name."""
+"""Server limits: defaults for a shared server, overridden by the settings (the environment), a
+malformed or negative value refused with the variable's name."""
 
 from __future__ import annotations
 
 import pytest
 
+from codeatlas.core.config import load_settings
 from codeatlas.core.errors import ConfigurationError
 from mcp_app.limits import ServerLimits
 
@@ -27,7 +28,7 @@ def clean_env(monkeypatch):
 
 
 def test_without_settings_the_defaults_apply():
-    assert ServerLimits.from_env() == ServerLimits()
+    assert ServerLimits.from_settings(load_settings()) == ServerLimits()
 
 
 def test_the_environment_overrides_each_limit(monkeypatch):
@@ -35,7 +36,7 @@ def test_the_environment_overrides_each_limit(monkeypatch):
     monkeypatch.setenv("CODEATLAS_OVERLAY_MAX_FILES", "7")
     monkeypatch.setenv("CODEATLAS_MCP_REQUESTS_PER_MINUTE", " 60 ")
     monkeypatch.setenv("CODEATLAS_MCP_ALLOWED_HOSTS", "atlas.example.com, ,10.0.0.5:8443")
-    limits = ServerLimits.from_env()
+    limits = ServerLimits.from_settings(load_settings())
     assert (limits.overlay_ttl_hours, limits.overlay_max_files) == (0.5, 7)
     assert limits.requests_per_minute == 60
     assert limits.allowed_hosts == ("atlas.example.com", "10.0.0.5:8443")
@@ -48,4 +49,4 @@ def test_the_environment_overrides_each_limit(monkeypatch):
 def test_a_malformed_value_is_refused_naming_the_variable(monkeypatch, value, rule):
     monkeypatch.setenv("CODEATLAS_MCP_MAX_CONCURRENT", value)
     with pytest.raises(ConfigurationError, match=f"CODEATLAS_MCP_MAX_CONCURRENT {rule}"):
-        ServerLimits.from_env()
+        load_settings()

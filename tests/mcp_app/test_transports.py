@@ -6,6 +6,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
+from codeatlas.core.config import load_settings
 from codeatlas.core.database import transaction
 from codeatlas.core.serving_pool import DatabaseDownError
 from mcp_app.hosts import HostPolicy, parse_host
@@ -55,9 +56,9 @@ def test_a_host_is_name_and_port_only_and_userinfo_forms_are_refused():
 
 def test_the_stdio_principal_is_configured_or_the_operator(monkeypatch):
     monkeypatch.delenv("CODEATLAS_PRINCIPAL", raising=False)
-    assert stdio_principal() == "local"
+    assert stdio_principal(load_settings()) == "local"
     monkeypatch.setenv("CODEATLAS_PRINCIPAL", "ci-bot")
-    assert stdio_principal() == "ci-bot"
+    assert stdio_principal(load_settings()) == "ci-bot"
 
 
 def test_the_verifier_maps_a_valid_token_to_its_principal_without_keeping_the_secret(

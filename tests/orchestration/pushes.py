@@ -40,7 +40,7 @@ def pushed_repository(database_url: str, tmp_path: Path) -> dict[str, str]:
         repo_id = conn.execute(
             "SELECT id FROM repositories WHERE name = %s", (REPOSITORY,)
         ).fetchone()["id"]
-        events.set_secret(conn, repo_id, "github", SECRET)
+        events.set_secret(conn, repo_id, "github", SECRET, None)
         conn.execute("INSERT INTO principals (name, all_repositories) VALUES ('op', true)")
     run_index(database_url, REPOSITORY, first)
     work.write(

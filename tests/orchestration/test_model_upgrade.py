@@ -9,7 +9,7 @@ from assets.dagster_internals import Backfill
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.core.config import load_settings
 from codeatlas.core.database import connect
-from indexing import embedding_registry, storage
+from indexing import chunk_embeddings, embedding_registry
 from indexing.embedding.fake import FakeEmbedder
 from indexing.embedding_step import missing_content
 from orchestration import model_upgrade
@@ -123,7 +123,7 @@ def test_search_stays_correct_before_during_and_after_the_switch(indexed, databa
             " WHERE content_hash = ANY(%s) ORDER BY content_hash LIMIT %s",
             ([r["content_hash"] for r in todo], len(todo) // 2),
         ).fetchall()
-        storage.store_embeddings(
+        chunk_embeddings.store(
             conn,
             new.model_name,
             [r["content_hash"] for r in half],
@@ -153,7 +153,7 @@ def test_search_stays_correct_before_during_and_after_the_switch(indexed, databa
         assert dropped > 0
         left = conn.execute("SELECT DISTINCT embedding_model AS m FROM chunk_embeddings").fetchall()
         assert [r["m"] for r in left] == [new.model_name]
-        index = storage.model_index_name(old.model_name)
+        index = embedding_registry.model_index_name(old.model_name)
         assert (
             conn.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", (index,)).fetchone()
             is None

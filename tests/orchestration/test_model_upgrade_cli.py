@@ -9,6 +9,7 @@ from assets.chunk_embeddings import MODEL_TAG
 from assets.dagster_internals import backfills_tagged
 from assets.resources import IndexDatabase
 from codeatlas.cli import main
+from codeatlas.core.config import load_settings
 from codeatlas.core.database import connect
 from indexing import embedding_registry
 from indexing.embedding_step import embed_snapshot, missing_content
@@ -102,7 +103,7 @@ def test_an_upgrade_is_recorded_for_every_process_and_its_switch_is_committed_on
     assert (runs, events) == ([], [])
     # the backfill embedded everything but stopped before its own switch (a killed run)
     with connect(database_url) as conn:
-        embedder = embedding_registry.embedder_for_model("fake-hash-16", conn)
+        embedder = embedding_registry.embedder_for_model("fake-hash-16", conn, load_settings())
     for sha in indexed:
         embed_snapshot(database_url, "shop", sha, embedder)
 

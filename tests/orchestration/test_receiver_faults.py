@@ -36,7 +36,7 @@ def test_a_signed_push_while_the_database_is_down_gets_503_and_is_stored_once_it
     url = stoppable.database()
     with transaction(url) as conn:
         repo = repositories.register(conn, "acme/shop", "https://github.com/acme/shop.git", "main")
-        events.set_secret(conn, repo.id, "github", SECRET)
+        events.set_secret(conn, repo.id, "github", SECRET, None)
     body = github_push()
     with serving(build_app(url)) as base:
         assert httpx.get(base + "/healthz", timeout=10).json()["database"] == "ok"

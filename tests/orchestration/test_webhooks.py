@@ -25,7 +25,7 @@ def registered(database_url: str) -> str:
     with transaction(database_url) as conn:
         repo = repositories.register(conn, "acme/shop", "https://github.com/acme/shop.git", "main")
         for provider in ("github", "gitlab", "bitbucket", "gitea"):
-            events.set_secret(conn, repo.id, provider, SECRET)
+            events.set_secret(conn, repo.id, provider, SECRET, None)
     return database_url
 
 
@@ -320,34 +320,29 @@ def test_control_characters_from_an_unsigned_body_are_escaped_in_the_log(client,
     assert "acme/evil\\n2026" in line
 
 
-def test_with_a_key_configured_secrets_are_stored_encrypted_and_still_verify(
-    database_url, monkeypatch
-):
-    monkeypatch.setenv("CODEATLAS_SECRET_KEY", "a-long-random-key-for-tests")
+def test_with_a_key_configured_secrets_are_stored_encrypted_and_still_verify(database_url):
+    key = "a-long-random-key-for-tests"
     with transaction(database_url) as conn:
         repo = repositories.register(conn, "acme/shop", "https://github.com/acme/shop.git", "main")
-        events.set_secret(conn, repo.id, "github", SECRET)
+        events.set_secret(conn, repo.id, "github", SECRET, key)
     with connect(database_url) as conn:
         [row] = conn.execute("SELECT secret FROM repository_webhooks").fetchall()
     assert row["secret"].startswith("enc:v1:") and SECRET not in row["secret"]
     body = github_push()
-    with TestClient(build_app(database_url)) as receiver:
+    with TestClient(build_app(database_url, secret_key=key)) as receiver:
         assert (
             receiver.post("/webhooks", content=body, headers=github_headers(body)).status_code
             == 202
         )
-        monkeypatch.setenv("CODEATLAS_SECRET_KEY", "not-the-key")
+    with TestClient(build_app(database_url, secret_key="not-the-key")) as receiver:
         again = github_push(after=SHA2)
         refused = receiver.post("/webhooks", content=again, headers=github_headers(again, "d-2"))
         assert refused.status_code == 503 and "secret" not in refused.text.split("webhook")[0]
 
 
-def test_plain_text_secrets_are_encrypted_when_the_receiver_starts_with_a_key(
-    registered, monkeypatch
-):
-    monkeypatch.setenv("CODEATLAS_SECRET_KEY", "a-long-random-key-for-tests")
+def test_plain_text_secrets_are_encrypted_when_the_receiver_starts_with_a_key(registered):
     body = github_push()
-    with TestClient(build_app(registered)) as receiver:
+    with TestClient(build_app(registered, secret_key="a-long-random-key-for-tests")) as receiver:
         assert (
             receiver.post("/webhooks", content=body, headers=github_headers(body)).status_code
             == 202

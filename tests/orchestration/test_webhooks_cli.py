@@ -75,3 +75,19 @@ def test_listen_addresses_are_parsed_or_refused():
     assert parse_listen("[::1]:8765") == ("::1", 8765)
     with pytest.raises(ConfigurationError):
         parse_listen("localhost")
+
+
+def test_with_the_secret_key_set_repo_secret_stores_the_secret_sealed_with_it(
+    settings_env, database_url, git_repo, monkeypatch
+):
+    from orchestration.webhooks.secret_box import unseal
+
+    git_repo.write("a.py", "x = 1\n")
+    git_repo.commit()
+    main(["repo", "add", "shop", str(git_repo.path)])
+    monkeypatch.setenv("CODEATLAS_SECRET_KEY", "a-long-random-key-for-tests")
+    monkeypatch.setattr("sys.stdin", io.StringIO("a-long-webhook-secret\n"))
+    assert main(["repo", "secret", "shop", "--provider", "github"]) == 0
+    [(provider, stored)] = secrets_of(database_url)
+    assert stored.startswith("enc:v1:") and "a-long-webhook-secret" not in stored
+    assert unseal(stored, "a-long-random-key-for-tests") == "a-long-webhook-secret"

@@ -73,7 +73,7 @@ def test_file_outline_lists_symbols_in_order_with_nesting(conn, operator_scope):
     from retrieval.reading import file_outline
 
     outline = file_outline(conn, operator_scope, "shop/billing.py")
-    assert [(s["symbol"], s["depth"]) for s in outline] == [
+    assert [(s.symbol, s.depth) for s in outline] == [
         ("is_eligible_for_refund", 0),
         ("InvoiceBuilder", 0),
         ("InvoiceBuilder.__init__", 1),

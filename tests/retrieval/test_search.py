@@ -91,7 +91,7 @@ def test_a_symbol_split_into_pieces_comes_back_as_one_hit(conn, operator_scope):
 def test_semantic_query_uses_the_models_partial_hnsw_index(conn, operator_scope):
     from psycopg import sql
 
-    from indexing.storage import model_index_name
+    from indexing.embedding_registry import model_index_name
     from retrieval.semantic import model_dimensions
 
     model = fake_embedder().model_name

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codeatlas.core.config import load_settings, parse_listen, redacted_url
+from codeatlas.core.config import environment_variable, load_settings, parse_listen, redacted_url
 from codeatlas.core.errors import ConfigurationError
 
 
@@ -105,3 +105,89 @@ def test_the_celery_launcher_without_a_broker_says_which_variable_to_set(monkeyp
         "celery",
         "redis://broker:6379/0",
     )
+
+
+NEW_VARIABLES = (
+    "CODEATLAS_LOCAL_RUNTIME",
+    "CODEATLAS_GIT_TOKEN",
+    "CODEATLAS_GIT_USERNAME",
+    "CODEATLAS_SECRET_KEY",
+    "CODEATLAS_DAGSTER_STORAGE_URL",
+    "CODEATLAS_PRINCIPAL",
+    "CODEATLAS_OVERLAY_TTL_HOURS",
+    "CODEATLAS_OVERLAY_MAX_FILES",
+    "CODEATLAS_OVERLAY_MAX_CHUNKS",
+    "CODEATLAS_INDEX_FILE_SECONDS",
+    "CODEATLAS_MCP_MAX_CONCURRENT",
+    "CODEATLAS_MCP_REQUESTS_PER_MINUTE",
+    "CODEATLAS_MCP_FAILED_TOKENS_PER_MINUTE",
+    "CODEATLAS_MCP_ALLOWED_HOSTS",
+)
+
+
+def test_unset_variables_keep_the_defaults_they_had_where_they_were_read(monkeypatch):
+    for name in NEW_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    settings = load_settings()
+    assert (settings.local_runtime, settings.git_credentials) == ("ct2", None)
+    assert (settings.secret_key, settings.dagster_storage_url, settings.principal) == (
+        None,
+        None,
+        None,
+    )
+    assert (settings.overlay_ttl_hours, settings.overlay_max_files) == (24.0, 200)
+    assert (settings.overlay_max_chunks, settings.index_file_seconds) == (3000, 4.5)
+    assert (settings.mcp_max_concurrent, settings.mcp_requests_per_minute) == (4, 300)
+    assert (settings.mcp_failed_tokens_per_minute, settings.mcp_allowed_hosts) == (20, ())
+
+
+def test_every_variable_read_outside_settings_before_is_a_field_now(monkeypatch):
+    values = {
+        "CODEATLAS_LOCAL_RUNTIME": "torch",
+        "CODEATLAS_GIT_TOKEN": "t0ken",
+        "CODEATLAS_GIT_USERNAME": "ci",
+        "CODEATLAS_SECRET_KEY": "a-long-random-key",
+        "CODEATLAS_DAGSTER_STORAGE_URL": "postgresql+psycopg2://db/dagster",
+        "CODEATLAS_PRINCIPAL": "ci-bot",
+        "CODEATLAS_OVERLAY_TTL_HOURS": "0.5",
+        "CODEATLAS_OVERLAY_MAX_FILES": "7",
+        "CODEATLAS_OVERLAY_MAX_CHUNKS": "90",
+        "CODEATLAS_INDEX_FILE_SECONDS": "0",
+        "CODEATLAS_MCP_MAX_CONCURRENT": "16",
+        "CODEATLAS_MCP_REQUESTS_PER_MINUTE": " 60 ",
+        "CODEATLAS_MCP_FAILED_TOKENS_PER_MINUTE": "3",
+        "CODEATLAS_MCP_ALLOWED_HOSTS": "atlas.example.com, ,10.0.0.5:8443",
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    settings = load_settings()
+    assert (settings.local_runtime, settings.git_credentials) == ("torch", ("ci", "t0ken"))
+    assert settings.secret_key == "a-long-random-key"
+    assert settings.dagster_storage_url == "postgresql+psycopg2://db/dagster"
+    assert settings.principal == "ci-bot"
+    assert (settings.overlay_ttl_hours, settings.overlay_max_files) == (0.5, 7)
+    assert (settings.overlay_max_chunks, settings.index_file_seconds) == (90, 0.0)
+    assert (settings.mcp_max_concurrent, settings.mcp_requests_per_minute) == (16, 60)
+    assert settings.mcp_failed_tokens_per_minute == 3
+    assert settings.mcp_allowed_hosts == ("atlas.example.com", "10.0.0.5:8443")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("CODEATLAS_LOCAL_RUNTIME", "gpu", "must be ct2 or torch"),
+        ("CODEATLAS_OVERLAY_MAX_FILES", "many", "must be a number"),
+        ("CODEATLAS_INDEX_FILE_SECONDS", "-1", "must not be negative"),
+    ],
+)
+def test_a_bad_value_of_a_new_field_names_its_variable(monkeypatch, name, value, message):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigurationError, match=f"^{name} {message}, got {value!r}$"):
+        load_settings()
+
+
+def test_a_variable_named_on_the_command_line_is_read_through_the_settings_module(monkeypatch):
+    monkeypatch.setenv("MY_WEBHOOK_SECRET", "s3cret-value")
+    monkeypatch.delenv("MY_UNSET_SECRET", raising=False)
+    assert environment_variable("MY_WEBHOOK_SECRET") == "s3cret-value"
+    assert environment_variable("MY_UNSET_SECRET") == ""

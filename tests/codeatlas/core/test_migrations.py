@@ -113,3 +113,23 @@ def test_vectors_kept_per_repository_become_one_per_content_keeping_the_oldest(
     ).fetchone()
     assert key["d"] == "PRIMARY KEY (embedding_model, content_hash)"
     conn.close()
+
+
+def test_the_migrations_keep_the_numbers_and_names_databases_recorded():
+    # `schema_migrations` of every existing database holds these (version, name) pairs: a
+    # renumbered migration would run again there, a new one must take the next number
+    recorded = [
+        (1, "schema"),
+        (2, "freshness"),
+        (3, "embedding_model_dimensions"),
+        (4, "symbol_parent_index"),
+        (5, "lexical_bm25"),
+        (6, "lexical_term_stats_covering"),
+        (7, "chunk_content_by_file_version"),
+        (8, "overlay_expires_at"),
+        (9, "embedding_model_choice"),
+        (10, "shared_chunk_embeddings"),
+    ]
+    found = [(m.version, m.name) for m in available_migrations()]
+    assert found[: len(recorded)] == recorded
+    assert [v for v, _ in found] == list(range(1, len(found) + 1))

@@ -126,8 +126,8 @@ def test_settings_pick_the_runtime_and_refuse_unknown_models(
     with pytest.raises(ConfigurationError, match="unknown local embedding model"):
         make_local_embedder(replace(base, embedding_model="all-MiniLM-L6-v2:onnx-int8"))
     monkeypatch.setenv("CODEATLAS_LOCAL_RUNTIME", "gpu")
-    with pytest.raises(ConfigurationError, match="ct2 or torch"):
-        make_local_embedder(base)
+    with pytest.raises(ConfigurationError, match="CODEATLAS_LOCAL_RUNTIME must be ct2 or torch"):
+        load_settings()
 
 
 @pytest.mark.slow

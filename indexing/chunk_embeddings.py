@@ -1,0 +1,103 @@
+"""Vectors of chunk contents, one per (embedding model, content hash), shared by every
+repository holding that content, with one partial HNSW index per model.
+
+The owner of the table `chunk_embeddings` (docs/architecture.md, "One owner per table"): every
+statement that writes it, and every read of it outside `sql/`, is a function here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+from pgvector import HalfVector
+from psycopg import sql
+
+
+def create_model_index(conn: psycopg.Connection, index: str, dimensions: int, model: str) -> None:
+    """The partial HNSW index of one model's vectors (once; safe to call again)."""
+    # DDL takes no bound parameters: the name and values are composed as quoted SQL
+    conn.execute(
+        sql.SQL(
+            "CREATE INDEX IF NOT EXISTS {index} ON chunk_embeddings USING hnsw"
+            " ((embedding::halfvec({dimensions})) halfvec_cosine_ops)"
+            " WHERE embedding_model = {model}"
+        ).format(
+            index=sql.Identifier(index),
+            dimensions=sql.Literal(int(dimensions)),
+            model=sql.Literal(model),
+        )
+    )
+
+
+def store(
+    conn: psycopg.Connection,
+    model: str,
+    content_hashes: Sequence[str],
+    vectors: Sequence[Sequence[float]],
+) -> None:
+    """Upsert vectors for content hashes (one row per model and content, shared by every
+    repository holding that content)."""
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO chunk_embeddings (embedding_model, content_hash, embedding)"
+            " VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+            [
+                (model, h, HalfVector(np.asarray(v, dtype=np.float32)))
+                for h, v in zip(content_hashes, vectors, strict=True)
+            ],
+        )
+
+
+def missing_in_file_version(
+    conn: psycopg.Connection, file_version_id: int, model: str
+) -> list[dict[str, Any]]:
+    """Distinct contents of a file version's chunks with no vector for `model` (content, and
+    the first qualified name holding it), shortest first."""
+    return conn.execute(
+        "SELECT DISTINCT ON (length(c.content), c.content_hash) c.content_hash, c.content,"
+        " c.qualified_name FROM code_chunks c"
+        " WHERE c.file_version_id = %s AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
+        "  WHERE e.embedding_model = %s AND e.content_hash = c.content_hash)"
+        " ORDER BY length(c.content), c.content_hash, c.qualified_name",
+        (file_version_id, model),
+    ).fetchall()
+
+
+def delete_unused(conn: psycopg.Connection) -> int:
+    """Delete the vectors of contents no chunk holds any more; how many."""
+    return conn.execute(
+        "DELETE FROM chunk_embeddings e WHERE NOT EXISTS"
+        " (SELECT 1 FROM code_chunks c WHERE c.content_hash = e.content_hash)"
+    ).rowcount
+
+
+def delete_unused_among(conn: psycopg.Connection, content_hashes: list[str]) -> None:
+    """Delete the vectors of these contents that no chunk of any repository holds any more."""
+    conn.execute(
+        "DELETE FROM chunk_embeddings e WHERE e.content_hash = ANY(%s)"
+        " AND NOT EXISTS (SELECT 1 FROM code_chunks c WHERE c.content_hash = e.content_hash)",
+        (content_hashes,),
+    )
+
+
+def delete_model(conn: psycopg.Connection, model: str) -> int:
+    """Delete every vector of `model`; how many."""
+    return conn.execute(
+        "DELETE FROM chunk_embeddings WHERE embedding_model = %s", (model,)
+    ).rowcount
+
+
+def models_overview(conn: psycopg.Connection) -> list[dict[str, Any]]:
+    """Per stored model: dimensions, provider, its vectors and the repositories using it."""
+    return conn.execute(
+        "SELECT m.name, m.dimensions, m.provider, m.provider_model,"
+        " (SELECT count(*) FROM chunk_embeddings e WHERE e.embedding_model = m.name) AS n,"
+        " (SELECT string_agg(name, ',') FROM repositories r"
+        "   WHERE r.active_embedding_model = m.name) AS active,"
+        " (SELECT string_agg(name, ',') FROM repositories r"
+        "   WHERE r.upgrading_embedding_model = m.name) AS upgrading"
+        " FROM embedding_models m ORDER BY m.created_at"
+    ).fetchall()

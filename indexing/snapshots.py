@@ -1,0 +1,123 @@
+"""Snapshots: one row per indexed commit of a repository (building, then ready).
+
+The owner of the table `snapshots` (docs/architecture.md, "One owner per table"): every
+statement that writes it is a function here.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from codeatlas.core.sql_files import statement
+
+
+def upsert(
+    conn: psycopg.Connection,
+    repository_id: int,
+    commit_sha: str,
+    ref: str | None,
+    parser_version: str,
+    committed_at: datetime,
+) -> int:
+    """The id of the commit's snapshot, created once; re-running a commit keeps it."""
+    row = conn.execute(
+        statement("snapshots", "upsert"),
+        {
+            "repository_id": repository_id,
+            "commit_sha": commit_sha,
+            "ref": ref,
+            "parser_version": parser_version,
+            "committed_at": committed_at,
+        },
+    ).fetchone()
+    assert row is not None
+    return row["id"]
+
+
+def id_of(conn: psycopg.Connection, repository_id: int, commit_sha: str) -> int | None:
+    """The id of the repository's snapshot of `commit_sha`, if one was started."""
+    row = conn.execute(
+        "SELECT id FROM snapshots WHERE repository_id = %s AND commit_sha = %s",
+        (repository_id, commit_sha),
+    ).fetchone()
+    return row["id"] if row else None
+
+
+def commit_of(conn: psycopg.Connection, snapshot_id: int) -> str | None:
+    """The commit of a snapshot."""
+    row = conn.execute("SELECT commit_sha FROM snapshots WHERE id = %s", (snapshot_id,)).fetchone()
+    return row["commit_sha"] if row else None
+
+
+def stats_of(conn: psycopg.Connection, repository: str, commit_sha: str) -> dict:
+    """The statistics publishing stored for a repository's commit ({} before publishing)."""
+    row = conn.execute(
+        "SELECT s.stats FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
+        " WHERE r.name = %s AND s.commit_sha = %s",
+        (repository, commit_sha),
+    ).fetchone()
+    return (row or {}).get("stats") or {}
+
+
+def mark_ready(conn: psycopg.Connection, snapshot_id: int, parser_version: str, stats) -> None:
+    """The snapshot is complete at this parser version, with its statistics (publishing)."""
+    conn.execute(
+        "UPDATE snapshots SET status = 'ready', ready_at = coalesce(ready_at, now()),"
+        " parser_version = %s, stats = %s WHERE id = %s",
+        (parser_version, json.dumps(stats), snapshot_id),
+    )
+
+
+def beyond_newest(conn: psycopg.Connection, keep: int) -> list[int]:
+    """Snapshots older than the newest `keep` of their repository, never the current one nor
+    one still building."""
+    rows = conn.execute(
+        "SELECT id FROM (SELECT s.id, s.status, r.current_snapshot_id, row_number() OVER"
+        " (PARTITION BY s.repository_id ORDER BY coalesce(s.committed_at, s.created_at) DESC,"
+        " s.id DESC) AS n FROM snapshots s JOIN repositories r ON r.id = s.repository_id) x"
+        " WHERE n > %s AND id IS DISTINCT FROM current_snapshot_id AND status <> 'building'",
+        (keep,),
+    ).fetchall()
+    return [r["id"] for r in rows]
+
+
+def delete(conn: psycopg.Connection, snapshot_ids: list[int]) -> None:
+    """Delete snapshots (their file lists go with them)."""
+    conn.execute("DELETE FROM snapshots WHERE id = ANY(%s)", (snapshot_ids,))
+
+
+def ready_ids(conn: psycopg.Connection, repository_id: int) -> list[int]:
+    """Ids of the repository's ready snapshots, oldest first."""
+    rows = conn.execute(
+        "SELECT id FROM snapshots WHERE repository_id = %s AND status = 'ready' ORDER BY id",
+        (repository_id,),
+    ).fetchall()
+    return [r["id"] for r in rows]
+
+
+def searchable_of(conn: psycopg.Connection, repository: str) -> list[dict[str, Any]]:
+    """id and commit_sha of the repository's ready snapshots and its current one, newest first."""
+    return conn.execute(
+        "SELECT s.id, s.commit_sha FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
+        " WHERE r.name = %s AND (s.status = 'ready' OR s.id = r.current_snapshot_id)"
+        " ORDER BY s.id DESC",
+        (repository,),
+    ).fetchall()
+
+
+def ready_upgrading_to(
+    conn: psycopg.Connection, model: str, names: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """name and commit_sha of every ready snapshot of the repositories (all when None) that are
+    upgrading to `model`, by name then age."""
+    return conn.execute(
+        "SELECT r.name, s.commit_sha FROM snapshots s JOIN repositories r"
+        " ON r.id = s.repository_id WHERE r.upgrading_embedding_model = %(m)s"
+        " AND s.status = 'ready' AND (%(names)s::text[] IS NULL OR r.name = ANY(%(names)s))"
+        " ORDER BY r.name, s.id",
+        {"m": model, "names": names},
+    ).fetchall()

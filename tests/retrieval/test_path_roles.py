@@ -1,0 +1,52 @@
+"""What a file is for, read from its path alone, in the layouts of several ecosystems."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.path_roles import (
+    BENCHMARK,
+    CODE,
+    DOCS,
+    EXAMPLE,
+    FIXTURE,
+    TEST,
+    VENDORED,
+    path_role,
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "role"),
+    [
+        ("django/db/models/query.py", CODE),
+        ("setup.py", CODE),
+        ("tests/test_query.py", TEST),
+        ("src/app/__tests__/Button.tsx", TEST),
+        ("pkg/parser_test.go", TEST),
+        ("web/src/api.spec.ts", TEST),
+        ("lib/rack/utils_spec.rb", TEST),
+        ("src/main/java/FooTest.java", TEST),
+        ("conftest.py", TEST),
+        ("test/index.js", TEST),  # a top-level test suite (node, C)
+        ("src/test/java/Foo.java", TEST),  # Maven and Gradle
+        ("django/test/client.py", CODE),  # test helpers shipped inside the package
+        ("tests/fixtures/sample.py", TEST),  # the first folder that says decides
+        ("pkg/testdata/input.go", FIXTURE),
+        ("examples/quickstart.py", EXAMPLE),
+        ("docs/conf.py", DOCS),
+        ("Docs/Guide/index.md", DOCS),  # folder names in any case
+        ("benchmarks/bench_parse.py", BENCHMARK),
+        ("vendor/github.com/x/y.go", VENDORED),
+        ("web/node_modules/react/index.js", VENDORED),
+        ("requests/packages/urllib3/poolmanager.py", VENDORED),
+        ("packages/core/src/index.ts", CODE),  # a monorepo's own packages
+    ],
+)
+def test_each_path_gets_the_role_of_its_ecosystems_layout(path, role):
+    assert path_role(path) == role
+
+
+def test_a_name_that_only_contains_test_is_code():
+    assert path_role("app/testing.py") == CODE
+    assert path_role("app/latest_version.py") == CODE
