@@ -1,4 +1,9 @@
-"""Asset `chunk_embeddings` and its check: vectors for the snapshot's chunks."""
+"""Asset `chunk_embeddings` and its check: vectors for the snapshot's chunks.
+
+A model upgrade is a backfill of this asset over every partition with the run tag `MODEL_TAG`
+naming the new model (orchestration/model_upgrade.py): tagged runs embed for that model and the
+last one to fill the repository's snapshots switches its active model, in one transaction.
+"""
 
 from dagster import (
     AssetCheckResult,
@@ -14,9 +19,12 @@ from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.core.database import connection, transaction
 from indexing import repositories, snapshots
-from indexing.embedding_registry import record_model
+from indexing.embedding_registry import embedder_for_model, record_model
 from indexing.embedding_step import coverage, embed_snapshot
-from indexing.model_switch import adopt_configured_model
+from indexing.model_switch import adopt_configured_model, begin_upgrade, try_switch
+
+# the run tag of a model upgrade's backfill: the stored model name its runs embed for
+MODEL_TAG = "codeatlas/model"
 
 
 @asset(
@@ -24,7 +32,8 @@ from indexing.model_switch import adopt_configured_model
     deps=["snapshot"],
     group_name="indexing",
     description="Vectors for every chunk content of the snapshot, for the repository's model"
-    " (the one `codeatlas models upgrade` chose, else the configured one)."
+    " (the one `codeatlas models upgrade` chose, else the configured one), or for the model"
+    f" named by the run tag {MODEL_TAG} (a model upgrade's backfill)."
     " Runs after publishing: lexical and symbol search work before vectors exist.",
 )
 def chunk_embeddings(
@@ -32,6 +41,8 @@ def chunk_embeddings(
 ) -> MaterializeResult:
     """Embed only content hashes with no vector for the model yet."""
     repository, sha = parse_partition_key(context.partition_key)
+    if target := context.run.tags.get(MODEL_TAG):
+        return _embed_for_upgrade(context, index_db, repository, sha, target)
     with transaction(index_db.database_url) as conn:
         embedder, configured = embeddings.for_repository(conn, repository)
         if configured:
@@ -48,6 +59,30 @@ def chunk_embeddings(
     return MaterializeResult(metadata=stats)
 
 
+def _embed_for_upgrade(
+    context: AssetExecutionContext, index_db: IndexDatabase, repository: str, sha: str, model: str
+) -> MaterializeResult:
+    """One partition of a model upgrade's backfill: the snapshot's vectors for `model`, then
+    the switch if every ready snapshot of the repository now has them."""
+    url = index_db.database_url
+    with connection(url) as conn:
+        snap_id = snapshots.id_of(conn, repositories.get(conn, repository).id, sha)
+        if snap_id is None:  # pruned since the backfill was planned: nothing to search there
+            context.log.info(f"{repository}@{sha[:12]}: no snapshot any more, nothing to embed")
+            return MaterializeResult(metadata={"model": model, "embedded": 0})
+        embedder = embedder_for_model(model, conn, index_db.settings)
+        conn.commit()
+        if begin_upgrade(conn, repository, model):
+            context.log.info(f"{repository}: upgrade to {model} started by this backfill")
+    with pool_slot(context, EMBEDDING_POOL, index_db.settings):
+        stats = embed_snapshot(url, repository, sha, embedder, progress=context.log.info)
+    with connection(url) as conn:
+        stats["switched"] = try_switch(conn, repository, every_snapshot=True)
+    if stats["switched"]:
+        context.log.info(f"{repository}: {model} is now the active model (every snapshot has it)")
+    return MaterializeResult(metadata={"model": model, **stats})
+
+
 @asset_check(asset=chunk_embeddings, description="Every chunk of the snapshot has a vector.")
 def every_chunk_has_a_vector(
     context, index_db: IndexDatabase, embeddings: EmbeddingProvider
@@ -55,7 +90,10 @@ def every_chunk_has_a_vector(
     """Coverage of the snapshot's chunk contents for the model the run embedded with is 100%."""
     repository, sha = parse_partition_key(context.run.tags["dagster/partition"])
     with connection(index_db.database_url) as conn:
-        model = embeddings.for_repository(conn, repository)[0].model_name
+        model = (
+            context.run.tags.get(MODEL_TAG)
+            or embeddings.for_repository(conn, repository)[0].model_name
+        )
         repo = repositories.get(conn, repository)
         snap_id = snapshots.id_of(conn, repo.id, sha)
         embedded, total = coverage(conn, snap_id, model) if snap_id else (0, 0)

@@ -16,6 +16,12 @@ from collections.abc import Iterator
 
 from dagster import DagsterInstance
 
+from assets.dagster_internals import (
+    claim_pool_slot,
+    free_pool_slot,
+    pool_is_limited,
+    pool_slot_holders,
+)
 from assets.run_liveness import describe, mark_run_process, reap_dead_runs
 from codeatlas.core.config import Settings
 from codeatlas.core.errors import CodeatlasError
@@ -32,27 +38,8 @@ class SlotWaitTimeoutError(CodeatlasError):
     """A pool slot stayed held by live runs for longer than allowed."""
 
 
-def _pool_is_limited(instance: DagsterInstance, pool: str) -> bool:
-    """Whether `pool` has a limit (the instance default applies to pools never configured)."""
-    storage = instance.event_log_storage
-    if not storage.supports_global_concurrency_limits:
-        return False
-    limits = {p.name: p for p in storage.get_pool_limits()}
-    default = storage.get_pool_config().default_pool_limit
-    info = limits.get(pool)
-    if (info is None and default is not None) or (
-        info is not None and info.from_default and info.limit != default
-    ):
-        # two first runs may both set it: the loser's error leaves the winner's row
-        with contextlib.suppress(Exception):
-            storage.initialize_concurrency_limit_to_default(pool)
-        info = {p.name: p for p in storage.get_pool_limits()}.get(pool)
-    return info is not None
-
-
 def _holders(instance: DagsterInstance, pool: str, run_id: str) -> str:
-    info = instance.event_log_storage.get_concurrency_info(pool)
-    others = sorted({s.run_id for s in info.claimed_slots} - {run_id})
+    others = sorted(pool_slot_holders(instance, pool) - {run_id})
     runs = [instance.get_run_by_id(r) for r in others]
     return ", ".join(
         describe(r) if r else f"run {i[:8]}" for i, r in zip(others, runs, strict=True)
@@ -67,15 +54,14 @@ def pool_slot(context, pool: str, settings: Settings, poll: float = POLL_SECONDS
     instance: DagsterInstance = context.instance
     run = context.run
     mark_run_process(instance, run)
-    if not _pool_is_limited(instance, pool):
+    if not pool_is_limited(instance, pool):
         yield
         return
-    storage = instance.event_log_storage
     step_key = context.get_step_execution_context().step.key
     started = time.monotonic()
     said = -SAY_EVERY_SECONDS
     try:
-        while not storage.claim_concurrency_slot(pool, run.run_id, step_key).is_claimed:
+        while not claim_pool_slot(instance, pool, run.run_id, step_key):
             reap_dead_runs(instance, settings, log=context.log.warning)
             waited = time.monotonic() - started
             holders = _holders(instance, pool, run.run_id) or "a run that just finished"
@@ -95,4 +81,4 @@ def pool_slot(context, pool: str, settings: Settings, poll: float = POLL_SECONDS
             time.sleep(poll)
         yield
     finally:
-        storage.free_concurrency_slot_for_step(run.run_id, step_key)
+        free_pool_slot(instance, run.run_id, step_key)

@@ -16,9 +16,15 @@ from collections.abc import Callable, Iterator
 from enum import Enum
 
 import psutil
-from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus, RunsFilter
-from dagster._core.storage.dagster_run import DagsterRun, RunRecord
+from dagster import (
+    DagsterInstance,
+    DagsterRun,
+    DagsterRunStatus,
+    RunRecord,
+    RunsFilter,
+)
 
+from assets.dagster_internals import engine_event_pid, free_pool_slots_of_run, pool_slot_users
 from codeatlas.core.config import Settings
 
 PROCESS_TAG = "codeatlas/process"  # "<host> <pid> <process start time>"
@@ -106,23 +112,11 @@ def run_liveness(record: RunRecord, instance: DagsterInstance, local_storage: bo
         return _process_state(pid, started)
     if not local_storage:
         return Liveness.UNKNOWN
-    pid = _engine_event_pid(instance, run.run_id)
+    pid = engine_event_pid(instance, run.run_id)
     if pid is None:
         return Liveness.UNKNOWN
     began = record.start_time or record.create_timestamp.timestamp()
     return _process_state(pid, began)
-
-
-def _engine_event_pid(instance: DagsterInstance, run_id: str) -> int | None:
-    """The pid Dagster's in-process executor logged for this run, if any."""
-    for entry in instance.all_logs(run_id, of_type=DagsterEventType.ENGINE_EVENT):
-        event = entry.dagster_event
-        data = getattr(event, "event_specific_data", None) if event else None
-        pid = getattr(data, "metadata", {}).get("pid") if data else None
-        if pid is not None:
-            with contextlib.suppress(TypeError, ValueError):
-                return int(getattr(pid, "value", pid))
-    return None
 
 
 def describe(run: DagsterRun) -> str:
@@ -158,15 +152,7 @@ def reap_dead_runs(
 
 def free_slots_of_finished_runs(instance: DagsterInstance) -> None:
     """Free concurrency slots (and queued claims) held by runs that are over or unknown."""
-    storage = instance.event_log_storage
-    if not storage.supports_global_concurrency_limits:
-        return
-    holders: set[str] = set()
-    for pool in storage.get_concurrency_keys():
-        info = storage.get_concurrency_info(pool)
-        holders.update(slot.run_id for slot in info.claimed_slots)
-        holders.update(step.run_id for step in info.pending_steps)
-    for run_id in holders:
+    for run_id in pool_slot_users(instance):
         run = instance.get_run_by_id(run_id)
         if run is None or run.is_finished:
-            storage.free_concurrency_slots_for_run(run_id)
+            free_pool_slots_of_run(instance, run_id)

@@ -25,9 +25,9 @@ from benchmarks import machine, report
 from benchmarks.workspace import prepare_environment
 
 OTHER_BENCHMARKS = ("chunking_bench", "embedding_bench", "freshness_bench")
-# run by hand (hours and ~19 GB: `python -m benchmarks.lexical_scale`); their results files are
-# included as they are
-BY_HAND = ("lexical_scale", "everyday_use", "ranker")
+# run by hand (hours and ~19 GB: `python -m benchmarks.lexical_scale`; the Linux kernel:
+# `python -m benchmarks.kernel`); their results files are included as they are
+BY_HAND = ("lexical_scale", "everyday_use", "ranker", "kernel")
 
 
 def _others(skip: bool) -> dict:

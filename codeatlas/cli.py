@@ -49,6 +49,11 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+def error_message(exc: CodeatlasError) -> str:
+    """The one line a user error prints (the resident query process prints the same)."""
+    return f"codeatlas: error: {exc}"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every command registered."""
     parser = argparse.ArgumentParser(
@@ -83,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.handler(args) or 0)
     except CodeatlasError as exc:
-        print(f"codeatlas: error: {exc}", file=sys.stderr)
+        print(error_message(exc), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("codeatlas: interrupted", file=sys.stderr)

@@ -11,9 +11,9 @@ from collections.abc import Callable
 import psycopg
 
 from codeatlas.core.config import Settings
-from indexing import storage
+from indexing import lexical_index, storage
+from indexing.parse_pool import PreparedFile, prepare
 from indexing.parsing.model import ParsedFile
-from indexing.parsing.parser import parse_file
 
 
 def store_file_version(
@@ -26,15 +26,22 @@ def store_file_version(
     parser_version: str,
     settings: Settings,
     accept: Callable[[ParsedFile], None] = lambda _parsed: None,
+    prepared: PreparedFile | None = None,
 ) -> tuple[int, ParsedFile | None]:
-    """(file version id, its new parse) of the blob; the parse is None when it was parsed before
-    at `parser_version`. `accept` may refuse a new parse by raising before anything is stored."""
+    """(file version id, its new parse) of the blob, with its BM25 postings; the parse is None
+    when it was parsed before at `parser_version`. `accept` may refuse a new parse by raising
+    before anything is stored. `prepared` is the blob's parse done beforehand (by a worker
+    process: `indexing.parse_pool`), used only when the blob is new."""
     file_version_id, parsed_before = storage.claim_file_version(
         conn, repository_id, blob_sha, language, parser_version, len(content)
     )
     if parsed_before:
         return file_version_id, None
-    parsed = parse_file(path, content, max_tokens=settings.chunk_max_tokens)
+    prepared = prepared or prepare(path, content, settings.chunk_max_tokens)
+    parsed, documents = prepared.parsed, prepared.documents
     accept(parsed)
-    storage.store_parsed_file(conn, file_version_id, parsed)
+    chunk_ids = storage.store_parsed_file(
+        conn, file_version_id, parsed, [d.length for d in documents]
+    )
+    lexical_index.write_new_file_terms(conn, file_version_id, repository_id, chunk_ids, documents)
     return file_version_id, parsed

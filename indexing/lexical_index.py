@@ -4,13 +4,14 @@ are indexed by the same code."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 
 import psycopg
 
 from codeatlas.core.sql_files import statement
-from codeatlas.core.terms import K1, LEXICAL_VERSION, B, chunk_document
+from codeatlas.core.terms import K1, LEXICAL_VERSION, B, LexicalDocument, chunk_document
 from indexing import storage
+from indexing.parsing.model import ParsedFile
 
 # the average chunk length assumed by `impact`, which only orders a term's postings
 NOMINAL_AVG_LENGTH = 80.0
@@ -19,6 +20,45 @@ NOMINAL_AVG_LENGTH = 80.0
 def impact(tf: float, length: int) -> float:
     """BM25's term-frequency factor at the nominal average length."""
     return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / NOMINAL_AVG_LENGTH))
+
+
+def chunk_documents(parsed: ParsedFile, path: str) -> list[LexicalDocument]:
+    """The BM25 documents of a new parse's chunks, as `index_file_terms` would read them back
+    from the database (the stored text: NUL bytes dropped)."""
+    return [
+        chunk_document(storage.stored_content(c.content), c.symbol_name, c.qualified_name, path)
+        for c in parsed.chunks
+    ]
+
+
+def _copy_postings(
+    cur: psycopg.Cursor, repository_id: int, documents: Iterable[tuple[int, LexicalDocument]]
+) -> int:
+    written = 0
+    with cur.copy(
+        "COPY lexical_postings (chunk_id, term, repository_id, tf, impact) FROM STDIN"
+    ) as copy:
+        for chunk_id, doc in documents:
+            for term, tf in doc.tf.items():
+                copy.write_row((chunk_id, term, repository_id, tf, impact(tf, doc.length)))
+            written += len(doc.tf)
+    return written
+
+
+def write_new_file_terms(
+    conn: psycopg.Connection,
+    file_version_id: int,
+    repository_id: int,
+    chunk_ids: Sequence[int],
+    documents: Sequence[LexicalDocument],
+) -> int:
+    """The postings of a file version's chunks just stored (their lengths stored with them, by
+    `storage.store_parsed_file`): the parse's own transaction indexes its terms, without reading
+    the chunks back or updating them."""
+    with conn.cursor() as cur:
+        written = _copy_postings(cur, repository_id, zip(chunk_ids, documents, strict=True))
+    storage.set_lexical_version(conn, file_version_id, LEXICAL_VERSION)
+    return written
 
 
 def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) -> int:
@@ -34,30 +74,18 @@ def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) 
         " WHERE c.file_version_id = %s AND p.chunk_id = c.id",
         (file_version_id,),
     )
+    documents = [
+        (
+            row["id"],
+            chunk_document(row["content"], row["symbol_name"], row["qualified_name"], path),
+        )
+        for row in rows
+    ]
     written = 0
-    lengths: list[tuple[int, int]] = []
-    with (
-        conn.cursor() as cur,
-        cur.copy(
-            "COPY lexical_postings (chunk_id, term, repository_id, tf, dl, impact) FROM STDIN"
-        ) as copy,
-    ):
-        for row in rows:
-            doc = chunk_document(row["content"], row["symbol_name"], row["qualified_name"], path)
-            lengths.append((doc.length, row["id"]))
-            for term, tf in doc.tf.items():
-                copy.write_row(
-                    (
-                        row["id"],
-                        term,
-                        row["repository_id"],
-                        tf,
-                        doc.length,
-                        impact(tf, doc.length),
-                    )
-                )
-            written += len(doc.tf)
-    storage.set_lexical_lengths(conn, lengths)
+    if rows:
+        with conn.cursor() as cur:
+            written = _copy_postings(cur, rows[0]["repository_id"], documents)
+    storage.set_lexical_lengths(conn, [(doc.length, chunk_id) for chunk_id, doc in documents])
     storage.set_lexical_version(conn, file_version_id, LEXICAL_VERSION)
     return written
 

@@ -2,7 +2,7 @@
 
 import psycopg
 
-from indexing import repositories
+from indexing import repositories, snapshots
 from indexing.embedding_step import coverage
 
 
@@ -15,16 +15,21 @@ def _outside_transaction(conn: psycopg.Connection) -> None:
         raise RuntimeError("a model switch needs a connection outside any open transaction")
 
 
-def try_switch(conn: psycopg.Connection, repository: str) -> bool:
-    """Make the upgrading model active if it covers the current snapshot (one transaction)."""
+def try_switch(conn: psycopg.Connection, repository: str, every_snapshot: bool = False) -> bool:
+    """Make the upgrading model active if it covers the current snapshot (with `every_snapshot`:
+    every ready snapshot too, what a model upgrade's backfill fills), in one transaction."""
     _outside_transaction(conn)
     with conn.transaction():
         row = repositories.lock_models(conn, repository)
         if row is None or row["upgrading"] is None or row["current_snapshot_id"] is None:
             return False
-        embedded, total = coverage(conn, row["current_snapshot_id"], row["upgrading"])
-        if embedded < total:
-            return False
+        targets = [row["current_snapshot_id"]]
+        if every_snapshot:
+            targets += snapshots.ready_ids(conn, row["id"])
+        for snapshot in dict.fromkeys(targets):
+            embedded, total = coverage(conn, snapshot, row["upgrading"])
+            if embedded < total:
+                return False
         repositories.activate_upgrading_model(conn, row["id"])
     return True
 
@@ -43,3 +48,15 @@ def adopt_configured_model(conn: psycopg.Connection, repository: str, model: str
             return False
         repositories.set_upgrading_model(conn, repository, model)
     return try_switch(conn, repository)
+
+
+def begin_upgrade(conn: psycopg.Connection, repository: str, model: str) -> bool:
+    """Make `model` the upgrade target of `repository` unless it is already active or another
+    upgrade is under way (a backfill for `model` launched from the UI starts the upgrade)."""
+    _outside_transaction(conn)
+    with conn.transaction():
+        row = repositories.lock_models(conn, repository)
+        if row is None or row["active"] in (None, model) or row["upgrading"] is not None:
+            return False
+        repositories.set_upgrading_model(conn, repository, model)
+    return True

@@ -6,12 +6,14 @@ ids and chunks at symbols), so none exists without the others.
 
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from codeatlas.core.config import Settings
 from codeatlas.core.database import analyze, connection, transaction
 from codeatlas.core.sql_files import statement
 from indexing import git_source, lexical_index, repositories, snapshot_files, snapshots
 from indexing.file_index import store_file_version
+from indexing.parse_pool import MIN_FILES_FOR_WORKERS, ParseJob, ParsePool
 from indexing.parse_version import effective_parser_version
 from indexing.parsing.file_rules import skip_reason
 from indexing.parsing.languages import detect_language
@@ -27,9 +29,21 @@ def _pending_blobs(conn, snapshot_id: int, version: str) -> list[dict]:
     ).fetchall()
 
 
-def _batches(items: list[dict], size: int) -> Iterator[list[dict]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
+def _jobs(checkout: Path, pending: list[dict], settings: Settings) -> Iterator[list[ParseJob]]:
+    """The pending blobs in batches of BATCH_FILES, read from git, each with its language or
+    the reason its content is skipped (one job per blob and language)."""
+    for start in range(0, len(pending), BATCH_FILES):
+        batch = {(b["blob_sha"], b["language"]): b for b in pending[start : start + BATCH_FILES]}
+        contents = dict(git_source.read_blobs(checkout, sorted({sha for sha, _ in batch})))
+        jobs = []
+        for (blob_sha, language), item in batch.items():
+            content = contents[blob_sha]
+            reason = skip_reason(
+                item["path"], len(content), content, max_bytes=settings.max_file_bytes
+            )
+            language = detect_language(item["path"], content) or language
+            jobs.append(ParseJob(item["path"], blob_sha, language, content, reason))
+        yield jobs
 
 
 def parse_snapshot(
@@ -60,37 +74,40 @@ def parse_snapshot(
         "bytes": 0,
     }
     done = 0
-    for batch in _batches(pending, BATCH_FILES):
-        by_sha = {(b["blob_sha"], b["language"]): b for b in batch}
-        contents = dict(git_source.read_blobs(checkout, sorted({b["blob_sha"] for b in batch})))
-        with transaction(url) as tx:
-            for (blob_sha, language), item in by_sha.items():
-                content = contents[blob_sha]
-                reason = skip_reason(
-                    item["path"], len(content), content, max_bytes=settings.max_file_bytes
-                )
-                language = detect_language(item["path"], content) or language
-                if reason:
-                    snapshot_files.skip_blob(tx, snap_id, blob_sha, reason)
-                    totals["skipped_by_content"] += 1
-                    continue
-                fv_id, parsed = store_file_version(
-                    tx, repo.id, item["path"], blob_sha, language, content, version, settings
-                )
-                if parsed is not None:
-                    totals["files_parsed"] += 1
-                    totals["chunks"] += len(parsed.chunks)
-                    totals["symbols"] += len(parsed.symbols)
-                    totals["edges"] += len(parsed.edges)
-                    totals["syntax_errors"] += int(parsed.has_syntax_errors)
-                    totals["redactions"] += parsed.redactions
-                    totals["bytes"] += len(content)
-                snapshot_files.set_file_version(tx, snap_id, blob_sha, fv_id)
-        done += len(batch)
-        elapsed = time.monotonic() - started
-        rate = done / elapsed if elapsed else 0.0
-        eta = (len(pending) - done) / rate if rate else 0.0
-        progress(f"parsed {done}/{len(pending)} files ({rate:.0f} files/s, ETA {eta:.0f}s)")
+    workers = settings.parse_workers if len(pending) >= MIN_FILES_FOR_WORKERS else 0
+    with ParsePool(workers, settings.chunk_max_tokens) as pool:
+        for batch in pool.prepared(_jobs(checkout, pending, settings)):
+            with transaction(url) as tx:
+                for job, prepared in batch:
+                    if job.skip_reason:
+                        snapshot_files.skip_blob(tx, snap_id, job.blob_sha, job.skip_reason)
+                        totals["skipped_by_content"] += 1
+                        continue
+                    fv_id, parsed = store_file_version(
+                        tx,
+                        repo.id,
+                        job.path,
+                        job.blob_sha,
+                        job.language,
+                        job.content,
+                        version,
+                        settings,
+                        prepared=prepared,
+                    )
+                    if parsed is not None:
+                        totals["files_parsed"] += 1
+                        totals["chunks"] += len(parsed.chunks)
+                        totals["symbols"] += len(parsed.symbols)
+                        totals["edges"] += len(parsed.edges)
+                        totals["syntax_errors"] += int(parsed.has_syntax_errors)
+                        totals["redactions"] += parsed.redactions
+                        totals["bytes"] += len(job.content)
+                    snapshot_files.set_file_version(tx, snap_id, job.blob_sha, fv_id)
+            done += len(batch)
+            elapsed = time.monotonic() - started
+            rate = done / elapsed if elapsed else 0.0
+            eta = (len(pending) - done) / rate if rate else 0.0
+            progress(f"parsed {done}/{len(pending)} files ({rate:.0f} files/s, ETA {eta:.0f}s)")
     with connection(url, autocommit=True) as conn:
         totals["files_tokenized"] = lexical_index.index_snapshot_terms(conn, snap_id, progress)
     if totals["files_parsed"] >= ANALYZE_AFTER_FILES:

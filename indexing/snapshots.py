@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import Any
 
 import psycopg
 
@@ -87,3 +88,36 @@ def beyond_newest(conn: psycopg.Connection, keep: int) -> list[int]:
 def delete(conn: psycopg.Connection, snapshot_ids: list[int]) -> None:
     """Delete snapshots (their file lists go with them)."""
     conn.execute("DELETE FROM snapshots WHERE id = ANY(%s)", (snapshot_ids,))
+
+
+def ready_ids(conn: psycopg.Connection, repository_id: int) -> list[int]:
+    """Ids of the repository's ready snapshots, oldest first."""
+    rows = conn.execute(
+        "SELECT id FROM snapshots WHERE repository_id = %s AND status = 'ready' ORDER BY id",
+        (repository_id,),
+    ).fetchall()
+    return [r["id"] for r in rows]
+
+
+def searchable_of(conn: psycopg.Connection, repository: str) -> list[dict[str, Any]]:
+    """id and commit_sha of the repository's ready snapshots and its current one, newest first."""
+    return conn.execute(
+        "SELECT s.id, s.commit_sha FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
+        " WHERE r.name = %s AND (s.status = 'ready' OR s.id = r.current_snapshot_id)"
+        " ORDER BY s.id DESC",
+        (repository,),
+    ).fetchall()
+
+
+def ready_upgrading_to(
+    conn: psycopg.Connection, model: str, names: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """name and commit_sha of every ready snapshot of the repositories (all when None) that are
+    upgrading to `model`, by name then age."""
+    return conn.execute(
+        "SELECT r.name, s.commit_sha FROM snapshots s JOIN repositories r"
+        " ON r.id = s.repository_id WHERE r.upgrading_embedding_model = %(m)s"
+        " AND s.status = 'ready' AND (%(names)s::text[] IS NULL OR r.name = ANY(%(names)s))"
+        " ORDER BY r.name, s.id",
+        {"m": model, "names": names},
+    ).fetchall()

@@ -9,6 +9,7 @@ a function here.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 import psycopg
 
@@ -43,93 +44,111 @@ def claim_file_version(
     return row["id"], row["parsed_at"] is not None
 
 
-def store_parsed_file(conn: psycopg.Connection, file_version_id: int, parsed: ParsedFile) -> None:
-    """Replace the symbols, chunks and edges of one file version and mark it parsed."""
+def _new_ids(conn: psycopg.Connection, table: str, n: int) -> list[int]:
+    """`n` ids from the table's own sequence, ascending: rows written by COPY know their ids
+    (and those of their parents) before they are sent."""
+    if n == 0:
+        return []
+    rows = conn.execute(
+        "SELECT nextval(pg_get_serial_sequence(%s, 'id')) AS id FROM generate_series(1, %s)",
+        (table, n),
+    ).fetchall()
+    return sorted(r["id"] for r in rows)
+
+
+def store_parsed_file(
+    conn: psycopg.Connection,
+    file_version_id: int,
+    parsed: ParsedFile,
+    lexical_lengths: Sequence[int] | None = None,
+) -> list[int]:
+    """Replace the symbols, chunks and edges of one file version and mark it parsed; returns
+    the chunks' ids in the order of `parsed.chunks`. `lexical_lengths` (one per chunk) are the
+    chunks' BM25 lengths when their postings are written in the same transaction."""
     conn.execute("DELETE FROM code_edges WHERE file_version_id = %s", (file_version_id,))
     conn.execute("DELETE FROM code_chunks WHERE file_version_id = %s", (file_version_id,))
     conn.execute("DELETE FROM code_symbols WHERE file_version_id = %s", (file_version_id,))
-    symbol_ids: list[int] = []
-    # a parent declared further down the file (a Go method above its receiver's type) gets its
-    # id later: those children are linked after every symbol is stored
-    later: list[tuple[int, int]] = []  # (child ordinal, parent ordinal)
+    # one COPY per table instead of a statement per row (a kernel file has hundreds of
+    # symbols and thousands of calls); ids come first, so a parent declared further down the
+    # file (a Go method above its receiver's type) is linked in the same COPY
+    symbol_ids = _new_ids(conn, "code_symbols", len(parsed.symbols))
+    chunk_ids = _new_ids(conn, "code_chunks", len(parsed.chunks))
+    lengths = lexical_lengths if lexical_lengths is not None else [0] * len(parsed.chunks)
     with conn.cursor() as cur:
-        for ordinal, symbol in enumerate(parsed.symbols):
-            parent_id = None
-            if symbol.parent is not None and symbol.parent < len(symbol_ids):
-                parent_id = symbol_ids[symbol.parent]
-            elif symbol.parent is not None:
-                later.append((ordinal, symbol.parent))
-            cur.execute(
-                "INSERT INTO code_symbols (file_version_id, ordinal, name, qualified_name, kind,"
-                " signature, start_line, end_line, start_byte, end_byte, parent_id)"
-                " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
-                (
-                    file_version_id,
-                    ordinal,
-                    symbol.name,
-                    symbol.qualified_name,
-                    symbol.kind,
-                    symbol.signature[:2000],
-                    symbol.start_line,
-                    symbol.end_line,
-                    symbol.start_byte,
-                    symbol.end_byte,
-                    parent_id,
-                ),
-            )
-            row = cur.fetchone()
-            assert row is not None
-            symbol_ids.append(row["id"])
-        cur.executemany(
-            "UPDATE code_symbols SET parent_id = %s WHERE id = %s",
-            [(symbol_ids[parent], symbol_ids[child]) for child, parent in later],
-        )
-        cur.executemany(
-            "INSERT INTO code_chunks (file_version_id, ordinal, symbol_id, symbol_name,"
+        with cur.copy(
+            "COPY code_symbols (id, file_version_id, ordinal, name, qualified_name, kind,"
+            " signature, start_line, end_line, start_byte, end_byte, parent_id) FROM STDIN"
+        ) as copy:
+            for ordinal, symbol in enumerate(parsed.symbols):
+                copy.write_row(
+                    (
+                        symbol_ids[ordinal],
+                        file_version_id,
+                        ordinal,
+                        symbol.name,
+                        symbol.qualified_name,
+                        symbol.kind,
+                        symbol.signature[:2000],
+                        symbol.start_line,
+                        symbol.end_line,
+                        symbol.start_byte,
+                        symbol.end_byte,
+                        symbol_ids[symbol.parent] if symbol.parent is not None else None,
+                    )
+                )
+        with cur.copy(
+            "COPY code_chunks (id, file_version_id, ordinal, symbol_id, symbol_name,"
             " qualified_name, symbol_kind, start_line, end_line, start_byte, end_byte, piece,"
-            " piece_count, content, content_hash)"
-            " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-            [
-                (
-                    file_version_id,
-                    ordinal,
-                    symbol_ids[c.symbol] if c.symbol is not None else None,
-                    c.symbol_name,
-                    c.qualified_name,
-                    c.kind,
-                    c.start_line,
-                    c.end_line,
-                    c.start_byte,
-                    c.end_byte,
-                    c.piece,
-                    c.piece_count,
-                    c.content.replace("\x00", ""),
-                    c.content_hash,
+            " piece_count, content, content_hash, lexical_length) FROM STDIN"
+        ) as copy:
+            for ordinal, c in enumerate(parsed.chunks):
+                copy.write_row(
+                    (
+                        chunk_ids[ordinal],
+                        file_version_id,
+                        ordinal,
+                        symbol_ids[c.symbol] if c.symbol is not None else None,
+                        c.symbol_name,
+                        c.qualified_name,
+                        c.kind,
+                        c.start_line,
+                        c.end_line,
+                        c.start_byte,
+                        c.end_byte,
+                        c.piece,
+                        c.piece_count,
+                        stored_content(c.content),
+                        c.content_hash,
+                        lengths[ordinal],
+                    )
                 )
-                for ordinal, c in enumerate(parsed.chunks)
-            ],
-        )
-        cur.executemany(
-            "INSERT INTO code_edges (file_version_id, ordinal, caller_symbol_id, callee_name,"
-            " qualifier, line, kind) VALUES (%s,%s,%s,%s,%s,%s,%s)",
-            [
-                (
-                    file_version_id,
-                    ordinal,
-                    symbol_ids[e.caller] if e.caller is not None else None,
-                    e.callee_name[:500],
-                    e.qualifier[:500] if e.qualifier else None,
-                    e.line,
-                    e.kind,
+        with cur.copy(
+            "COPY code_edges (file_version_id, ordinal, caller_symbol_id, callee_name,"
+            " qualifier, line, kind) FROM STDIN"
+        ) as copy:
+            for ordinal, e in enumerate(parsed.edges):
+                copy.write_row(
+                    (
+                        file_version_id,
+                        ordinal,
+                        symbol_ids[e.caller] if e.caller is not None else None,
+                        e.callee_name[:500],
+                        e.qualifier[:500] if e.qualifier else None,
+                        e.line,
+                        e.kind,
+                    )
                 )
-                for ordinal, e in enumerate(parsed.edges)
-            ],
-        )
     conn.execute(
         "UPDATE file_versions SET parsed_at = now(), has_syntax_errors = %s, redactions = %s"
         " WHERE id = %s",
         (parsed.has_syntax_errors, parsed.redactions, file_version_id),
     )
+    return chunk_ids
+
+
+def stored_content(content: str) -> str:
+    """A chunk's text as the database keeps it (PostgreSQL text holds no NUL)."""
+    return content.replace("\x00", "")
 
 
 def lock_unused_file_versions(conn: psycopg.Connection, file_version_ids: list[int]) -> list[int]:

@@ -11,13 +11,13 @@ import logging
 import sys
 
 from dagster import Field, InitLoggerContext, logger
-from dagster._core.log_manager import LOG_RECORD_METADATA_ATTR
-from dagster._utils.log import coerce_valid_log_level
+
+from assets.dagster_internals import run_log_metadata
 
 
 class _FirstLine(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        meta = getattr(record, LOG_RECORD_METADATA_ATTR, None) or {}
+        meta = run_log_metadata(record)
         text = str(meta.get("orig_message") or record.getMessage()).strip()
         first = text.splitlines()[0] if text else ""
         step = meta.get("step_key")
@@ -35,7 +35,8 @@ class _FirstLine(logging.Formatter):
 def console_lines(init_context: InitLoggerContext) -> logging.Logger:
     """A logger writing each message's first line to stderr."""
     config = init_context.logger_config
-    log = logging.Logger(config["name"], level=coerce_valid_log_level(config["log_level"]))
+    # the standard library's level names ("INFO", "critical" upper-cased), as Dagster's own
+    log = logging.Logger(config["name"], level=config["log_level"].upper())
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_FirstLine())
     log.addHandler(handler)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dagster import Definitions
+from dagster import Definitions, in_process_executor
 
 from assets.checks import file_count_matches_git
 from assets.chunk_embeddings import chunk_embeddings, every_chunk_has_a_vector
@@ -12,7 +12,7 @@ from assets.snapshot import snapshot
 from assets.source_files import source_files
 from orchestration.console_log import console_lines
 from orchestration.jobs import index_snapshot_job
-from orchestration.model_upgrade import embed_model_backfill_job, model_upgrade_sensor
+from orchestration.model_upgrade import embed_for_model_job, model_upgrade_sensor
 from orchestration.schedules import nightly_freshness
 from orchestration.sensors import local_commit_sensor, webhook_push_sensor
 
@@ -22,11 +22,13 @@ def build_definitions(index_db: IndexDatabase, embeddings: EmbeddingProvider) ->
     return Definitions(
         assets=[source_files, code_index, snapshot, chunk_embeddings],
         asset_checks=[file_count_matches_git, every_chunk_has_a_vector],
-        jobs=[index_snapshot_job, embed_model_backfill_job],
+        jobs=[index_snapshot_job, embed_for_model_job],
         sensors=[webhook_push_sensor, local_commit_sensor, model_upgrade_sensor],
         schedules=[nightly_freshness],
         resources={"index_db": index_db, "embeddings": embeddings},
         loggers={"console": console_lines},
+        # also the runs of asset backfills (a model upgrade's): one process per run, as every job
+        executor=in_process_executor,
     )
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from dagster import DagsterInstance, Definitions
-from dagster._core.errors import DagsterExecutionInterruptedError
+from dagster import DagsterExecutionInterruptedError, DagsterInstance, Definitions
 
 from assets.partitions import partition_key, snapshot_partitions
 from assets.run_liveness import live_execution, process_tags, reap_dead_runs

@@ -1,54 +1,63 @@
-"""Embedding-model upgrades as a managed migration, while the old model keeps serving.
+"""Embedding-model upgrades: a backfill of the `chunk_embeddings` asset while the old model
+keeps serving.
 
 1. Start: `repositories.upgrading_embedding_model` is set (by `codeatlas models upgrade`, which
-   also records the model as the choice every process indexes with; or, while no model was ever
-   chosen that way, by `model_upgrade_sensor` or an index run when the environment configures a
-   model other than the active one; an index run that embedded the whole current snapshot
-   switches at once).
-2. Backfill: the `embed_model_backfill` job (partitioned like every snapshot, so the UI shows,
-   backfills and resumes it) embeds every chunk content of a repository's current snapshot into
-   the new model's vectors; only contents without a vector are embedded, so a rerun resumes.
-3. Switch: once the current snapshot's coverage is complete, one transaction makes the new model
-   active. Queries embed with, and search only, the active model (per-model partial HNSW index +
-   `WHERE embedding_model =`), so no query ever mixes two models' vectors.
+   also records the model as the choice every process indexes with; by a backfill launched from
+   the UI with the run tag `codeatlas/model`; or, while no model was ever chosen in the
+   database, by `model_upgrade_sensor` or an index run when the environment configures a model
+   other than the active one; an index run that embedded the whole current snapshot switches
+   at once).
+2. Backfill: a backfill of `chunk_embeddings` over every partition (ready snapshot) of the
+   upgrading repositories, tagged `codeatlas/model=<new model>`, so the UI lists it under
+   Backfills and on the asset; its runs embed for the tagged model, only contents without a
+   vector, so a rerun resumes. `codeatlas models upgrade` launches it (`--wait`: runs its
+   partitions here), the sensor launches it for upgrades started otherwise, the UI can too.
+3. Switch: the run that completes the last snapshot switches the active model in one
+   transaction (the sensor retries each tick). Queries embed with, and search only, the active
+   model (per-model partial HNSW index + `WHERE embedding_model =`), so no query ever mixes two
+   models' vectors.
 4. The old model's vectors are dropped with `codeatlas models drop NAME`.
 
-A push during an upgrade moves the current snapshot; the sensor then backfills the new snapshot
-(and keeps the still-active model complete for it) before switching.
+A push during an upgrade moves the current snapshot; the sensor then requests runs for what the
+new snapshot lacks (for the still-active model too) before switching.
 """
 
 import json
 import time
+from collections.abc import Callable
 
 import psycopg
 from dagster import (
-    Config,
+    AssetSelection,
+    DagsterInstance,
     DefaultSensorStatus,
-    OpExecutionContext,
+    Definitions,
     RunRequest,
     SensorEvaluationContext,
     SensorResult,
     SkipReason,
+    define_asset_job,
     in_process_executor,
-    job,
-    op,
     sensor,
 )
-from dagster import MetadataValue as MV
 
+from assets.chunk_embeddings import MODEL_TAG
+from assets.chunk_embeddings import chunk_embeddings as chunk_embeddings_asset
+from assets.dagster_internals import Backfill, backfills_tagged, launch_asset_backfill
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
-from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import IndexDatabase
+from assets.run_liveness import live_execution, process_tags
 from codeatlas.core.config import Settings
 from codeatlas.core.database import connection
 from codeatlas.core.errors import CodeatlasError
-from indexing import chunk_embeddings, embedding_registry, repositories
+from indexing import chunk_embeddings, embedding_registry, repositories, snapshots
 from indexing.embedding.base import Embedder
-from indexing.embedding_step import coverage, embed_snapshot
+from indexing.embedding_step import coverage
 from indexing.model_switch import try_switch
 from orchestration.jobs import BACKGROUND_PRIORITY, PRIORITY_TAG
 
-BACKFILL_JOB = "embed_model_backfill"
+EMBED_JOB = "embed_for_model"  # runs of single partitions the sensor requests (tagged MODEL_TAG)
+TRIGGER_TAG = "codeatlas/trigger"
 
 
 class ModelInUseError(CodeatlasError):
@@ -94,16 +103,6 @@ def upgrade_progress(conn: psycopg.Connection) -> list[dict]:
     return out
 
 
-def backfill(
-    url: str, repository: str, commit_sha: str, embedder: Embedder, progress=lambda _msg: None
-) -> dict:
-    """Embed one snapshot into `embedder`'s model, then switch the repository if it is complete."""
-    stats = embed_snapshot(url, repository, commit_sha, embedder, progress=progress)
-    with connection(url) as conn:
-        stats["switched"] = try_switch(conn, repository)
-    return stats
-
-
 def drop_model(conn: psycopg.Connection, model: str) -> int:
     """Delete a model's vectors and index; refuses while any repository uses it. Returns rows."""
     with conn.transaction():
@@ -122,53 +121,81 @@ def drop_model(conn: psycopg.Connection, model: str) -> int:
     return deleted
 
 
-class BackfillConfig(Config):
-    """The model whose vectors the run fills in (a stored model name)."""
-
-    model: str
-
-
-@op(
-    description="Embed the snapshot's chunks into one model's vectors;"
-    " switch the repository's active model when the upgrade's coverage is complete.",
-)
-def embed_snapshot_for_model(
-    context: OpExecutionContext, config: BackfillConfig, index_db: IndexDatabase
-) -> None:
-    """One partition of a model backfill (resumable: only missing vectors are embedded)."""
-    repository, sha = parse_partition_key(context.partition_key)
-    url = index_db.database_url
-    with connection(url) as conn:
-        embedder = embedding_registry.embedder_for_model(config.model, conn, index_db.settings)
-    with pool_slot(context, EMBEDDING_POOL, index_db.settings):
-        stats = backfill(url, repository, sha, embedder, progress=context.log.info)
-    context.log.info(f"{repository}@{sha[:12]} into {config.model}: {stats}")
-    context.add_output_metadata({k: MV.text(str(v)) for k, v in stats.items()})
-
-
-@job(
-    name=BACKFILL_JOB,
-    partitions_def=snapshot_partitions,
+embed_for_model_job = define_asset_job(
+    name=EMBED_JOB,
+    selection=AssetSelection.assets(chunk_embeddings_asset),
     # the step runs in the run's own process, which its process tag names (assets/run_liveness)
     executor_def=in_process_executor,
     tags={PRIORITY_TAG: BACKGROUND_PRIORITY},  # behind pushes in the run queue
-    description="Embed snapshots into a new embedding model's vectors (model upgrade backfill).",
+    description="Embed one snapshot's chunks for the model its run tag codeatlas/model names"
+    " (what a model upgrade's backfill does per partition).",
 )
-def embed_model_backfill_job():
-    """A one-op job; run config: ops.embed_snapshot_for_model.config.model."""
-    embed_snapshot_for_model()
 
 
-def backfill_run_config(model: str) -> dict:
-    """Run config of `embed_model_backfill` for one model."""
-    return {"ops": {"embed_snapshot_for_model": {"config": {"model": model}}}}
+def upgrade_tags(model: str) -> dict[str, str]:
+    """Tags of a model upgrade's backfill and runs: the model, the trigger, background priority."""
+    return {MODEL_TAG: model, TRIGGER_TAG: "model-upgrade", PRIORITY_TAG: BACKGROUND_PRIORITY}
+
+
+def upgrade_partitions(
+    conn: psycopg.Connection, model: str, names: list[str] | None = None
+) -> list[str]:
+    """Every partition (ready snapshot) of the repositories upgrading to `model`."""
+    rows = snapshots.ready_upgrading_to(conn, model, names)
+    return [partition_key(r["name"], r["commit_sha"]) for r in rows]
+
+
+def launch_upgrade_backfill(
+    instance: DagsterInstance, conn: psycopg.Connection, model: str, names: list[str] | None = None
+) -> tuple[str, list[str]] | None:
+    """Launch the backfill of `chunk_embeddings` for `model` over every partition of the
+    repositories upgrading to it that no backfill in progress covers already; (its id, its
+    partitions), or None when there are none (the command run twice launches one backfill)."""
+    covered = {
+        key
+        for backfill in backfills_tagged(instance, MODEL_TAG, model)
+        if backfill.in_progress
+        for key in backfill.partitions
+    }
+    keys = [key for key in upgrade_partitions(conn, model, names) if key not in covered]
+    if not keys:
+        return None
+    assert snapshot_partitions.name is not None
+    instance.add_dynamic_partitions(snapshot_partitions.name, keys)
+    backfill_id = launch_asset_backfill(
+        instance,
+        chunk_embeddings_asset,
+        keys,
+        upgrade_tags(model),
+        title=f"model upgrade to {model}",
+    )
+    return backfill_id, keys
+
+
+def _lacking(conn: psycopg.Connection, repository: str, model: str) -> list[str]:
+    """Partitions (ready snapshots and the current one) of `repository` lacking `model` vectors."""
+    lacking = []
+    for row in snapshots.searchable_of(conn, repository):
+        embedded, total = coverage(conn, row["id"], model)
+        if embedded < total:
+            lacking.append(partition_key(repository, row["commit_sha"]))
+    return lacking
+
+
+def _embed_request(model: str, key: str) -> RunRequest:
+    return RunRequest(run_key=f"embed:{model}:{key}", partition_key=key, tags=upgrade_tags(model))
 
 
 def plan_upgrades(
-    conn: psycopg.Connection, settings: Settings, configured: Embedder | None, log=lambda _msg: None
-) -> tuple[list[RunRequest], list[str]]:
-    """Start env-configured upgrades (only while no model was chosen in the database), switch
-    complete ones, request backfills for the rest."""
+    conn: psycopg.Connection,
+    settings: Settings,
+    configured: Embedder | None,
+    backfills: Callable[[str], list[Backfill]] = lambda _model: [],
+    log=lambda _msg: None,
+) -> tuple[list[RunRequest], list[str], list[str]]:
+    """One step of the upgrade state machine: start env-configured upgrades (only while no
+    model was chosen in the database), switch complete ones, and say what to embed: (runs for
+    single partitions, events, models whose backfill is to be launched)."""
     events: list[str] = []
     if configured is not None and embedding_registry.chosen_model(conn) is None:
         embedding_registry.record_model(
@@ -182,35 +209,41 @@ def plan_upgrades(
         ]
     progress = upgrade_progress(conn)
     conn.commit()  # each switch below is a transaction of its own, not a savepoint of this one
-    runs = []
+    runs: list[RunRequest] = []
+    to_launch: list[str] = []
     for item in progress:
         if item["partition"] is None:
             continue
-        if try_switch(conn, item["name"]):
-            events.append(f"{item['name']}: switched to {item['upgrading']}")
+        name, active, upgrading = item["name"], item["active"], item["upgrading"]
+        if try_switch(conn, name, every_snapshot=True):
+            events.append(f"{name}: switched to {upgrading}")
             continue
-        for model, (embedded, total) in item["coverage"].items():
-            if embedded < total:
-                runs.append(
-                    RunRequest(
-                        run_key=f"embed:{model}:{item['partition']}",
-                        partition_key=item["partition"],
-                        run_config=backfill_run_config(model),
-                        tags={"codeatlas/trigger": "model-upgrade", "codeatlas/model": model},
-                    )
-                )
+        # the active model serves queries: a push during the upgrade needs its vectors too
+        embedded, total = item["coverage"].get(active, (0, 0))
+        if embedded < total:
+            runs.append(_embed_request(active, item["partition"]))
+        launched = backfills(upgrading)
+        if any(b.in_progress for b in launched):
+            continue  # its runs fill in the partitions; the last one switches
+        if not launched:
+            if upgrading not in to_launch:
+                to_launch.append(upgrading)
+            continue
+        # the backfill is over and some partitions still lack vectors (a push, a failed run)
+        runs += [_embed_request(upgrading, key) for key in _lacking(conn, name, upgrading)]
     for message in events:
         log(message)
-    return runs, events
+    return runs, events, to_launch
 
 
 @sensor(
     name="model_upgrade_sensor",
-    job=embed_model_backfill_job,
+    job=embed_for_model_job,
     minimum_interval_seconds=60,
     default_status=DefaultSensorStatus.RUNNING,
-    description="Backfill vectors for repositories upgrading their embedding model, and switch"
-    " each one's active model once its current snapshot is fully covered.",
+    description="Launch the chunk_embeddings backfill of an embedding-model upgrade not launched"
+    " yet, embed what a push added meanwhile, and switch each repository's active model once"
+    " every snapshot has the new model's vectors.",
 )
 def model_upgrade_sensor(context: SensorEvaluationContext, index_db: IndexDatabase):
     """One tick of the upgrade state machine."""
@@ -226,7 +259,21 @@ def model_upgrade_sensor(context: SensorEvaluationContext, index_db: IndexDataba
                 )
             except Exception as exc:  # noqa: BLE001 - a broken provider must not stop switching
                 context.log.warning(f"configured embedding model unavailable: {exc}")
-        runs, events = plan_upgrades(conn, settings, configured, context.log.info)
+        runs, events, to_launch = plan_upgrades(
+            conn,
+            settings,
+            configured,
+            lambda model: backfills_tagged(context.instance, MODEL_TAG, model),
+            context.log.info,
+        )
+        for model in to_launch:
+            launched = launch_upgrade_backfill(context.instance, conn, model)
+            if launched is not None:
+                events.append(
+                    f"backfill {launched[0]} of chunk_embeddings for {model} launched"
+                    f" over {len(launched[1])} partitions"
+                )
+                context.log.info(events[-1])
     cursor = json.dumps({"checked_at": time.time(), "events": events[-5:]})
     if not runs:
         return SensorResult(
@@ -238,22 +285,36 @@ def model_upgrade_sensor(context: SensorEvaluationContext, index_db: IndexDataba
     return SensorResult(run_requests=runs, cursor=cursor)
 
 
-def run_backfill_now(
-    url: str, model: str, names: list[str] | None, settings: Settings, progress=print
+def run_upgrade_here(
+    instance: DagsterInstance,
+    conn: psycopg.Connection,
+    model: str,
+    names: list[str] | None,
+    definitions: Definitions,
+    progress: Callable[[str], None] = print,
 ) -> list[dict]:
-    """Embed every upgrading repository's current snapshot in-process (CLI `--wait`)."""
-    with connection(url) as conn:
-        embedder = embedding_registry.embedder_for_model(model, conn, settings)
-        items = [
-            i
-            for i in upgrade_progress(conn)
-            if i["upgrading"] == model and (names is None or i["name"] in names)
-        ]
-    results = []
-    for item in items:
-        if item["partition"] is None:
-            continue
-        repository, sha = parse_partition_key(item["partition"])
-        stats = backfill(url, repository, sha, embedder, progress=progress)
-        results.append({"repository": repository, **stats})
-    return results
+    """Execute the upgrade backfill's partitions in this process (CLI `--wait`), each a run of
+    `embed_for_model` recorded in `instance`; the repositories and whether each switched."""
+    keys = upgrade_partitions(conn, model, names)
+    conn.commit()
+    assert snapshot_partitions.name is not None
+    instance.add_dynamic_partitions(snapshot_partitions.name, keys)
+    job = definitions.resolve_job_def(EMBED_JOB)
+    embedded: dict[str, int] = {}
+    switched: set[str] = set()
+    for key in keys:
+        progress(f"embedding {key} for {model}")
+        tags = {**upgrade_tags(model), **process_tags()}
+        with live_execution(tags):
+            result = job.execute_in_process(
+                instance=instance, partition_key=key, tags=tags, raise_on_error=True
+            )
+        stats = result.asset_materializations_for_node("chunk_embeddings")[0].metadata
+        name = parse_partition_key(key)[0]
+        embedded[name] = embedded.get(name, 0) + int(stats["embedded"].value)
+        if stats.get("switched") and stats["switched"].value:
+            switched.add(name)
+    return [
+        {"repository": name, "embedded": count, "switched": name in switched}
+        for name, count in embedded.items()
+    ]

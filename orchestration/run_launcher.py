@@ -21,11 +21,17 @@ import socket
 from collections.abc import Mapping
 from typing import Any
 
-from dagster._core.launcher import CheckRunHealthResult, LaunchRunContext, RunLauncher, WorkerStatus
-from dagster._core.storage.dagster_run import DagsterRun
-from dagster._grpc.types import ExecuteRunArgs
-from dagster._serdes import ConfigurableClass, ConfigurableClassData
+from dagster import DagsterRun
 
+from assets.dagster_internals import (
+    CheckRunHealthResult,
+    ConfigurableClass,
+    ConfigurableClassData,
+    LaunchRunContext,
+    RunLauncher,
+    WorkerStatus,
+    cold_run_command,
+)
 from assets.run_liveness import PROCESS_TAG, Liveness, run_liveness
 
 PRELOAD = "orchestration.run_worker"
@@ -65,18 +71,11 @@ class WarmRunLauncher(RunLauncher, ConfigurableClass):
         """Fork a warm process for the run (a cold `dagster api execute_run` if the code changed
         since the fork server loaded it)."""
         run = context.dagster_run
-        if run.job_code_origin is None:
-            raise ValueError(f"run {run.run_id} has no code origin to load its job from")
-        cold = ExecuteRunArgs(
-            job_origin=run.job_code_origin,
-            run_id=run.run_id,
-            instance_ref=self._instance.get_ref(),
-            set_exit_code_on_failure=True,
-        ).get_command_args()
+        cold = cold_run_command(run, self._instance.get_ref())
         self._forget_finished()
         process = self._fork_server().Process(
             target=_execute_run,
-            args=(run.run_id, self._instance.get_ref(), list(cold)),
+            args=(run.run_id, self._instance.get_ref(), cold),
             name=f"dagster-run-{run.run_id[:8]}",
         )
         process.start()

@@ -12,11 +12,9 @@ import os
 from pathlib import Path
 
 from dagster import DagsterInstance, in_process_executor, job, op
-from dagster._cli.api import _execute_run_command_body
-from dagster._core.instance.ref import InstanceRef
-from dagster._utils.interrupts import capture_interrupts
 
 import orchestration.definitions  # noqa: F401 - the point: imported before any fork
+from assets.dagster_internals import InstanceRef, capture_interrupts, execute_launched_run
 from assets.run_liveness import mark_run_process
 from codeatlas.core.layers import runtime_files
 from indexing.parsing import grammars, languages
@@ -81,12 +79,7 @@ def execute_run(run_id: str, instance_ref: InstanceRef, cold_command: list[str])
         try:
             mark_run_process(instance, run)
             # what `dagster api execute_run` runs: events, the run's pid, cancellation
-            _execute_run_command_body(
-                run_id,
-                instance,
-                write_stream_fn=lambda _event: None,
-                set_exit_code_on_failure=False,
-            )
+            execute_launched_run(run_id, instance)
         except BaseException:
             if not (instance.get_run_by_id(run_id) or run).is_finished:
                 instance.report_run_failed(run, "codeatlas: the warm run process failed to start")

@@ -43,9 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     up = models_sub.add_parser(
         "upgrade",
         help="start moving repositories to a new embedding model",
-        description="Records the model, marks repositories as upgrading and backfills their"
-        " current snapshots (the Dagster sensor model_upgrade_sensor does it in the background;"
-        " --wait does it here). The old model serves queries until coverage is complete, then"
+        description="Records the model, marks repositories as upgrading and launches a backfill"
+        " of the chunk_embeddings asset over every partition for it (run by the daemon of"
+        " `codeatlas dev`, listed under Backfills in the UI; --wait runs its partitions here)."
+        " The old model serves queries until every snapshot has the new model's vectors, then"
         " each repository switches in one transaction. The model is recorded in the database:"
         " every process indexes new commits with it from then on, whatever its own"
         " CODEATLAS_EMBEDDING_PROVIDER/MODEL (API keys still come from each one's environment).",
@@ -55,7 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     up.add_argument("--dimensions", type=int)
     up.add_argument("--base-url")
     up.add_argument("--repo", action="append", help="only this repository (repeatable)")
-    up.add_argument("--wait", action="store_true", help="backfill now, in this process")
+    up.add_argument(
+        "--wait", action="store_true", help="run the backfill's partitions now, in this process"
+    )
     up.set_defaults(handler=models_upgrade)
     drop = models_sub.add_parser("drop", help="delete a model's vectors (refused while in use)")
     drop.add_argument("name")
@@ -160,10 +163,11 @@ def models_list(args: argparse.Namespace) -> int:
 
 
 def models_upgrade(args: argparse.Namespace) -> int:
-    """Record the new model, mark repositories upgrading, optionally backfill now."""
+    """Record the new model, mark repositories upgrading, launch (or run) its backfill."""
     from codeatlas.core.database import connect
     from indexing import embedding_registry
     from orchestration import model_upgrade
+    from orchestration.instance import open_instance
 
     settings, url = _database()
     configured = embedding_registry.configured_spec(settings)
@@ -174,36 +178,53 @@ def models_upgrade(args: argparse.Namespace) -> int:
         args.base_url if args.provider else (args.base_url or configured.base_url),
     )
     embedder = embedding_registry.embedder_for_spec(spec, settings)
+    model = embedder.model_name
     with connect(url) as conn:
         embedding_registry.record_model(conn, embedder, spec)
         conn.commit()
-        started = model_upgrade.start_upgrade(conn, embedder.model_name, args.repo)
+        started = model_upgrade.start_upgrade(conn, model, args.repo)
         # recorded in the database: every process (the daemon, run workers, other shells)
         # indexes with it from now on, whatever its own CODEATLAS_EMBEDDING_* settings
-        embedding_registry.choose_model(conn, embedder.model_name)
+        embedding_registry.choose_model(conn, model)
         conn.commit()
     print(
-        f"model {embedder.model_name} ({embedder.dimensions} dims):"
+        f"model {model} ({embedder.dimensions} dims):"
         f" upgrading {', '.join(started['upgrading']) or 'none'};"
         f" activated directly {', '.join(started['activated']) or 'none'};"
         f" already active {', '.join(started['already']) or 'none'}"
     )
     if not started["upgrading"]:
         return 0
+    instance = open_instance(settings)
+    launched, results = None, []
+    with connect(url) as conn:
+        if args.wait:
+            from orchestration.definitions import defs
+
+            results = model_upgrade.run_upgrade_here(
+                instance,
+                conn,
+                model,
+                started["upgrading"],
+                defs,
+                progress=lambda msg: print(msg, file=sys.stderr),
+            )
+        else:
+            launched = model_upgrade.launch_upgrade_backfill(
+                instance, conn, model, started["upgrading"]
+            )
     if not args.wait:
-        print(
-            "the backfill runs in `codeatlas dev` (sensor model_upgrade_sensor, job"
-            " embed_model_backfill); `codeatlas status` shows coverage",
-            file=sys.stderr,
-        )
+        if launched is not None:
+            backfill_id, keys = launched
+            print(
+                f"backfill {backfill_id} of chunk_embeddings for {model} over {len(keys)}"
+                " partitions: the daemon of `codeatlas dev` runs it (the UI lists it under"
+                " Backfills); `codeatlas status` shows coverage",
+                file=sys.stderr,
+            )
+        else:
+            print(f"a backfill in progress for {model} covers every partition", file=sys.stderr)
         return 0
-    results = model_upgrade.run_backfill_now(
-        url,
-        embedder.model_name,
-        args.repo,
-        settings,
-        progress=lambda msg: print(msg, file=sys.stderr),
-    )
     for item in results:
         state = "switched" if item["switched"] else "not complete yet (a push moved it?)"
         print(f"{item['repository']}: embedded {item['embedded']} contents, {state}")

@@ -1,12 +1,18 @@
-"""`codeatlas search`, `symbols`, `callers`: retrieval from the command line, as the operator."""
+"""`codeatlas search`, `symbols`, `callers`: retrieval from the command line, as the operator.
+
+Each command first asks the resident query process (codeatlas/resident.py) through a client that
+imports only the standard library; without an answer from it, the command runs here, through
+`Reader`, and then starts one for the next command. Both print the same bytes: the resident
+process runs these same functions.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, closing, contextmanager
 from typing import Any
 
 
@@ -43,22 +49,22 @@ def _opened(repo: str | None) -> Iterator[tuple[Any, Any, Any]]:
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import connection, ensure_index_database
     from retrieval.principals import ensure_operator
-    from retrieval.scope import resolve_scope
 
     settings = load_settings()
     with connection(ensure_index_database(settings), autocommit=True) as conn:
         operator = ensure_operator(conn)  # a write: on the primary
         if not settings.read_database_url:
-            yield settings, conn, _scope(conn, operator, repo, resolve_scope)
+            yield settings, conn, operator_scope(conn, operator, repo)
             return
     with _replica(settings.read_database_url) as replica:
-        yield settings, replica, _scope(replica, operator, repo, resolve_scope)
+        yield settings, replica, operator_scope(replica, operator, repo)
 
 
-def _scope(conn: Any, operator: Any, repo: str | None, resolve_scope: Any) -> Any:
+def operator_scope(conn: Any, operator: Any, repo: str | None) -> Any:
     """The operator's scope over `repo` (None: every repository); an unknown name is told the
     command line's way (the retrieval layer's message names the MCP tool list_repositories)."""
     from codeatlas.core.errors import RepositoryNotFoundError
+    from retrieval.scope import resolve_scope
 
     try:
         return resolve_scope(conn, operator, [repo] if repo else None)
@@ -126,10 +132,47 @@ def _query_embedder(settings: Any, conn: Any) -> Any:
     return embed_query
 
 
+class Reader:
+    """How a command reaches the index: here, afresh for each command; the resident query
+    process keeps its connection and embedders warm instead (codeatlas/resident.py)."""
+
+    def opened(self, repo: str | None) -> AbstractContextManager[tuple[Any, Any, Any]]:
+        """(settings, connection, scope) for the operator reading `repo` (None: all)."""
+        return _opened(repo)
+
+    def embed_query(self, settings: Any, conn: Any) -> Callable[[str, str], Any]:
+        """`embed_query(model, text)` for the search."""
+        return _query_embedder(settings, conn)
+
+
+Command = Callable[[argparse.Namespace, Reader], int]
+
+
+def _answered(args: argparse.Namespace, command: Command) -> int:
+    """The resident query process' answer, printed as it is; else the command run here, after
+    which a resident process is started for the next command."""
+    from codeatlas.core import query_socket
+    from codeatlas.core.config import load_settings
+
+    settings = load_settings()
+    request = {k: v for k, v in vars(args).items() if k != "handler"}
+    answer = query_socket.ask(settings, args.command, request)
+    if answer is not None:
+        sys.stdout.write(answer.stdout)
+        sys.stderr.write(answer.stderr)
+        return answer.exit_code
+    code = command(args, Reader())
+    if query_socket.serves(settings):
+        sys.stdout.flush()  # the answer first; the process starts in the background
+        from codeatlas import resident
+
+        resident.start(settings)
+    return code
+
+
 def search(args: argparse.Namespace) -> int:
     """Print hits as `path:start-end  symbol  [retrievers]`, or the JSON contract."""
     from codeatlas.core.errors import ConfigurationError, UsageError
-    from retrieval.search import search_code
 
     if not args.query.strip():
         # an empty query has no meaning to rank by: the semantic retriever would still return
@@ -140,14 +183,21 @@ def search(args: argparse.Namespace) -> int:
         )
     if not 1 <= args.limit <= 1000:
         raise ConfigurationError("--limit must be between 1 and 1000")
-    with _opened(args.repo) as (settings, conn, scope):
+    return _answered(args, run_search)
+
+
+def run_search(args: argparse.Namespace, reader: Reader) -> int:
+    """`search` through `reader`."""
+    from retrieval.search import search_code
+
+    with reader.opened(args.repo) as (settings, conn, scope):
         report = search_code(
             conn,
             scope,
             args.query,
             limit=args.limit,
             mode=args.mode,
-            embed_query=_query_embedder(settings, conn),
+            embed_query=reader.embed_query(settings, conn),
         )
         _note_replica_lag(settings, conn)
     if args.json:
@@ -166,9 +216,14 @@ def search(args: argparse.Namespace) -> int:
 
 def symbols(args: argparse.Namespace) -> int:
     """Print matching definitions."""
+    return _answered(args, run_symbols)
+
+
+def run_symbols(args: argparse.Namespace, reader: Reader) -> int:
+    """`symbols` through `reader`."""
     from retrieval.symbols import search_symbols
 
-    with _opened(args.repo) as (settings, conn, scope):
+    with reader.opened(args.repo) as (settings, conn, scope):
         found = search_symbols(conn, scope, args.name, limit=args.limit)
         _note_replica_lag(settings, conn)
     if args.json:
@@ -184,10 +239,15 @@ def symbols(args: argparse.Namespace) -> int:
 def callers(args: argparse.Namespace) -> int:
     """Print call sites, certain ones first; say whether the name has no definition or no
     callers (they are different answers)."""
+    return _answered(args, run_callers)
+
+
+def run_callers(args: argparse.Namespace, reader: Reader) -> int:
+    """`callers` through `reader`."""
     from codeatlas.core.errors import UsageError
     from retrieval.graph import find_callers
 
-    with _opened(args.repo) as (settings, conn, scope):
+    with reader.opened(args.repo) as (settings, conn, scope):
         definitions, sites = find_callers(conn, scope, args.name, path=args.path)
         _note_replica_lag(settings, conn)
     where = f" in {args.path}" if args.path else ""

@@ -1,5 +1,6 @@
 """`codeatlas server start|stop|status`: the embedded PostgreSQL, which stays up between commands
-for CODEATLAS_SERVER_IDLE_SECONDS (codeatlas/core/embedded_server.py)."""
+for CODEATLAS_SERVER_IDLE_SECONDS (codeatlas/core/embedded_server.py), and the resident query
+process that answers searches meanwhile (codeatlas/resident.py)."""
 
 from __future__ import annotations
 
@@ -39,10 +40,11 @@ def _pgdata(settings: Settings) -> Path:
 
 def describe(settings: Settings) -> dict[str, Any]:
     """The embedded server's state, for `status` and `server status`."""
-    from codeatlas.core import embedded_server
+    from codeatlas.core import embedded_server, query_socket
 
     info = embedded_server.describe(_pgdata(settings))
     info["idle_seconds"] = settings.server_idle_seconds
+    info["query_process"] = query_socket.resident_pid(settings.state_dir)
     return info
 
 
@@ -54,17 +56,22 @@ def summary(info: dict[str, Any]) -> str:
         return "embedded PostgreSQL stopped (the next command starts it)"
     users = len(info["users"])
     when = f"{period} after the last one exits" if idle else "when the last one exits"
+    resident = info.get("query_process")
+    answered = f"; searches answered by the resident query process (pid {resident})"
     return (
         f"embedded PostgreSQL running (pid {info['pid']}, {users} process"
         f"{'' if users == 1 else 'es'} using it); stops {when}"
         " (CODEATLAS_SERVER_IDLE_SECONDS), or now with `codeatlas server stop`"
+        + (answered if resident else "")
     )
 
 
 def start(args: argparse.Namespace) -> int:
-    """Start the server (if needed) and read the index's search structures into its cache."""
+    """Start the server (if needed), read the index's search structures into its cache, and
+    start the resident query process (it loads what a query needs)."""
     import time
 
+    from codeatlas import resident
     from codeatlas.core.config import load_settings
     from codeatlas.core.database import ensure_index_database
     from codeatlas.core.warming import warm
@@ -74,6 +81,7 @@ def start(args: argparse.Namespace) -> int:
     began = time.monotonic()
     url = ensure_index_database(settings)
     pages = warm(url)
+    resident.start(settings)
     print(
         f"{summary(describe(settings))}; {pages} pages of the index warmed in"
         f" {time.monotonic() - began:.1f} s",
@@ -83,20 +91,24 @@ def start(args: argparse.Namespace) -> int:
 
 
 def stop(args: argparse.Namespace) -> int:
-    """Stop the server now; refuse while other processes use it unless --force."""
+    """Stop the server and the resident query process now; refuse while other processes use the
+    server unless --force."""
     import os
 
-    from codeatlas.core import embedded_server
+    from codeatlas.core import embedded_server, query_socket
     from codeatlas.core.config import load_settings
     from codeatlas.core.errors import ConfigurationError
 
-    pgdata = _pgdata(load_settings())
+    settings = load_settings()
+    pgdata = _pgdata(settings)
     others = [pid for pid in embedded_server.users(pgdata) if pid != os.getpid()]
     if others and not args.force:
         raise ConfigurationError(
             f"{len(others)} running process(es) use the embedded server (pids"
             f" {', '.join(map(str, others))}): stop them first, or pass --force"
         )
+    if query_socket.stop(settings.state_dir):
+        print("stopped the resident query process", file=sys.stderr)
     if embedded_server.stop(pgdata):
         print(f"stopped the embedded PostgreSQL in {pgdata}", file=sys.stderr)
     else:

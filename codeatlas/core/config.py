@@ -73,6 +73,17 @@ def environment_variable(name: str) -> str:
     return os.environ.get(name, "")
 
 
+def _switch(name: str, *, default: bool) -> bool:
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "on", "true", "yes"):
+        return True
+    if raw in ("0", "off", "false", "no"):
+        return False
+    raise ConfigurationError(f"{name} must be on or off, got {raw!r}")
+
+
 def default_state_dir() -> Path:
     """The per-user data folder (`$XDG_DATA_HOME/codeatlas`, `~/.local/share/codeatlas`, or the
     platform's equivalent), so every working directory sees the same index."""
@@ -140,6 +151,11 @@ class Settings:
     mcp_requests_per_minute: int = 300  # per principal (429 with Retry-After beyond)
     mcp_failed_tokens_per_minute: int = 20  # per client address; further attempts get 429
     mcp_allowed_hosts: tuple[str, ...] = ()  # Host values the HTTP server answers besides its own
+    # searches answered by a resident process that keeps the model and a connection warm
+    # (codeatlas/resident.py); off: every command answers in its own process
+    query_process: bool = True
+    # processes that parse and tokenize files while the index run writes (0 or 1: none)
+    parse_workers: int = 0
 
     def __post_init__(self) -> None:
         # `replace(settings, embedding_provider="fake")` (tests, benchmarks) is typed all the same
@@ -218,4 +234,6 @@ def load_settings() -> Settings:
             for host in env.get("CODEATLAS_MCP_ALLOWED_HOSTS", "").split(",")
             if host.strip()
         ),
+        query_process=_switch("CODEATLAS_QUERY_PROCESS", default=True),
+        parse_workers=_int("CODEATLAS_PARSE_WORKERS", os.cpu_count() or 1, minimum=0),
     )

@@ -8,7 +8,9 @@ small detached process (one per data folder, holding `.codeatlas-keeper.lock`) t
 whatever postmaster `postmaster.pid` names once the server has had no live user for the idle
 period (`CODEATLAS_SERVER_IDLE_SECONDS`, default 600: a second command within 10 minutes finds
 the server up, warm, and answers in a fraction of a second). A process killed with SIGKILL never
-removes itself from the list; the keeper counts only live ones.
+removes itself from the list; the keeper counts only live ones. The resident query process
+(codeatlas/resident.py) is not a listed user: each query it answers marks `QUERY_FILE`, which
+the keeper counts as a use, so the server stops the idle period after the last query too.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ USERS_FILE = ".handle_pids.json"  # the library's list of processes using the se
 KEEPER_LOCK = ".codeatlas-keeper.lock"  # held by the keeper for as long as it runs
 IDLE_FILE = ".codeatlas-idle.json"  # the idle period the latest command asked for
 KEEPER_LOG = "keeper.log"
+QUERY_FILE = ".codeatlas-last-query"  # touched by the resident query process at each query
 TICK_SECONDS = 0.5
 
 _attached: dict[Path, Any] = {}  # pgdata -> the library's handle, while this process uses it
@@ -80,6 +83,31 @@ def idle_seconds(pgdata: Path, default: int = 600) -> int:
         return int(json.loads((pgdata / IDLE_FILE).read_text())["idle_seconds"])
     except (OSError, ValueError, KeyError, TypeError):
         return default
+
+
+def note_query(pgdata: Path) -> None:
+    """Mark a query answered now by the resident query process (a use of the server)."""
+    with contextlib.suppress(OSError):
+        (pgdata / QUERY_FILE).touch()
+
+
+def seconds_idle(pgdata: Path, users_gone_at: float) -> float:
+    """How long the server has gone unused: since its last listed user left (`users_gone_at`,
+    on the monotonic clock) and since the resident query process last answered."""
+    try:
+        since_query = time.time() - (pgdata / QUERY_FILE).stat().st_mtime
+    except OSError:
+        since_query = float("inf")
+    return min(time.monotonic() - users_gone_at, since_query)
+
+
+def running_url(pgdata: Path, database: str) -> tuple[int, str] | None:
+    """(postmaster pid, URL of `database`) of the server running on `pgdata`, without becoming
+    one of its users; None when it is not running."""
+    info = _library().PostmasterInfo.read_from_pgdata(pgdata)
+    if info is None or not info.is_running():
+        return None
+    return info.pid, info.get_uri(database=database)
 
 
 def attach(pgdata: Path, idle: int) -> str:
@@ -183,12 +211,12 @@ def _warm(pgdata: Path) -> None:
     from codeatlas.core.database import INDEX_DATABASE
     from codeatlas.core.warming import warm
 
-    info = _library().PostmasterInfo.read_from_pgdata(pgdata)
-    if info is None or not info.is_running():
+    running = running_url(pgdata, INDEX_DATABASE)
+    if running is None:
         return
     began = time.monotonic()
     try:
-        pages = warm(info.get_uri(database=INDEX_DATABASE))
+        pages = warm(running[1])
     except Exception as exc:  # noqa: BLE001 - a cold cache is no reason to stop keeping
         _note(pgdata, f"warming skipped: {exc}")
         return
@@ -211,7 +239,7 @@ def keep(pgdata: Path) -> int:
             idle_since = None
         else:
             idle_since = idle_since or time.monotonic()
-            waited = time.monotonic() - idle_since
+            waited = seconds_idle(pgdata, idle_since)
             if waited >= idle_seconds(pgdata) or postmaster(pgdata) is None:
                 # decided under the library's lock, which a command holds while it joins: a
                 # command either joined before (and is seen here) or joins after and, finding

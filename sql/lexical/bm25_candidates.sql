@@ -37,8 +37,10 @@ partial AS (
     ORDER BY score DESC LIMIT %(candidates)s),
 exact AS (
     SELECT c.chunk_id, c.score AS partial, sum(w.w * p.tf * (%(k1)s + 1)
-               / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl / corpus.avgdl))) AS score
+               / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * ch.lexical_length / corpus.avgdl)))
+               AS score
     FROM partial c
+    JOIN code_chunks ch ON ch.id = c.chunk_id
     JOIN lexical_postings p ON p.chunk_id = c.chunk_id AND p.term = ANY(%(terms)s)
     JOIN weights w ON w.term = p.term
     CROSS JOIN corpus

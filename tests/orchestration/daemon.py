@@ -11,7 +11,6 @@ from pathlib import Path
 
 import psycopg
 from dagster import DagsterInstance
-from dagster._core.scheduler.instigation import TickStatus
 from psycopg.conninfo import conninfo_to_dict
 
 from codeatlas.core.config import load_settings
@@ -64,10 +63,9 @@ def failed_ticks(instance: DagsterInstance) -> list[str]:
     """The newest failed tick of each sensor and schedule, with its error."""
     failures = []
     for state in instance.all_instigator_state():
-        ticks = instance.get_ticks(
-            state.instigator_origin_id, state.selector_id, statuses=[TickStatus.FAILURE], limit=1
-        )
-        failures += [f"{state.instigator_name}: {t.error and t.error.message}" for t in ticks]
+        ticks = instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=50)
+        failed = [t for t in ticks if t.status.value == "FAILURE"][:1]
+        failures += [f"{state.instigator_name}: {t.error and t.error.message}" for t in failed]
     return failures
 
 

@@ -19,8 +19,8 @@ import pytest
 import redis
 from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 
+from assets.dagster_internals import engine_event_pid
 from assets.partitions import partition_key, snapshot_partitions
-from assets.run_liveness import _engine_event_pid
 from codeatlas.core.database import connect
 from orchestration.jobs import BACKGROUND_PRIORITY, PRIORITY_TAG, REPOSITORY_TAG
 from retrieval.principals import Principal
@@ -200,7 +200,7 @@ def test_a_backfill_of_eight_repositories_runs_on_two_celery_workers(
             assert run.tags[REPOSITORY_TAG] == run.tags["dagster/partition"].split("@")[0]
             assert run.tags[CELERY_TASK_TAG]
         # every run executed in a pool process of one of the two workers, and both took runs
-        pids = {_engine_event_pid(instance, r.run_id) for r in runs}
+        pids = {engine_event_pid(instance, r.run_id) for r in runs}
         parents = {psutil.Process(pid).ppid() for pid in pids if pid is not None}
         assert parents == {w.pid for w in workers}, why
 

@@ -4,20 +4,24 @@ transaction switches; no query ever reads two models' vectors."""
 import pytest
 from dagster import DagsterInstance, build_sensor_context
 
-from assets.resources import IndexDatabase
+from assets.chunk_embeddings import MODEL_TAG
+from assets.dagster_internals import Backfill
+from assets.resources import EmbeddingProvider, IndexDatabase
 from codeatlas.core.config import load_settings
 from codeatlas.core.database import connect
 from indexing import chunk_embeddings, embedding_registry
 from indexing.embedding.fake import FakeEmbedder
 from indexing.embedding_step import missing_content
 from orchestration import model_upgrade
+from orchestration.definitions import build_definitions
 from orchestration.model_upgrade import (
+    EMBED_JOB,
     ModelInUseError,
     drop_model,
-    embed_model_backfill_job,
     plan_upgrades,
     start_upgrade,
     try_switch,
+    upgrade_tags,
 )
 from retrieval.principals import Principal
 from retrieval.scope import resolve_scope
@@ -50,6 +54,20 @@ def indexed(settings_env, database_url, git_repo):
         conn.execute("INSERT INTO principals (name, all_repositories) VALUES ('op', true)")
         conn.commit()
     return sha
+
+
+def embed_partition(url: str, key: str, tags: dict[str, str], instance=None) -> dict:
+    """Materialize one partition of `chunk_embeddings` as a run of an upgrade's backfill does
+    (real Dagster: the asset reads the model from the run's tags); its metadata."""
+    defs = build_definitions(IndexDatabase(url=url), EmbeddingProvider(provider="fake"))
+    instance = instance or DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("snapshots", [key])
+    result = defs.resolve_job_def(EMBED_JOB).execute_in_process(
+        instance=instance, partition_key=key, tags=tags
+    )
+    assert result.success
+    [materialization] = result.asset_materializations_for_node("chunk_embeddings")
+    return {k: v.value for k, v in materialization.metadata.items()}
 
 
 class RecordingQueries:
@@ -119,8 +137,8 @@ def test_search_stays_correct_before_during_and_after_the_switch(indexed, databa
     assert semantic_top(database_url, queries, "track parcel") == ("shipping.py", ["semantic"])
     assert set(queries.asked) == {old.model_name}  # the old model serves while upgrading
 
-    stats = model_upgrade.backfill(database_url, "shop", indexed, new)
-    assert stats["switched"] is True
+    stats = embed_partition(database_url, f"shop@{indexed}", upgrade_tags(new.model_name))
+    assert stats["model"] == new.model_name and stats["switched"] is True
     assert stats["embedded"] == len(todo) - len(half)  # resumed: only what was missing
     assert active_and_upgrading(database_url) == (new.model_name, None)
 
@@ -155,26 +173,20 @@ def test_an_environment_change_starts_an_upgrade_that_the_sensor_backfills_and_s
     assert configured.model_name == "fake-hash-16"
 
     with connect(database_url) as conn:
-        runs, events = plan_upgrades(conn, settings, configured)
+        runs, events, to_launch = plan_upgrades(conn, settings, configured)
     assert active_and_upgrading(database_url) == (old.model_name, "fake-hash-16")
-    assert [r.run_key for r in runs] == [f"embed:fake-hash-16:shop@{indexed}"]
-    assert runs[0].run_config == model_upgrade.backfill_run_config("fake-hash-16")
+    assert events == ["shop: upgrade to fake-hash-16 started (configured by the environment)"]
+    assert (runs, to_launch) == ([], ["fake-hash-16"])  # its backfill is to be launched
 
-    # the requested run, executed as the daemon would (the model is rebuilt from its stored spec)
-    with DagsterInstance.ephemeral() as instance:
-        instance.add_dynamic_partitions("snapshots", [runs[0].partition_key])
-        result = embed_model_backfill_job.execute_in_process(
-            instance=instance,
-            partition_key=runs[0].partition_key,
-            run_config=runs[0].run_config,
-            resources={"index_db": IndexDatabase(url=database_url)},
-        )
-    assert result.success
+    # the backfill's one partition, run as the daemon would (the model rebuilt from its spec)
+    assert embed_partition(database_url, f"shop@{indexed}", upgrade_tags("fake-hash-16"))[
+        "switched"
+    ]
     assert active_and_upgrading(database_url) == ("fake-hash-16", None)
 
     with connect(database_url) as conn:
-        again, _ = plan_upgrades(conn, settings, configured)
-    assert again == []
+        again = plan_upgrades(conn, settings, configured)
+    assert again == ([], [], [])
 
 
 def test_the_upgrade_sensor_reports_progress_through_its_tick(indexed, database_url):
@@ -219,3 +231,84 @@ def test_an_index_run_leaves_an_operators_upgrade_to_another_model_alone(
     git_repo.write("auth.py", SOURCE["auth.py"] + "\n\ndef logout(user):\n    pass\n")
     run_index(database_url, "shop", git_repo.commit("logout"))
     assert active_and_upgrading(database_url) == ("fake-hash-384", "fake-hash-128")
+
+
+def test_a_backfill_launched_from_the_ui_with_the_model_tag_starts_the_upgrade_and_switches(
+    indexed, database_url
+):
+    new = FakeEmbedder(16)
+    with connect(database_url) as conn:
+        embedding_registry.record_model(conn, new, embedding_registry.ModelSpec("fake", None, 16))
+        conn.commit()
+    assert active_and_upgrading(database_url) == ("fake-hash-384", None)
+
+    # the UI's "Materialize" of chunk_embeddings with the tag codeatlas/model: nothing else
+    stats = embed_partition(database_url, f"shop@{indexed}", {MODEL_TAG: new.model_name})
+    assert stats["embedded"] > 0 and stats["switched"] is True
+    assert active_and_upgrading(database_url) == (new.model_name, None)
+
+
+def test_searches_keep_the_old_model_until_the_backfills_last_partition_switches(
+    indexed, database_url, git_repo
+):
+    # the older snapshot keeps a content the current one no longer has
+    git_repo.write("auth.py", SOURCE["auth.py"].replace("check_hash", "check_salted_hash"))
+    second = git_repo.commit("salted")
+    run_index(database_url, "shop", second)
+    old, new = FakeEmbedder(384), FakeEmbedder(16)
+    queries = RecordingQueries(old, new)
+    with connect(database_url) as conn:
+        embedding_registry.record_model(conn, new, embedding_registry.ModelSpec("fake", None, 16))
+        conn.commit()
+        start_upgrade(conn, new.model_name)
+        partitions = model_upgrade.upgrade_partitions(conn, new.model_name)
+    assert partitions == [f"shop@{indexed}", f"shop@{second}"]  # every snapshot, not the current
+
+    # the current snapshot first: covered, but the older one is not yet: no switch
+    assert (
+        embed_partition(database_url, partitions[1], upgrade_tags(new.model_name))["switched"]
+        is False
+    )
+    assert active_and_upgrading(database_url) == (old.model_name, new.model_name)
+    assert semantic_top(database_url, queries, "verify password") == ("auth.py", ["semantic"])
+    assert set(queries.asked) == {old.model_name}
+
+    stats = embed_partition(database_url, partitions[0], upgrade_tags(new.model_name))
+    assert stats["switched"] is True  # the last partition switches, in one transaction
+    assert active_and_upgrading(database_url) == (new.model_name, None)
+    queries.asked.clear()
+    assert semantic_top(database_url, queries, "track parcel") == ("shipping.py", ["semantic"])
+    assert set(queries.asked) == {new.model_name}
+
+
+def test_the_sensor_waits_for_the_backfill_then_requests_what_a_push_left_without_vectors(
+    indexed, database_url, git_repo
+):
+    git_repo.write("auth.py", SOURCE["auth.py"].replace("check_hash", "check_salted_hash"))
+    second = git_repo.commit("salted")
+    run_index(database_url, "shop", second)
+    new = FakeEmbedder(16)
+    settings = load_settings()
+    with connect(database_url) as conn:
+        embedding_registry.record_model(conn, new, embedding_registry.ModelSpec("fake", None, 16))
+        conn.commit()
+        start_upgrade(conn, new.model_name)
+    # the backfill ran its partition of the first commit only (the push came after its launch)
+    embed_partition(database_url, f"shop@{indexed}", upgrade_tags(new.model_name))
+
+    def backfill(status: str) -> Backfill:
+        tags = upgrade_tags(new.model_name)
+        return Backfill("b1", status, tags, ("chunk_embeddings",), (f"shop@{indexed}",))
+
+    with connect(database_url) as conn:
+        none_yet = plan_upgrades(conn, settings, None, lambda _m: [])
+        running = plan_upgrades(conn, settings, None, lambda _m: [backfill("REQUESTED")])
+        over = plan_upgrades(conn, settings, None, lambda _m: [backfill("COMPLETED_SUCCESS")])
+    assert none_yet == ([], [], [new.model_name])  # its backfill is to be launched
+    assert running == ([], [], [])  # its runs fill the partitions: nothing more to do
+    runs, events, to_launch = over
+    assert [(r.partition_key, r.tags[MODEL_TAG]) for r in runs] == [
+        (f"shop@{second}", new.model_name)
+    ]
+    assert (events, to_launch) == ([], [])
+    assert active_and_upgrading(database_url) == ("fake-hash-384", new.model_name)

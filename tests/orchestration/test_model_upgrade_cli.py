@@ -3,8 +3,10 @@
 import json
 
 import pytest
-from dagster import DagsterInstance, build_sensor_context
+from dagster import DagsterInstance, RunsFilter, build_sensor_context
 
+from assets.chunk_embeddings import MODEL_TAG
+from assets.dagster_internals import backfills_tagged
 from assets.resources import IndexDatabase
 from codeatlas.cli import main
 from codeatlas.core.config import load_settings
@@ -13,6 +15,8 @@ from indexing import embedding_registry
 from indexing.embedding_step import embed_snapshot, missing_content
 from orchestration import model_upgrade
 from tests.assets.pipeline_helpers import register, run_index
+from tests.orchestration.daemon import make_dagster_home
+from tests.orchestration.test_model_upgrade import embed_partition
 
 
 @pytest.fixture(autouse=True)
@@ -32,6 +36,12 @@ def indexed(settings_env, database_url, git_repo):
     return first, second
 
 
+@pytest.fixture
+def dagster_home(settings_env, database_url, pg_server, tmp_path, monkeypatch):
+    """The Dagster instance the commands open: a database of this test's own."""
+    return make_dagster_home(database_url, pg_server, tmp_path, monkeypatch)
+
+
 def models(url: str) -> tuple[str, str | None]:
     with connect(url) as conn:
         row = conn.execute(
@@ -41,12 +51,18 @@ def models(url: str) -> tuple[str, str | None]:
 
 
 def test_models_upgrade_with_wait_backfills_switches_and_the_old_model_can_be_dropped(
-    indexed, database_url, monkeypatch, capsys
+    indexed, database_url, dagster_home, monkeypatch, capsys
 ):
     monkeypatch.setenv("CODEATLAS_EMBEDDING_DIMENSIONS", "16")
     assert main(["models", "upgrade", "--provider", "fake", "--dimensions", "16", "--wait"]) == 0
     assert "shop: embedded" in capsys.readouterr().out
     assert models(database_url) == ("fake-hash-16", None)
+    with DagsterInstance.get() as instance:  # each partition was a recorded run of the asset
+        runs = instance.get_runs(RunsFilter(tags={MODEL_TAG: "fake-hash-16"}))
+        assert sorted(r.tags["dagster/partition"] for r in runs) == sorted(
+            f"shop@{sha}" for sha in indexed
+        )
+        assert {r.status.value for r in runs} == {"SUCCESS"}
 
     assert main(["models", "list"]) == 0
     listing = capsys.readouterr().out
@@ -63,7 +79,7 @@ def test_models_upgrade_with_wait_backfills_switches_and_the_old_model_can_be_dr
 def tick_upgrade_sensor(url: str) -> tuple[list, list[str]]:
     """One tick of `model_upgrade_sensor`, as the daemon of `codeatlas dev` runs it."""
     with (
-        DagsterInstance.ephemeral() as instance,
+        DagsterInstance.get() as instance,
         build_sensor_context(
             instance=instance, resources={"index_db": IndexDatabase(url=url)}
         ) as context,
@@ -74,7 +90,7 @@ def tick_upgrade_sensor(url: str) -> tuple[list, list[str]]:
 
 
 def test_an_upgrade_is_recorded_for_every_process_and_its_switch_is_committed_once(
-    indexed, database_url, git_repo, capsys
+    indexed, database_url, dagster_home, git_repo, capsys
 ):
     # Every process here (this CLI, the sensor, the index run) has an environment that
     # configures the old model, fake-hash-384: only the command line names the new one.
@@ -82,12 +98,14 @@ def test_an_upgrade_is_recorded_for_every_process_and_its_switch_is_committed_on
     assert models(database_url) == ("fake-hash-384", "fake-hash-16")
 
     runs, events = tick_upgrade_sensor(database_url)
-    assert [r.run_config for r in runs] == [model_upgrade.backfill_run_config("fake-hash-16")]
-    assert events == []  # no upgrade back to the environment's model is started
+    # the command launched the backfill: the sensor waits for it, and starts no upgrade back
+    # to the environment's model
+    assert (runs, events) == ([], [])
     # the backfill embedded everything but stopped before its own switch (a killed run)
     with connect(database_url) as conn:
         embedder = embedding_registry.embedder_for_model("fake-hash-16", conn, load_settings())
-    embed_snapshot(database_url, "shop", indexed[1], embedder)
+    for sha in indexed:
+        embed_snapshot(database_url, "shop", sha, embedder)
 
     runs, events = tick_upgrade_sensor(database_url)
     assert (runs, events) == ([], ["shop: switched to fake-hash-16"])
@@ -110,6 +128,34 @@ def test_an_upgrade_is_recorded_for_every_process_and_its_switch_is_committed_on
     assert main(["models", "list"]) == 0
     listing = capsys.readouterr().out
     assert "fake-hash-16  16 dims  fake:default" in listing and "(chosen" in listing
+
+
+def test_models_upgrade_launches_a_backfill_of_chunk_embeddings_over_every_partition(
+    indexed, database_url, dagster_home, capsys
+):
+    assert main(["models", "upgrade", "--provider", "fake", "--dimensions", "16"]) == 0
+    assert "backfill " in capsys.readouterr().err
+    partitions = sorted(f"shop@{sha}" for sha in indexed)
+    with DagsterInstance.get() as instance:
+        [backfill] = backfills_tagged(instance, MODEL_TAG, "fake-hash-16")
+        assert backfill.assets == ("chunk_embeddings",)
+        assert list(backfill.partitions) == partitions
+        assert backfill.in_progress and backfill.status == "REQUESTED"
+        assert backfill.tags["dagster/priority"] == "-1"  # behind pushes in the run queue
+        # the same command again while it runs launches nothing more
+        assert main(["models", "upgrade", "--provider", "fake", "--dimensions", "16"]) == 0
+        assert len(backfills_tagged(instance, MODEL_TAG, "fake-hash-16")) == 1
+        assert "in progress for fake-hash-16 covers every partition" in capsys.readouterr().err
+
+        # its runs, as the daemon launches them: the backfill's tags on each partition's run
+        first = embed_partition(database_url, f"shop@{indexed[0]}", backfill.tags, instance)
+        assert first["model"] == "fake-hash-16" and first["switched"] is False
+        assert models(database_url) == ("fake-hash-384", "fake-hash-16")
+        last = embed_partition(database_url, f"shop@{indexed[1]}", backfill.tags, instance)
+        assert last["switched"] is True
+    assert models(database_url) == ("fake-hash-16", None)
+    # a second tick of the sensor launches nothing more: every partition has its vectors
+    assert tick_upgrade_sensor(database_url) == ([], [])
 
 
 def test_prune_keeps_the_newest_snapshots_and_the_current_one(indexed, database_url, capsys):

@@ -30,7 +30,8 @@ NIGHT = datetime(2026, 3, 1, 3, 0, tzinfo=UTC)
 @pytest.fixture
 def everything_to_do(settings_env, database_url, git_repo: GitRepo):
     """A repository in a state where every sensor and schedule has a run to request: indexed at
-    one commit, a newer commit pushed (and a webhook for it pending), a model upgrade started."""
+    one commit, a newer commit pushed (and a webhook for it pending), a model upgrade started
+    while the active model lacks vectors."""
     embedding_registry._cache.clear()
     git_repo.write("cart.py", "def add_item(cart, item):\n    cart.append(item)\n")
     first = git_repo.commit("cart")
@@ -52,6 +53,10 @@ def everything_to_do(settings_env, database_url, git_repo: GitRepo):
         )
         conn.commit()
         assert start_upgrade(conn, new_model.model_name)["upgrading"] == ["shop"]
+        # the still-active model lost its vectors (as if a push came during the upgrade): the
+        # upgrade sensor requests a run for it besides launching the new model's backfill
+        conn.execute("DELETE FROM chunk_embeddings WHERE embedding_model = 'fake-hash-384'")
+        conn.commit()
     yield
     embedding_registry._cache.clear()
 

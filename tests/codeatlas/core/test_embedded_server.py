@@ -149,3 +149,14 @@ def test_a_server_restarted_under_running_servers_stops_when_the_last_of_them_ex
             if server.poll() is None:
                 server.kill()
                 server.wait()
+
+
+def test_a_query_answered_by_the_resident_process_counts_as_a_use(tmp_path: Path):
+    """The resident query process is no listed user: the keeper's idle clock restarts at each
+    query it answers instead (else the server would stop under a user's searches)."""
+    pgdata = tmp_path / "postgres"
+    pgdata.mkdir()
+    long_ago = time.monotonic() - 3600
+    assert embedded_server.seconds_idle(pgdata, long_ago) >= 3600
+    embedded_server.note_query(pgdata)
+    assert embedded_server.seconds_idle(pgdata, long_ago) < 60

@@ -137,6 +137,7 @@ def test_the_scan_allows_writes_for_children_and_other_programs_variables(source
 # where a process starts: these read the settings once and pass them (or a piece) down
 ENTRY_POINTS = {
     "codeatlas/commands/": "each CLI command",
+    "codeatlas/resident.py": "the resident query process",
     "orchestration/celery_app.py": "a celery worker",
     "orchestration/instance_storage.py": "a Dagster process opening its instance",
     "assets/resources.py": "a Dagster run or sensor tick, through its resources",

@@ -54,6 +54,26 @@ def test_migrating_a_blank_database_creates_every_table_index_and_extension(pg_s
     }
     assert "gin_trgm_ops" in indexes["code_symbols_name_trgm_idx"]
     assert "(repository_id, term, impact DESC)" in indexes["lexical_postings_term_idx"]
+    # compact postings (migration 011): no tf/dl in the term index, no (chunk_id, term) key, no dl
+    assert indexes["lexical_postings_term_idx"].endswith("INCLUDE (chunk_id)")
+    assert "lexical_postings_pkey" not in indexes
+    assert indexes["lexical_postings_chunk_idx"].endswith("(chunk_id)")
+    posting_columns = {
+        r["attname"]
+        for r in conn.execute(
+            "SELECT attname FROM pg_attribute WHERE attrelid = 'lexical_postings'::regclass"
+            " AND attnum > 0 AND NOT attisdropped"
+        ).fetchall()
+    }
+    assert posting_columns == {"chunk_id", "term", "repository_id", "tf", "impact"}
+    # no per-row foreign key check: a statement trigger deletes a chunk's postings with it
+    assert not conn.execute(
+        "SELECT 1 FROM pg_constraint WHERE conrelid = 'lexical_postings'::regclass"
+        " AND contype = 'f'"
+    ).fetchall()
+    assert conn.execute(
+        "SELECT 1 FROM pg_trigger WHERE tgname = 'code_chunks_delete_postings'"
+    ).fetchall()
     assert "code_chunks_tsv_idx" not in indexes  # the ts_rank_cd path is gone
     column = conn.execute(
         "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute"

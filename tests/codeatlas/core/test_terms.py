@@ -50,3 +50,23 @@ def test_the_enclosing_type_is_context_whatever_the_language_writes_between_the_
 def test_term_ids_are_stable_signed_64_bit_integers():
     assert term_id("zebra") == term_id("zebra")
     assert -(2**63) <= term_id("zebra") < 2**63
+
+
+C_WITH_REPEATS = """static int ext4_map_blocks(handle_t *handle, struct inode *inode)
+{
+\tstruct ext4_map_blocks map; /* the inode's map: inode->i_blocks, 2 x inode */
+\tif (!inode || inode->i_blocks == 0x10)
+\t\treturn ext4_map_blocks(handle, inode) + ext4_map_blocks(NULL, NULL);
+\treturn 0;
+}
+"""
+
+
+def test_term_counts_are_those_of_the_terms_in_order():
+    from collections import Counter
+
+    from codeatlas.core.terms import text_term_counts, text_terms
+
+    counts = text_term_counts(C_WITH_REPEATS)
+    assert counts == Counter(text_terms(C_WITH_REPEATS))
+    assert counts["inod"] == 8 and counts["ext4mapblocks"] == 4

@@ -1,0 +1,240 @@
+"""Every private Dagster API codeatlas relies on, and only here.
+
+Dagster's public namespace (`import dagster`) has no base class for a run launcher, no way to
+execute a launched run in the current process (what `dagster api execute_run` does), no hold
+on Ctrl-C between a run's steps, no accessor for the metadata it puts on log records, no way
+to launch or list an asset backfill outside the UI's GraphQL (which needs a webserver), and no
+documented API for concurrency-pool slots or the pid in a run's engine events. The warm run
+launcher (orchestration/run_launcher.py, run_worker.py), the console logger
+(orchestration/console_log.py), model upgrades (orchestration/model_upgrade.py), the step's own
+pool slot (assets/pool_slots.py) and run reaping (assets/run_liveness.py) need them, so they come
+from `dagster._…` modules or undocumented storage methods, used in
+this module alone: ruff's TID253 bans them at module level everywhere else, and
+tests/test_dagster_boundary.py finds any other import. tests/assets/test_dagster_internals.py
+holds one test per behaviour relied on: after a Dagster upgrade it fails first and says which.
+
+It sits in `assets/`, the lowest layer that imports Dagster, so every layer above can use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dagster import AssetsDefinition, DagsterEventType, DagsterInstance, DagsterRun
+from dagster._cli.api import _execute_run_command_body
+from dagster._core.definitions.assets.graph.asset_graph import AssetGraph
+from dagster._core.execution.backfill import BulkActionStatus, PartitionBackfill
+from dagster._core.instance.ref import InstanceRef
+from dagster._core.launcher import (
+    CheckRunHealthResult,
+    LaunchRunContext,
+    RunLauncher,
+    WorkerStatus,
+)
+from dagster._core.log_manager import LOG_RECORD_METADATA_ATTR
+from dagster._grpc.types import ExecuteRunArgs
+from dagster._serdes import ConfigurableClass, ConfigurableClassData
+from dagster._utils.interrupts import capture_interrupts
+
+__all__ = [
+    "Backfill",
+    "CheckRunHealthResult",
+    "ConfigurableClass",
+    "ConfigurableClassData",
+    "InstanceRef",
+    "LaunchRunContext",
+    "RunLauncher",
+    "WorkerStatus",
+    "capture_interrupts",
+    "claim_pool_slot",
+    "engine_event_pid",
+    "free_pool_slot",
+    "free_pool_slots_of_run",
+    "pool_is_limited",
+    "pool_slot_holders",
+    "pool_slot_users",
+    "cold_run_command",
+    "execute_launched_run",
+    "launch_asset_backfill",
+    "backfills_tagged",
+    "run_log_metadata",
+]
+
+
+def execute_launched_run(run_id: str, instance: DagsterInstance) -> None:
+    """Execute the launched run `run_id` in this process, as `dagster api execute_run` does:
+    its job loaded from the run's code origin, its events and pid recorded, a failure recorded
+    on the run rather than raised, cancellation honoured."""
+    _execute_run_command_body(
+        run_id,
+        instance,
+        write_stream_fn=lambda _event: None,
+        set_exit_code_on_failure=False,
+    )
+
+
+def cold_run_command(run: DagsterRun, instance_ref: InstanceRef) -> list[str]:
+    """The command line of Dagster's own (cold) process for `run`: `dagster api execute_run`
+    with the run's serialized arguments."""
+    if run.job_code_origin is None:
+        raise ValueError(f"run {run.run_id} has no code origin to load its job from")
+    return list(
+        ExecuteRunArgs(
+            job_origin=run.job_code_origin,
+            run_id=run.run_id,
+            instance_ref=instance_ref,
+            set_exit_code_on_failure=True,
+        ).get_command_args()
+    )
+
+
+def run_log_metadata(record: logging.LogRecord) -> Mapping[str, Any]:
+    """What Dagster attached to a log record of a run (`step_key`, `orig_message`, `run_id`...);
+    empty for records that did not come through a run's log manager."""
+    return getattr(record, LOG_RECORD_METADATA_ATTR, None) or {}
+
+
+@dataclass(frozen=True)
+class Backfill:
+    """What codeatlas reads of one backfill: its id, status, tags, target assets and partitions."""
+
+    backfill_id: str
+    status: str  # Dagster's BulkActionStatus name: REQUESTED, COMPLETED_SUCCESS, ...
+    tags: Mapping[str, str]
+    assets: tuple[str, ...]  # asset keys as the UI writes them ("chunk_embeddings")
+    partitions: tuple[str, ...]
+
+    @property
+    def in_progress(self) -> bool:
+        """Whether the backfill daemon may still launch runs of it."""
+        return self.status in ("REQUESTED", "CANCELING", "FAILING")
+
+
+def launch_asset_backfill(
+    instance: DagsterInstance,
+    asset: AssetsDefinition,
+    partition_keys: list[str],
+    tags: Mapping[str, str],
+    title: str,
+) -> str:
+    """Register a backfill of `asset` over `partition_keys` (the UI's "Materialize selected"
+    backfill): the daemon's backfill loop launches one run per partition, each with `tags`.
+    Returns the backfill's id."""
+    graph = AssetGraph.from_assets([asset])  # its resources are the code location's business
+    backfill_id = uuid.uuid4().hex[:8]  # the UI's form of a backfill id
+    instance.add_backfill(
+        PartitionBackfill.from_asset_partitions(
+            backfill_id=backfill_id,
+            asset_graph=graph,
+            partition_names=partition_keys,
+            asset_selection=[asset.key],
+            backfill_timestamp=time.time(),
+            tags=dict(tags),
+            dynamic_partitions_store=instance,
+            all_partitions=False,
+            title=title,
+            description=None,
+            run_config=None,
+        )
+    )
+    return backfill_id
+
+
+def backfills_tagged(instance: DagsterInstance, key: str, value: str) -> list[Backfill]:
+    """The backfills whose tag `key` is `value`, newest first."""
+    found = []
+    for backfill in instance.get_backfills():
+        if backfill.tags.get(key) != value:
+            continue
+        partitions: tuple[str, ...] = ()
+        assets: tuple[str, ...] = ()
+        if backfill.is_asset_backfill and backfill.asset_backfill_data is not None:
+            target = backfill.asset_backfill_data.target_subset
+            assets = tuple(sorted(k.to_user_string() for k in target.asset_keys))
+            partitions = tuple(
+                sorted(
+                    key
+                    for subset in target.partitions_subsets_by_asset_key.values()
+                    for key in subset.get_partition_keys()
+                )
+            )
+        found.append(
+            Backfill(
+                backfill.backfill_id,
+                BulkActionStatus(backfill.status).value,
+                dict(backfill.tags),
+                assets,
+                partitions,
+            )
+        )
+    return found
+
+
+def pool_is_limited(instance: DagsterInstance, pool: str) -> bool:
+    """Whether `pool` has a slot limit in the instance's storage (the instance's default limit
+    applies to a pool never configured: its row is created here, as Dagster's executor does)."""
+    storage = instance.event_log_storage
+    if not storage.supports_global_concurrency_limits:
+        return False
+    default = storage.get_pool_config().default_pool_limit
+    info = {p.name: p for p in storage.get_pool_limits()}.get(pool)
+    if (info is None and default is not None) or (
+        info is not None and info.from_default and info.limit != default
+    ):
+        # two first runs may both set it: the loser's error leaves the winner's row
+        with contextlib.suppress(Exception):
+            storage.initialize_concurrency_limit_to_default(pool)
+        info = {p.name: p for p in storage.get_pool_limits()}.get(pool)
+    return info is not None
+
+
+def claim_pool_slot(instance: DagsterInstance, pool: str, run_id: str, step_key: str) -> bool:
+    """Try once to claim a slot of `pool` for a step; whether it is held now (a refused claim
+    stays queued as the step's pending claim until freed)."""
+    return instance.event_log_storage.claim_concurrency_slot(pool, run_id, step_key).is_claimed
+
+
+def free_pool_slot(instance: DagsterInstance, run_id: str, step_key: str) -> None:
+    """Free the step's slot, or its pending claim."""
+    instance.event_log_storage.free_concurrency_slot_for_step(run_id, step_key)
+
+
+def pool_slot_holders(instance: DagsterInstance, pool: str) -> set[str]:
+    """Ids of the runs holding a slot of `pool`."""
+    return {s.run_id for s in instance.event_log_storage.get_concurrency_info(pool).claimed_slots}
+
+
+def pool_slot_users(instance: DagsterInstance) -> set[str]:
+    """Ids of the runs holding or waiting for a slot of any pool."""
+    storage = instance.event_log_storage
+    if not storage.supports_global_concurrency_limits:
+        return set()
+    users: set[str] = set()
+    for pool in storage.get_concurrency_keys():
+        info = storage.get_concurrency_info(pool)
+        users.update(slot.run_id for slot in info.claimed_slots)
+        users.update(step.run_id for step in info.pending_steps)
+    return users
+
+
+def free_pool_slots_of_run(instance: DagsterInstance, run_id: str) -> None:
+    """Free every slot and pending claim of a run."""
+    instance.event_log_storage.free_concurrency_slots_for_run(run_id)
+
+
+def engine_event_pid(instance: DagsterInstance, run_id: str) -> int | None:
+    """The pid Dagster's executor logged for the run ("Executing steps in process (pid: N)")."""
+    for entry in instance.all_logs(run_id, of_type=DagsterEventType.ENGINE_EVENT):
+        event = entry.dagster_event
+        data = getattr(event, "event_specific_data", None) if event else None
+        pid = getattr(data, "metadata", {}).get("pid") if data else None
+        if pid is not None:
+            with contextlib.suppress(TypeError, ValueError):
+                return int(getattr(pid, "value", pid))
+    return None

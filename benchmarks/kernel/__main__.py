@@ -1,0 +1,106 @@
+"""`python -m benchmarks.kernel [--full] [--label NAME]`: index the kernel (its sample by
+default) with the fake embedder, then the one-file and fifty-file commits, and write what was
+measured to `benchmarks/results/kernel_<label>.json` (BENCHMARKS.md, "Linux kernel")."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+from benchmarks.indexer import run_index
+from benchmarks.kernel.corpus import fetch_package, kernel_repo, tree_stats
+from benchmarks.kernel.measure import (
+    PeakMemory,
+    latencies,
+    run_stages,
+    server_cpu_seconds,
+    source_bytes,
+    storage,
+)
+from benchmarks.machine import describe
+from benchmarks.workspace import ROOT, WORK, database, git, prepare_environment
+
+REPOSITORY = "linux"
+
+
+def _mtime(path: Path) -> float:
+    return path.stat().st_mtime
+
+
+def main() -> None:
+    """Run the benchmark and print its JSON."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.kernel")
+    parser.add_argument("--full", action="store_true", help="the whole tree, not the sample")
+    parser.add_argument("--label", default="sample", help="names the database and result file")
+    parser.add_argument("--no-latency", action="store_true")
+    parser.add_argument(
+        "--measure-only",
+        action="store_true",
+        help="measure the label's database as it is (storage, latency), without indexing",
+    )
+    args = parser.parse_args()
+
+    from codeatlas.core import embedded_server
+    from codeatlas.core.config import load_settings
+
+    state = prepare_environment()
+    package = fetch_package()
+    repo = kernel_repo(sample=not args.full)
+    url = database(f"bench_kernel_{args.label}", fresh=not args.measure_only)
+    postmaster = embedded_server.postmaster(load_settings().state_dir / "postgres")
+    assert postmaster is not None, f"no embedded PostgreSQL running under {state}"
+    result: dict = {
+        "machine": describe(url),
+        "package": {"name": package.path.name, "sha256": package.sha256, "bytes": package.size},
+        "corpus": {"sample": not args.full, **tree_stats(repo)},
+        "runs": {},
+    }
+    if args.measure_only:
+        result["storage"] = storage(url)
+        result["source"] = source_bytes(url, REPOSITORY)
+        result["latency"] = latencies(url, [REPOSITORY])
+        out = ROOT / "results" / f"kernel_{args.label}_measured.json"
+        out.write_text(json.dumps(result, indent=1, default=str) + "\n")
+        print(json.dumps(result, indent=1, default=str))
+        return
+    with PeakMemory(postmaster, os.getpid()) as memory:
+        for tag in ("base", "one-file", "fifty-files"):
+            started = time.monotonic()
+            server_cpu = server_cpu_seconds(postmaster)
+            run = run_index(repo, REPOSITORY, url, "fake", ref=git(repo, "rev-parse", tag))
+            # the server's CPU for the run: its backends exit with their connections; other
+            # users of this benchmark's own server (none during a run) would count too
+            run["server_cpu_seconds"] = round(server_cpu_seconds(postmaster) - server_cpu, 2)
+            run["tag"] = tag
+            log = max((WORK / "logs").glob(f"index-{REPOSITORY}-fake-*.log"), key=_mtime)
+            run.update(run_stages(log.read_text()))
+            result["runs"][tag] = run
+            print(f"{tag}: {run} ({time.monotonic() - started:.0f}s)", flush=True)
+            if tag == "base":
+                result["storage"] = storage(url)
+                result["source"] = source_bytes(url, REPOSITORY)
+        result["server_memory"] = memory.report()
+    base = result["runs"]["base"]
+    result["rates"] = {
+        # the index without vectors (parse, symbols, call graph, BM25, publish): issue 30's target
+        "files_per_second": round(base["files"] / base["index_without_vectors_seconds"], 2),
+        "chunks_per_second": round(base["chunks"] / base["index_without_vectors_seconds"], 1),
+        "cpu_ms_per_chunk": round(
+            1000 * (base["cpu_seconds"] + base["server_cpu_seconds"]) / base["chunks"], 2
+        ),
+        "storage_over_source": round(
+            result["storage"]["all_tables_bytes"] / result["source"]["bytes"], 2
+        ),
+    }
+    if not args.no_latency:
+        result["latency"] = latencies(url, [REPOSITORY])
+    out = ROOT / "results" / f"kernel_{args.label}.json"
+    out.write_text(json.dumps(result, indent=1, default=str) + "\n")
+    print(json.dumps(result, indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()

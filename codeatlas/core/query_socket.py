@@ -1,0 +1,206 @@
+"""The resident query process' protocol: a Unix socket in the state dir, one JSON line each way.
+
+A new interpreter per `codeatlas search` paid ~260 ms to import numpy and psycopg and ~150 ms to
+load the model, on top of the query (issue 27). The resident query process
+(`codeatlas/resident.py`) holds them loaded with a warm connection; the CLI asks it through
+`ask`, which imports only the standard library, and answers in-process when it gets no answer.
+
+A request is `{"config": <fingerprint>, "command": "search", "args": {...}}`; the answer is
+`{"status": "ok", "exit": 0, "stdout": "...", "stderr": "..."}`, or another status (`mismatch`,
+`stale`, `failed`) that means "answer it yourself". The fingerprint covers every setting, the
+interpreter and the source folder, so a process started for another configuration or another
+checkout never answers. Only this user reaches the socket: its folder is 0700, the socket 0600.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from codeatlas.core.config import Settings
+
+RUN_DIR = "run"  # under the state dir, 0700
+SOCKET_NAME = "query.sock"
+LOCK_NAME = "query.lock"  # held by the resident process for its lifetime; holds its pid
+LOG_NAME = "query.log"
+COMMANDS = ("search", "symbols", "callers")  # what the resident process answers
+# a reply slower than this is given up (the command then runs in-process): a hung process
+# must not hang the CLI, and the slowest real query answers in seconds
+REPLY_SECONDS = 60.0
+_MAX_SUN_PATH = 100  # sockaddr_un holds 104-108 bytes, depending on the platform
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the command prints and its exit code, as the in-process path would have."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def serves(settings: Settings) -> bool:
+    """Whether this configuration uses a resident process: the embedded server (kept up by its
+    keeper for the idle period), read from directly, with the process not turned off."""
+    return (
+        settings.query_process
+        and settings.server_idle_seconds > 0
+        and settings.database_url is None
+        and settings.read_database_url is None
+    )
+
+
+def fingerprint(settings: Settings) -> str:
+    """What a process must share with its client to answer for it: the settings, the
+    interpreter and the source folder of this code."""
+    source = Path(__file__).resolve().parent.parent.parent
+    text = f"{settings!r}\0{sys.executable}\0{source}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def run_dir(state_dir: Path) -> Path:
+    """The folder of the socket and the lock, made 0700 (only this user may connect)."""
+    folder = state_dir / RUN_DIR
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return folder
+
+
+def socket_path(state_dir: Path) -> Path:
+    """The socket's path: in the state dir, or (a state dir too deep for a socket's address) in a
+    0700 folder of this user under the temporary folder, named after the state dir."""
+    path = state_dir / RUN_DIR / SOCKET_NAME
+    if len(os.fsencode(path)) <= _MAX_SUN_PATH:
+        return path
+    import tempfile  # here: it costs every command ~7 ms to import (shutil, random)
+
+    short = Path(tempfile.gettempdir()) / f"codeatlas-{os.getuid()}"
+    short.mkdir(mode=0o700, exist_ok=True)
+    info = short.lstat()
+    if info.st_uid != os.getuid() or info.st_mode & 0o077:
+        # someone else's folder, or one others may write into: not a place to trust
+        return path
+    digest = hashlib.sha256(os.fsencode(state_dir)).hexdigest()[:16]
+    return short / f"{digest}.sock"
+
+
+def ask(settings: Settings, command: str, args: dict[str, Any]) -> Answer | None:
+    """The resident process' answer to `command` with `args`, or None when none answers for this
+    configuration (not running, a stale socket, another configuration, died mid-request)."""
+    if not serves(settings) or command not in COMMANDS:
+        return None
+    path = socket_path(settings.state_dir)
+    request = {"config": fingerprint(settings), "command": command, "args": args}
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(REPLY_SECONDS)
+            client.connect(os.fspath(path))
+            send(client, request)
+            reply = receive(client.makefile("rb"))
+    except (OSError, ValueError):  # absent, refused (stale), reset, timed out, cut short
+        return None
+    if not isinstance(reply, dict) or reply.get("status") != "ok":
+        return None
+    return Answer(int(reply["exit"]), str(reply["stdout"]), str(reply["stderr"]))
+
+
+def send(sock: socket.socket, message: dict[str, Any]) -> None:
+    """Write one message: a JSON object on one line."""
+    sock.sendall(json.dumps(message).encode() + b"\n")
+
+
+def receive(stream: BinaryIO) -> Any:
+    """Read one message; ValueError if the line is cut short (the writer died) or not JSON."""
+    line = stream.readline()
+    if not line.endswith(b"\n"):
+        raise ValueError("the message was cut short")
+    return json.loads(line)
+
+
+@contextlib.contextmanager
+def holding_lock(state_dir: Path) -> Iterator[bool]:
+    """Hold the resident process' lock of `state_dir` (writing this pid into it); False when
+    another process holds it."""
+    lock = os.open(run_dir(state_dir) / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        # `resident_pid` holds the lock shared for an instant to see whether it is free: a few
+        # tries, so that a look at the lock does not turn the only starting process away
+        for attempt in range(10):
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if attempt == 9:
+                    yield False
+                    return
+                time.sleep(0.02)
+        os.ftruncate(lock, 0)
+        os.write(lock, str(os.getpid()).encode())
+        yield True
+    finally:
+        os.close(lock)  # lets the lock go
+
+
+@contextlib.contextmanager
+def listening(state_dir: Path) -> Iterator[socket.socket]:
+    """Listen on the socket of `state_dir` (under `holding_lock`: a socket file there is a stale
+    one, left by a killed process, and is replaced); removed on exit."""
+    path = socket_path(state_dir)
+    path.unlink(missing_ok=True)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        old_mask = os.umask(0o177)  # created 0600: no moment when others could connect
+        try:
+            server.bind(os.fspath(path))
+        finally:
+            os.umask(old_mask)
+        server.listen(16)
+        try:
+            yield server
+        finally:
+            path.unlink(missing_ok=True)
+
+
+def resident_pid(state_dir: Path) -> int | None:
+    """The pid of the resident process of `state_dir`, if one runs."""
+    path = state_dir / RUN_DIR / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = path.read_text().strip()
+            return int(text) if text.isdigit() else None
+        return None  # the lock was free: nobody holds it
+    finally:
+        os.close(fd)
+
+
+def stop(state_dir: Path, wait_seconds: float = 10.0) -> bool:
+    """Stop the resident process of `state_dir` (SIGTERM, SIGKILL if it lingers); False if none
+    ran."""
+    pid = resident_pid(state_dir)
+    if pid is None:
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + wait_seconds
+    while resident_pid(state_dir) == pid:
+        if time.monotonic() > deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            break
+        time.sleep(0.05)
+    return True
