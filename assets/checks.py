@@ -7,8 +7,8 @@ from dagster import AssetCheckExecutionContext, AssetCheckResult, MetadataValue,
 
 from assets.partitions import parse_partition_key
 from assets.resources import IndexDatabase
-from codeatlas.core.config import Settings
-from codeatlas.core.database import connection
+from core.config import Settings
+from core.database import connection
 from indexing import repositories, snapshot_files
 
 SHOWN_PATHS = 20  # differing paths named in the check's metadata

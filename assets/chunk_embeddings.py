@@ -17,7 +17,7 @@ from dagster import (
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.core.database import connection, transaction
+from core.database import connection, transaction
 from indexing import repositories, snapshots
 from indexing.embedding_registry import embedder_for_model, record_model
 from indexing.embedding_step import coverage, embed_snapshot

@@ -23,8 +23,8 @@ from assets.dagster_internals import (
     pool_slot_holders,
 )
 from assets.run_liveness import describe, mark_run_process, reap_dead_runs
-from codeatlas.core.config import Settings
-from codeatlas.core.errors import CodeatlasError
+from core.config import Settings
+from core.errors import CodeatlasError
 
 EMBEDDING_POOL = "embedding_provider"  # one embedding step at a time (dagster.yaml's limit)
 # publishing rewrites a repository's lexical statistics and switches its current snapshot: with

@@ -10,9 +10,9 @@ import psycopg
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
 
-from codeatlas.core.config import Settings, load_settings
-from codeatlas.core.database import ensure_index_database, migrate_database
-from codeatlas.core.embedding_providers import provider_named
+from core.config import Settings, load_settings
+from core.database import ensure_index_database, migrate_database
+from core.embedding_providers import provider_named
 from indexing.embedding.base import Embedder
 from indexing.embedding_registry import (
     ModelSpec,

@@ -25,7 +25,7 @@ from dagster import (
 )
 
 from assets.dagster_internals import engine_event_pid, free_pool_slots_of_run, pool_slot_users
-from codeatlas.core.config import Settings
+from core.config import Settings
 
 PROCESS_TAG = "codeatlas/process"  # "<host> <pid> <process start time>"
 EXECUTION_TAG = "codeatlas/execution"  # one id per execution inside a process

@@ -18,7 +18,7 @@ class CodeatlasSearch:
     def __init__(
         self, database_url: str, repositories: Sequence[str], embedder=None, ranker=None
     ) -> None:
-        from codeatlas.core.database import connect
+        from core.database import connect
         from retrieval.principals import ensure_operator
         from retrieval.scope import resolve_scope
 

@@ -17,7 +17,7 @@ PROBE = "def probe(value):\n    return value + 1  # codeatlas benchmark vector-c
 
 def make(provider: str):
     """codeatlas's embedder for `provider` (local | fake), built by its own factory."""
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from indexing.embedding.factory import make_embedder
 
     return make_embedder(replace(load_settings(), embedding_provider=provider))

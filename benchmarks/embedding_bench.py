@@ -67,7 +67,7 @@ def _build(name: str):
     """The embedder `codeatlas` itself would build for model `all-MiniLM-L6-v2[:name]`."""
     from dataclasses import replace
 
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from indexing.embedding.factory import make_local_embedder
     from indexing.embedding.local import PACKAGED_MODEL
 

@@ -70,8 +70,8 @@ IN_PROCESS = {"CODEATLAS_QUERY_PROCESS": "off"}
 
 def _resident_ready(state_dir: Path, env: dict[str, str], timeout: float = 120) -> None:
     """Wait until the resident query process listens (started by the command before)."""
-    from codeatlas.core import query_socket
-    from codeatlas.core.config import load_settings
+    from core import query_socket
+    from core.config import load_settings
 
     os.environ.update(env)
     settings = load_settings()
@@ -131,14 +131,14 @@ def _start(pgdata: Path) -> str:
 
 
 def _stop(pgdata: Path) -> None:
-    from codeatlas.core import embedded_server
+    from core import embedded_server
 
     embedded_server.stop(pgdata)  # a keeper still running only warms at its own start
 
 
 def _lexical_pass(url: str, repo: str) -> list[float]:
     """Each query as a CLI call makes it: a new connection, the operator's scope, the search."""
-    from codeatlas.core.database import connection
+    from core.database import connection
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
     from retrieval.search import search_code
@@ -156,7 +156,7 @@ def _lexical_pass(url: str, repo: str) -> list[float]:
 def first_queries(state_dir: Path, repo: str) -> dict[str, Any]:
     """Lexical queries right after a start: without warming (cold, then again warm) and after
     `warming.warm` (what the keeper does after a start)."""
-    from codeatlas.core.warming import warm
+    from core.warming import warm
 
     pgdata = state_dir / "postgres"
     _stop(pgdata)
@@ -285,8 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=20)
     args = p.parse_args(argv)
     os.environ["CODEATLAS_STATE_DIR"] = str(args.state_dir)
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import connection, ensure_index_database
+    from core.config import load_settings
+    from core.database import connection, ensure_index_database
 
     load = os.getloadavg()
     with connection(ensure_index_database(load_settings())) as conn:

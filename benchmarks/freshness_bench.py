@@ -79,7 +79,7 @@ def _setup(work: Path, provider: str, fresh: bool = True) -> tuple[str, Path, Pa
 
 
 def _register(url: str, origin: str) -> None:
-    from codeatlas.core.database import transaction
+    from core.database import transaction
     from indexing import repositories
     from orchestration.webhooks import events
 
@@ -93,7 +93,7 @@ def _register(url: str, origin: str) -> None:
 
 
 def _found(url: str, name: str) -> bool:
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.principals import Principal
     from retrieval.scope import resolve_scope
     from retrieval.search import search_code
@@ -125,7 +125,7 @@ def run(
     from dagster import DagsterInstance, build_sensor_context
 
     from assets.resources import EmbeddingProvider, IndexDatabase
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from orchestration.definitions import build_definitions
     from orchestration.indexing import index_commit
     from orchestration.sensors import webhook_push_sensor
@@ -281,7 +281,7 @@ def _wait(predicate, timeout: float, what: str, every: float = 0.05):
 
 
 def _current_commit(url: str) -> str | None:
-    from codeatlas.core.database import connect
+    from core.database import connect
 
     with connect(url) as conn:
         row = conn.execute(
@@ -310,8 +310,8 @@ def run_daemon(
     import psycopg
     from dagster import DagsterInstance, RunsFilter
 
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import server_url
+    from core.config import load_settings
+    from core.database import server_url
     from orchestration.indexing import index_commit
     from orchestration.instance import prepare_dagster_home
     from orchestration.webhooks.app import build_app

@@ -54,8 +54,8 @@ def measure(database_url: str, workdir: Path, eval_set: EvalSet = EVAL_SETS["py"
 
     from assets.resources import EmbeddingProvider, IndexDatabase
     from benchmarks.codeatlas_search import CodeatlasSearch
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import transaction
+    from core.config import load_settings
+    from core.database import transaction
     from indexing import repositories
     from orchestration.definitions import build_definitions
     from orchestration.indexing import index_commit

@@ -26,7 +26,7 @@ DEPTH = 50
 
 def answers(url: str, concurrent: bool = False) -> dict:
     """{"lexical|scope|query": [[chunk_id, score], ...], "hybrid|scope|query": [hit, ...]}."""
-    from codeatlas.core.database import connect
+    from core.database import connect
     from indexing.embedding.fake import FakeEmbedder
     from retrieval.concurrency import spare_connections
     from retrieval.lexical import lexical_candidates

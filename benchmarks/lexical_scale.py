@@ -333,7 +333,7 @@ def one_file_commit(url: str) -> dict:
 def stats_update(url: str) -> dict:
     """The statistics update from the Python repository's previous snapshot to its current one
     (a one-file commit), re-run alone five times and rolled back."""
-    from codeatlas.core.database import connection
+    from core.database import connection
     from indexing.lexical_index import refresh_corpus_stats
 
     with connection(url) as conn:
@@ -391,7 +391,7 @@ def keep_copy(url: str, name: str) -> None:
     """A copy of the benchmark database as `name` (replaced), to measure this level again."""
     import psycopg
 
-    from codeatlas.core.database import with_database
+    from core.database import with_database
 
     with psycopg.connect(with_database(url, "postgres"), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
@@ -419,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(json.loads(args.output.read_text())))
         return 0
     prepare_environment(STATE)
-    from codeatlas.core.database import connect
+    from core.database import connect
 
     questions = [q["query"] for key in SOURCES for q in EVAL_SETS[key].queries()]
     step = max(1, len(questions) // args.queries)

@@ -56,7 +56,7 @@ def measure(
     url: str, instances: list[Instance], systems: list[str], weights=None, log=sys.stderr
 ) -> dict:
     """Every system on every instance whose release is indexed and whose gold resolves."""
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
 

@@ -60,7 +60,7 @@ def ensure_indexed(
 def index_cost(url: str, project: str) -> dict:
     """Files listed over all snapshots of a project against file versions stored: the share
     content addressing saves."""
-    from codeatlas.core.database import connection
+    from core.database import connection
 
     with connection(url) as conn:
         row = conn.execute(

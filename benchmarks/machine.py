@@ -52,7 +52,7 @@ def describe(database_url: str | None = None) -> dict:
         "git_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
     }
     if database_url:
-        from codeatlas.core.database import connection
+        from core.database import connection
 
         with connection(database_url) as conn:
             info["postgresql"] = conn.execute("SHOW server_version").fetchone()["server_version"]

@@ -58,9 +58,9 @@ def index_status(
     same commit (the repository's current snapshot, or with `current=False` any of its ready
     snapshots: a release among several), parser and tokenizer version, no migration applied
     since, and (given a model) a vector of that model for every chunk."""
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import connection
-    from codeatlas.core.terms import LEXICAL_VERSION
+    from core.config import load_settings
+    from core.database import connection
+    from core.terms import LEXICAL_VERSION
     from indexing.parse_version import effective_parser_version
 
     with connection(database_url) as conn:
@@ -146,7 +146,7 @@ def codeatlas_runs(
 
 def codeatlas_over_window(database_url: str, repository: str, embedder) -> float:
     """Share of the stored chunks of the current snapshot longer than the model's window."""
-    from codeatlas.core.database import connection
+    from core.database import connection
 
     with connection(database_url) as conn:
         rows = conn.execute(

@@ -118,8 +118,8 @@ def _environment(database_url: str, state: Path) -> dict[str, str]:
 
 def _prepare(pg: Postgres, work: Path, clients: int) -> tuple[str, dict[str, str], list[str]]:
     """The index database with a small repository indexed, and one principal + token per client."""
-    from codeatlas.core.database import connect_plain, create_database_if_missing, with_database
-    from codeatlas.core.migrations import migrate
+    from core.database import connect_plain, create_database_if_missing, with_database
+    from core.migrations import migrate
 
     create_database_if_missing(pg.url, "codeatlas")
     url = with_database(pg.url, "codeatlas")

@@ -56,7 +56,7 @@ def incremental(corpus: Path, name: str, url: str, provider: str) -> dict:
 
 def storage(url: str) -> dict:
     """Bytes of each index table (heap + indexes + TOAST) and per chunk."""
-    from codeatlas.core.database import connection
+    from core.database import connection
 
     with connection(url) as conn:
         sizes = {

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import psycopg
 
-from codeatlas.core.database import with_database
+from core.database import with_database
 
 PORTS = range(3440, 3500)  # this project's range for test servers
 

@@ -139,14 +139,14 @@ def database(name: str, *, fresh: bool) -> str:
     """URL of a migrated database `name` on the embedded server (dropped first when fresh)."""
     import psycopg
 
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import (
+    from core.config import load_settings
+    from core.database import (
         connect_plain,
         create_database_if_missing,
         server_url,
         with_database,
     )
-    from codeatlas.core.migrations import migrate
+    from core.migrations import migrate
 
     server = server_url(load_settings())
     if fresh:

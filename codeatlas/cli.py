@@ -10,7 +10,7 @@ import signal
 import sys
 import warnings
 
-from codeatlas.core.errors import CodeatlasError
+from core.errors import CodeatlasError
 
 # modules that define commands; each has `register(subparsers)`
 COMMAND_MODULES = (
@@ -43,7 +43,7 @@ class _Version(argparse.Action):
     command ~40 ms at start-up)."""
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
-        from codeatlas.core.version import package_version
+        from core.version import package_version
 
         print(f"codeatlas {package_version()}")
         parser.exit()

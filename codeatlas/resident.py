@@ -4,7 +4,7 @@ keeps the model loaded and a connection open, so a second command answers in a f
 
 One per state dir, started in the background by the first of those commands that finds none
 (and by `codeatlas server start`); it warms what a query needs (imports, the embedders of the
-indexed models, the query path) before it listens on its socket (codeatlas/core/query_socket.py).
+indexed models, the query path) before it listens on its socket (core/query_socket.py).
 It answers by running the commands' own functions on its connection, one request at a time,
 each a fresh read of the index. It is not one of the server's listed users: each query marks the
 server used (the keeper's idle clock), and it exits once the idle period passes without a query,
@@ -37,9 +37,9 @@ from codeatlas.commands.search import (
     run_search,
     run_symbols,
 )
-from codeatlas.core import embedded_server, query_socket
-from codeatlas.core.config import Settings, load_settings
-from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError
+from core import embedded_server, query_socket
+from core.config import Settings, load_settings
+from core.errors import CodeatlasError, DatabaseUnavailableError
 
 LOADED_AT = time.time()
 COMMANDS: dict[str, Command] = {
@@ -84,7 +84,7 @@ class WarmReader(Reader):
     request."""
 
     def __init__(self, settings: Settings) -> None:
-        from codeatlas.core.database import INDEX_DATABASE, connect, migrate_database
+        from core.database import INDEX_DATABASE, connect, migrate_database
 
         self.settings = settings
         self.pgdata = settings.state_dir / "postgres"

@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 
 import psycopg
 
-from codeatlas.core.config import Settings
-from codeatlas.core.embedding_providers import Provider, provider_named
-from codeatlas.core.errors import ConfigurationError
+from core.config import Settings
+from core.embedding_providers import Provider, provider_named
+from core.errors import ConfigurationError
 from indexing import chunk_embeddings, repositories
 from indexing.embedding.base import Embedder
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import psycopg
 
-from codeatlas.core.database import analyze, connection, transaction
-from codeatlas.core.sql_files import statement
+from core.database import analyze, connection, transaction
+from core.sql_files import statement
 from indexing import chunk_embeddings, embedding_registry, repositories, snapshots
 from indexing.embedding.base import Embedder, document_text
 

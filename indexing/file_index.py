@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import psycopg
 
-from codeatlas.core.config import Settings
+from core.config import Settings
 from indexing import lexical_index, storage
 from indexing.parse_pool import PreparedFile, prepare
 from indexing.parsing.model import ParsedFile

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from codeatlas.core.errors import CodeatlasError, NotAGitRepositoryError
+from core.errors import CodeatlasError, NotAGitRepositoryError
 
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 

@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import psycopg
 
-from codeatlas.core.sql_files import statement
-from codeatlas.core.terms import K1, LEXICAL_VERSION, B, LexicalDocument, chunk_document
+from core.sql_files import statement
+from core.terms import K1, LEXICAL_VERSION, B, LexicalDocument, chunk_document
 from indexing import storage
 from indexing.parsing.model import ParsedFile
 

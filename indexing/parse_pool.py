@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 
-from codeatlas.core.terms import LexicalDocument
+from core.terms import LexicalDocument
 from indexing.parsing.model import ParsedFile
 
 # fewer files than this are parsed in the process itself: starting workers (imports of the

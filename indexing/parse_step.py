@@ -8,9 +8,9 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from codeatlas.core.config import Settings
-from codeatlas.core.database import analyze, connection, transaction
-from codeatlas.core.sql_files import statement
+from core.config import Settings
+from core.database import analyze, connection, transaction
+from core.sql_files import statement
 from indexing import git_source, lexical_index, repositories, snapshot_files, snapshots
 from indexing.file_index import store_file_version
 from indexing.parse_pool import MIN_FILES_FOR_WORKERS, ParseJob, ParsePool

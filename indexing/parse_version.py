@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codeatlas.core.config import Settings
+from core.config import Settings
 from indexing.parsing.parser import PARSER_VERSION
 
 

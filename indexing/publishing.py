@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import psycopg
 
-from codeatlas.core.config import Settings
-from codeatlas.core.sql_files import statement
-from codeatlas.core.terms import LEXICAL_VERSION
+from core.config import Settings
+from core.sql_files import statement
+from core.terms import LEXICAL_VERSION
 from indexing import git_source, lexical_index, repositories, snapshots
 
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import psycopg
 
-from codeatlas.core.config import Settings
-from codeatlas.core.errors import ConfigurationError, RepositoryNotFoundError
-from codeatlas.core.sql_files import statement
+from core.config import Settings
+from core.errors import ConfigurationError, RepositoryNotFoundError
+from core.sql_files import statement
 from indexing import git_source
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,199}$")

@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 
 import psycopg
 
-from codeatlas.core.config import Settings
-from codeatlas.core.database import transaction
-from codeatlas.core.sql_files import statement
+from core.config import Settings
+from core.database import transaction
+from core.sql_files import statement
 from indexing import git_source, repositories, snapshots
 from indexing.parse_version import effective_parser_version
 from indexing.parsing.file_rules import skip_reason

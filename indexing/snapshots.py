@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 
-from codeatlas.core.sql_files import statement
+from core.sql_files import statement
 
 
 def upsert(

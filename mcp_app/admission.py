@@ -19,8 +19,8 @@ from contextvars import ContextVar
 from mcp.server.auth.provider import AccessToken
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from codeatlas.core.errors import DatabaseUnavailableError
-from codeatlas.core.serving_pool import RETRY_AFTER_SECONDS
+from core.errors import DatabaseUnavailableError
+from core.serving_pool import RETRY_AFTER_SECONDS
 from mcp_app.limits import ServerLimits
 from mcp_app.protected_resource import (
     is_metadata_request,

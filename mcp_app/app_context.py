@@ -21,9 +21,9 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 
-from codeatlas.core.config import Settings
-from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError
-from codeatlas.core.serving_pool import RETRY_AFTER_SECONDS
+from core.config import Settings
+from core.errors import CodeatlasError, DatabaseUnavailableError
+from core.serving_pool import RETRY_AFTER_SECONDS
 from mcp_app.limits import ServerLimits
 from mcp_app.pool import DatabasePool
 from retrieval.concurrency import Connections

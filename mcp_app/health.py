@@ -6,7 +6,7 @@ from __future__ import annotations
 import anyio.to_thread
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from codeatlas.core.serving_pool import RETRY_AFTER_SECONDS, ServingPool
+from core.serving_pool import RETRY_AFTER_SECONDS, ServingPool
 from mcp_app.responses import send_json
 
 HEALTH_PATH = "/healthz"

@@ -1,13 +1,13 @@
 """What one principal may use of a shared server: overlay lifetime and quota, the time
 `index_file` may spend embedding, HTTP request rates and concurrency, failed-token attempts,
 and the Host names the HTTP server answers to. Taken from the settings (`CODEATLAS_MCP_*` /
-`CODEATLAS_OVERLAY_*`, codeatlas/core/config.py) when the server starts."""
+`CODEATLAS_OVERLAY_*`, core/config.py) when the server starts."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codeatlas.core.config import Settings
+from core.config import Settings
 
 
 @dataclass(frozen=True)

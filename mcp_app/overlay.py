@@ -14,8 +14,8 @@ import binascii
 import time
 from typing import TYPE_CHECKING
 
-from codeatlas.core.errors import CodeatlasError
-from codeatlas.core.sql_files import statement
+from core.errors import CodeatlasError
+from core.sql_files import statement
 from mcp_app.app_context import AppContext
 from mcp_app.inputs import MAX_FILE_BYTES
 from mcp_app.outputs import IndexFileResult

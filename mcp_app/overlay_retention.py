@@ -10,7 +10,7 @@ statement that writes it is a function here.
 
 from __future__ import annotations
 
-from codeatlas.core.errors import CodeatlasError
+from core.errors import CodeatlasError
 from indexing import chunk_embeddings, storage
 from mcp_app.limits import ServerLimits
 from retrieval.principals import DbConnection, Row

@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from pydantic import TypeAdapter, ValidationError
 
-from codeatlas.core.errors import CodeatlasError
+from core.errors import CodeatlasError
 
 LOCK_FILE = Path(__file__).with_name("tools.lock")
 _LOCK_TABLE = TypeAdapter(dict[str, str])

@@ -5,7 +5,7 @@ the hybrid search's spare connections on top."""
 
 from __future__ import annotations
 
-from codeatlas.core.serving_pool import ServingPool
+from core.serving_pool import ServingPool
 from retrieval.concurrency import Connections, spare_connections
 
 

@@ -8,7 +8,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from pydantic import AnyHttpUrl
 
-from codeatlas.core.version import package_version
+from core.version import package_version
 from mcp_app.app_context import AppContext, ServerConfig, app_lifespan
 from mcp_app.protected_resource import register_routes
 from mcp_app.tools import TOOLS

@@ -7,7 +7,7 @@ import hashlib
 import secrets
 from typing import Any
 
-from codeatlas.core.errors import CodeatlasError
+from core.errors import CodeatlasError
 from retrieval.principals import DbConnection, Principal, get_principal
 
 TOKEN_PREFIX = "cat_"

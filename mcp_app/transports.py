@@ -12,8 +12,8 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from starlette.types import ASGIApp
 
-from codeatlas.core.config import Settings, parse_listen
-from codeatlas.core.request_guard import BoundedBody, uvicorn_settings
+from core.config import Settings, parse_listen
+from core.request_guard import BoundedBody, uvicorn_settings
 from mcp_app.admission import VERIFIED, Admission
 from mcp_app.app_context import ServerConfig, request_principal
 from mcp_app.health import Health
@@ -75,7 +75,7 @@ def stdio_principal(settings: Settings) -> str:
 
 def _check_principal(config: ServerConfig) -> None:
     """Create the operator 'local' on first use; fail before serving for an unknown name."""
-    from codeatlas.core.database import transaction
+    from core.database import transaction
 
     with transaction(config.database_url) as conn:
         request_principal(conn, config.principal_name)

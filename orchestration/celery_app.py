@@ -15,8 +15,8 @@ from dagster_celery.defaults import task_default_queue
 from dagster_celery.make_app import make_app
 from dagster_celery.tasks import create_execute_job_task, create_resume_job_task
 
-from codeatlas.core.config import load_settings
-from codeatlas.core.errors import ConfigurationError
+from core.config import load_settings
+from core.errors import ConfigurationError
 from orchestration.instance import prepare_dagster_home
 
 _settings = load_settings()

@@ -9,9 +9,9 @@ from dagster import DagsterExecutionInterruptedError, DagsterInstance, Definitio
 
 from assets.partitions import partition_key, snapshot_partitions
 from assets.run_liveness import live_execution, process_tags, reap_dead_runs
-from codeatlas.core.config import Settings
-from codeatlas.core.database import connection, index_database_url
-from codeatlas.core.errors import CodeatlasError, DatabaseUnavailableError, first_line
+from core.config import Settings
+from core.database import connection, index_database_url
+from core.errors import CodeatlasError, DatabaseUnavailableError, first_line
 from indexing import snapshots
 from orchestration.instance import open_instance
 

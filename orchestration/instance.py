@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from codeatlas.core.config import Settings
-from codeatlas.core.database import (
+from core.config import Settings
+from core.database import (
     DAGSTER_DATABASE,
     connection,
     create_database_if_missing,

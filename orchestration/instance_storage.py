@@ -12,8 +12,8 @@ from typing import Any
 
 from dagster_postgres import DagsterPostgresStorage
 
-from codeatlas.core.config import Settings, load_settings
-from codeatlas.core.database import (
+from core.config import Settings, load_settings
+from core.database import (
     DAGSTER_DATABASE,
     create_database_if_missing,
     dagster_storage_url,

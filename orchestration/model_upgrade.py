@@ -47,9 +47,9 @@ from assets.dagster_internals import Backfill, backfills_tagged, launch_asset_ba
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
 from assets.run_liveness import live_execution, process_tags
-from codeatlas.core.config import Settings
-from codeatlas.core.database import connection
-from codeatlas.core.errors import CodeatlasError
+from core.config import Settings
+from core.database import connection
+from core.errors import CodeatlasError
 from indexing import chunk_embeddings, embedding_registry, repositories, snapshots
 from indexing.embedding.base import Embedder
 from indexing.embedding_step import coverage

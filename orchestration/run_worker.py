@@ -16,7 +16,7 @@ from dagster import DagsterInstance, in_process_executor, job, op
 import orchestration.definitions  # noqa: F401 - the point: imported before any fork
 from assets.dagster_internals import InstanceRef, capture_interrupts, execute_launched_run
 from assets.run_liveness import mark_run_process
-from codeatlas.core.layers import runtime_files
+from core.layers import runtime_files
 from indexing.parsing import grammars, languages
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def code_state(root: Path) -> dict[Path, float]:
     """Each file the code loads at run time (modules, statements, tree-sitter queries, in every
-    package folder: codeatlas/core/layers.py) and when it was last written."""
+    package folder: core/layers.py) and when it was last written."""
     state = {}
     for path in runtime_files(root):
         with contextlib.suppress(FileNotFoundError):  # removed while we looked: absent

@@ -22,8 +22,8 @@ from dagster import (
 
 from assets.partitions import partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
-from codeatlas.core.config import Settings
-from codeatlas.core.database import connection
+from core.config import Settings
+from core.database import connection
 from indexing import git_source, repositories
 from indexing.embedding_step import coverage
 from indexing.parse_version import effective_parser_version

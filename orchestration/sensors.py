@@ -27,8 +27,8 @@ from dagster import (
 
 from assets.partitions import partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
-from codeatlas.core.config import Settings
-from codeatlas.core.database import connection
+from core.config import Settings
+from core.database import connection
 from indexing import git_source, repositories
 from indexing.parse_version import effective_parser_version
 from orchestration.jobs import PRIORITY_TAG, PUSH_PRIORITY, index_snapshot_job

@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from typing import Any, LiteralString
 
-from codeatlas.core.terms import enclosing_name
+from core.terms import enclosing_name
 from retrieval.hits import CallSite, SymbolMatch
 from retrieval.principals import DbConnection, Row
 from retrieval.reading import clean_path

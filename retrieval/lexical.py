@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import LiteralString
 
-from codeatlas.core.sql_files import statement, statement_template
-from codeatlas.core.terms import K1, B, query_terms, term_id
+from core.sql_files import statement, statement_template
+from core.terms import K1, B, query_terms, term_id
 from retrieval.concurrency import Connections, run_concurrently
 from retrieval.hits import OUTLINE_END, SHORT_CONTENT
 from retrieval.principals import Row

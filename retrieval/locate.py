@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from codeatlas.core.sql_files import statement
-from codeatlas.core.terms import K1, B, query_terms, term_id
+from core.sql_files import statement
+from core.terms import K1, B, query_terms, term_id
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.hits import public_record, unit_range
 from retrieval.issue_text import IssueEvidence, read_issue

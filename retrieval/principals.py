@@ -8,10 +8,10 @@ from typing import Any
 
 import psycopg
 
-from codeatlas.core.errors import CodeatlasError, ConfigurationError, RepositoryNotFoundError
-from codeatlas.core.sql_files import statement
+from core.errors import CodeatlasError, ConfigurationError, RepositoryNotFoundError
+from core.sql_files import statement
 
-# rows are dicts (codeatlas.core.database.connect uses dict_row)
+# rows are dicts (core.database.connect uses dict_row)
 Row = dict[str, Any]
 DbConnection = psycopg.Connection[Any]
 

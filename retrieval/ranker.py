@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from codeatlas.core.terms import enclosing_name, text_terms
+from core.terms import enclosing_name, text_terms
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.hits import Hit, is_thin
 from retrieval.path_roles import BENCHMARK, DOCS, EXAMPLE, FIXTURE, TEST, VENDORED, path_role

@@ -6,7 +6,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from codeatlas.core.errors import CodeatlasError
+from core.errors import CodeatlasError
 from retrieval.hits import OutlineEntry, SymbolMatch, SymbolSource
 from retrieval.principals import DbConnection
 from retrieval.scope import VISIBLE_FILES, Scope

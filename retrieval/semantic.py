@@ -13,7 +13,7 @@ import numpy as np
 from pgvector import HalfVector
 from psycopg import sql
 
-from codeatlas.core.sql_files import statement, statement_template
+from core.sql_files import statement, statement_template
 from retrieval.lexical import CANDIDATE_COLUMNS
 from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among

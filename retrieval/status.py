@@ -8,8 +8,8 @@ from typing import Any
 
 from typing_extensions import TypedDict  # pydantic reads it on Python 3.11
 
-from codeatlas.core.config import Settings
-from codeatlas.core.sql_files import statement
+from core.config import Settings
+from core.sql_files import statement
 from retrieval.principals import DbConnection
 
 

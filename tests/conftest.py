@@ -13,8 +13,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from codeatlas.core.database import connect_plain, create_database_if_missing, with_database
-from codeatlas.core.migrations import migrate
+from core.database import connect_plain, create_database_if_missing, with_database
+from core.migrations import migrate
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

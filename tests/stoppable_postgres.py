@@ -12,8 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import psycopg
 
-from codeatlas.core.database import connect_plain, create_database_if_missing, with_database
-from codeatlas.core.migrations import migrate
+from core.database import connect_plain, create_database_if_missing, with_database
+from core.migrations import migrate
 
 
 class StoppablePostgres:

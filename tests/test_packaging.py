@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from codeatlas.core.database import with_database
+from core.database import with_database
 from tests.conftest import GitRepo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,8 +50,8 @@ def build_wheel(tmp_path: Path) -> Path:
 
 MIGRATE_FROM_INSTALLED = """
 import json, sys
-import codeatlas.core.migrations as migrations, sql
-from codeatlas.core.database import connect_plain
+import core.migrations as migrations, sql
+from core.database import connect_plain
 conn = connect_plain(sys.argv[1])
 applied = migrations.migrate(conn)
 tables = [r["tablename"] for r in conn.execute(

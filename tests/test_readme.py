@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from codeatlas.cli import build_parser
-from codeatlas.core.layers import package_folders
+from core.layers import package_folders
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = (ROOT / "README.md", ROOT / "docs" / "mcp.md")
@@ -120,9 +120,7 @@ def test_the_settings_table_lists_every_variable_the_settings_read():
     documented = {
         name for row in rows for name in re.findall(r"`(CODEATLAS_[A-Z_]+)`", row.split(" | ")[0])
     }
-    read = set(
-        re.findall(r'"(CODEATLAS_[A-Z_]+)"', (ROOT / "codeatlas/core/config.py").read_text())
-    )
+    read = set(re.findall(r'"(CODEATLAS_[A-Z_]+)"', (ROOT / "core/config.py").read_text()))
     assert read, "no variable found in config.py: the pattern is out of date"
     assert documented == read
 

@@ -43,8 +43,8 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from codeatlas.core import embedded_server
-    from codeatlas.core.config import load_settings
+    from core import embedded_server
+    from core.config import load_settings
 
     state = prepare_environment()
     package = fetch_package()

@@ -46,7 +46,7 @@ def listing(source: Path) -> list[tuple[str, int, str]]:
 
 def classify_tree(members: list[tuple[str, int, str]]) -> dict:
     """Indexable files and bytes per language, for the whole tree and for the sample."""
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from indexing.git_source import TreeEntry
     from indexing.snapshot_files import classify
 

@@ -135,7 +135,7 @@ def server_cpu_seconds(postmaster: int) -> float:
 
 def storage(database_url: str) -> dict:
     """Bytes of every table (heap + TOAST) and of each of its indexes, largest first."""
-    from codeatlas.core.database import connection
+    from core.database import connection
 
     with connection(database_url) as conn:
         tables = conn.execute(
@@ -171,7 +171,7 @@ def storage(database_url: str) -> dict:
 
 def source_bytes(database_url: str, repository: str) -> dict:
     """Files and bytes indexed at the repository's current snapshot (skipped files left out)."""
-    from codeatlas.core.database import connection
+    from core.database import connection
 
     with connection(database_url) as conn:
         row = conn.execute(

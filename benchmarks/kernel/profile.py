@@ -72,9 +72,9 @@ def main() -> None:
     url = database(f"bench_kernel_profile_{label}"[:60], fresh=True)
 
     from benchmarks.kernel.measure import server_cpu_seconds
-    from codeatlas.core import embedded_server
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import transaction
+    from core import embedded_server
+    from core.config import load_settings
+    from core.database import transaction
     from indexing import repositories
     from indexing.parse_step import parse_snapshot
     from indexing.snapshot_files import record_source_files

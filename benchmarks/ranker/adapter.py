@@ -39,7 +39,7 @@ def _unit(x: np.ndarray) -> np.ndarray:
 
 def snapshot_vectors(url: str, repository: str, model: str) -> tuple[np.ndarray, list[tuple]]:
     """Every chunk vector of the repository's current snapshot, with (path, start, end)."""
-    from codeatlas.core.database import connection
+    from core.database import connection
 
     with connection(url) as conn:
         rows = conn.execute(

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import IO, TextIO
 
-from codeatlas.core.errors import ConfigurationError
+from core.errors import ConfigurationError
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SHUTDOWN_SECONDS = 20  # for `dagster dev` to stop its services before the group is killed
@@ -78,7 +78,7 @@ def refuse_taken_port(host: str, port: int) -> None:
 
 def _group_alive(pgid: int) -> bool:
     """Whether any process of the group is still running."""
-    from codeatlas.core.process_guard import group_members
+    from core.process_guard import group_members
 
     return bool(group_members(pgid))
 
@@ -110,10 +110,10 @@ def stop_group(proc: subprocess.Popen, grace: float = SHUTDOWN_SECONDS) -> None:
 def run(args: argparse.Namespace) -> int:
     """Start `dagster dev` with this project's workspace; the database stays up while it runs.
     Ctrl-C, SIGTERM, SIGHUP or an error stop it and all of its processes; SIGKILL too, through
-    a guard process (codeatlas/core/process_guard.py)."""
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import ensure_index_database
-    from codeatlas.core.process_guard import start_guard
+    a guard process (core/process_guard.py)."""
+    from core.config import load_settings
+    from core.database import ensure_index_database
+    from core.process_guard import start_guard
     from orchestration.instance import prepare_dagster_home
 
     refuse_taken_port(args.host, args.port)

@@ -28,8 +28,8 @@ def run(args: argparse.Namespace) -> int:
         source = str(Path(source).expanduser().resolve())
         git_source.open_local(Path(source))
 
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import ensure_index_database, transaction
+    from core.config import load_settings
+    from core.database import ensure_index_database, transaction
     from indexing import repositories
     from orchestration.indexing import index_commit
 

@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print `path  score  [evidence]` per file with its likely functions, or the JSON."""
     from codeatlas.commands.search import _note_replica_lag, _opened
-    from codeatlas.core.errors import ConfigurationError
+    from core.errors import ConfigurationError
     from retrieval.locate import locate
 
     text = sys.stdin.read() if args.issue == "-" else args.issue

@@ -5,9 +5,9 @@ import secrets
 import sys
 from pathlib import Path
 
-from codeatlas.core.config import environment_variable
-from codeatlas.core.embedding_providers import PROVIDER_NAMES
-from codeatlas.core.errors import CodeatlasError, ConfigurationError
+from core.config import environment_variable
+from core.embedding_providers import PROVIDER_NAMES
+from core.errors import CodeatlasError, ConfigurationError
 
 PROVIDERS = ("github", "gitlab", "bitbucket", "gitea")
 
@@ -73,8 +73,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _database():
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import ensure_index_database
+    from core.config import load_settings
+    from core.database import ensure_index_database
 
     settings = load_settings()
     return settings, ensure_index_database(settings)
@@ -82,7 +82,7 @@ def _database():
 
 def repo_add(args: argparse.Namespace) -> int:
     """Register NAME → ORIGIN (tracking a branch) so webhooks and sensors can index it."""
-    from codeatlas.core.database import transaction
+    from core.database import transaction
     from indexing import git_source, repositories
 
     settings, url = _database()
@@ -118,7 +118,7 @@ def _read_secret(args: argparse.Namespace) -> str:
 
 def repo_secret(args: argparse.Namespace) -> int:
     """Store a webhook secret for one provider (the receiver verifies pushes with it)."""
-    from codeatlas.core.database import transaction
+    from core.database import transaction
     from indexing import repositories
     from orchestration.webhooks.events import set_secret
 
@@ -142,7 +142,7 @@ def repo_secret(args: argparse.Namespace) -> int:
 
 def models_list(args: argparse.Namespace) -> int:
     """One line per model: dimensions, provider, vectors, repositories using it."""
-    from codeatlas.core.database import connect
+    from core.database import connect
     from indexing import chunk_embeddings
     from indexing.embedding_registry import chosen_model
 
@@ -164,7 +164,7 @@ def models_list(args: argparse.Namespace) -> int:
 
 def models_upgrade(args: argparse.Namespace) -> int:
     """Record the new model, mark repositories upgrading, launch (or run) its backfill."""
-    from codeatlas.core.database import connect
+    from core.database import connect
     from indexing import embedding_registry
     from orchestration import model_upgrade
     from orchestration.instance import open_instance
@@ -233,7 +233,7 @@ def models_upgrade(args: argparse.Namespace) -> int:
 
 def models_drop(args: argparse.Namespace) -> int:
     """Delete a model's vectors and its index."""
-    from codeatlas.core.database import connect
+    from core.database import connect
     from orchestration.model_upgrade import drop_model
 
     _settings, url = _database()
@@ -263,7 +263,7 @@ def prune_snapshots(conn, keep: int, dry_run: bool = False) -> dict:
 
 def run_prune(args: argparse.Namespace) -> int:
     """Print what was (or would be) deleted."""
-    from codeatlas.core.database import connect
+    from core.database import connect
 
     _settings, url = _database()
     with connect(url) as conn:

@@ -8,7 +8,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from codeatlas.core.config import Settings
+    from core.config import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -75,20 +75,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _database_url() -> str:
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import ensure_index_database
+    from core.config import load_settings
+    from core.database import ensure_index_database
 
     return ensure_index_database(load_settings())
 
 
 def serve(args: argparse.Namespace) -> int:
     """Run the server until stdin closes or it is interrupted."""
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import ensure_index_database
+    from core.config import load_settings
+    from core.database import ensure_index_database
     from mcp_app.transports import run_http, run_stdio
 
     if args.stateless and not args.http:
-        from codeatlas.core.errors import ConfigurationError
+        from core.errors import ConfigurationError
 
         raise ConfigurationError("--stateless applies to --http only (stdio has one client)")
     settings = load_settings()  # read once here, the server's entry point, and passed down
@@ -110,7 +110,7 @@ def announce_index(settings: Settings, url: str) -> None:
     """Say on stderr which index this server serves, and warn when it holds no repository (an
     agent started with another state dir than `codeatlas index` used sees an empty index)."""
     from codeatlas.commands.status import where
-    from codeatlas.core.database import connection
+    from core.database import connection
     from indexing import repositories
 
     with connection(url, autocommit=True) as conn:
@@ -138,7 +138,7 @@ def lock(args: argparse.Namespace) -> int:
 
     import anyio
 
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from mcp_app.app_context import ServerConfig
     from mcp_app.pinning import LOCK_FILE, diff, read_lock, server_fingerprints, write_lock
     from mcp_app.server import build_server
@@ -177,7 +177,7 @@ def verify(args: argparse.Namespace) -> int:
 
     import anyio
 
-    from codeatlas.core.errors import ConfigurationError
+    from core.errors import ConfigurationError
     from mcp_app.pinning import diff, failure_reason, read_lock, remote_fingerprints
 
     if args.http and not args.token:
@@ -207,7 +207,7 @@ def verify(args: argparse.Namespace) -> int:
 
 def token_create(args: argparse.Namespace) -> int:
     """Create a token (printed once on stdout) and optional grants."""
-    from codeatlas.core.database import transaction
+    from core.database import transaction
     from mcp_app.tokens import create_token
     from retrieval.principals import grant as grant_repository
 
@@ -224,7 +224,7 @@ def token_create(args: argparse.Namespace) -> int:
 
 def token_revoke(args: argparse.Namespace) -> int:
     """Revoke one token."""
-    from codeatlas.core.database import transaction
+    from core.database import transaction
     from mcp_app.tokens import revoke_token
 
     with transaction(_database_url()) as conn:
@@ -235,7 +235,7 @@ def token_revoke(args: argparse.Namespace) -> int:
 
 def token_list(args: argparse.Namespace) -> int:
     """One line per token."""
-    from codeatlas.core.database import transaction
+    from core.database import transaction
     from mcp_app.tokens import list_tokens
 
     with transaction(_database_url()) as conn:
@@ -250,7 +250,7 @@ def token_list(args: argparse.Namespace) -> int:
 
 def principal_create(args: argparse.Namespace) -> int:
     """Create (or update) a principal."""
-    from codeatlas.core.database import transaction
+    from core.database import transaction
     from retrieval.principals import create_principal
 
     with transaction(_database_url()) as conn:
@@ -262,7 +262,7 @@ def principal_create(args: argparse.Namespace) -> int:
 
 def principal_list(args: argparse.Namespace) -> int:
     """Principals and what they may read."""
-    from codeatlas.core.database import transaction
+    from core.database import transaction
     from retrieval.principals import list_principals
 
     with transaction(_database_url()) as conn:
@@ -274,7 +274,7 @@ def principal_list(args: argparse.Namespace) -> int:
 
 def grant(args: argparse.Namespace) -> int:
     """Grant (or revoke) read access to one repository."""
-    from codeatlas.core.database import transaction
+    from core.database import transaction
     from retrieval.principals import grant as grant_repository
     from retrieval.principals import revoke_grant
 

@@ -46,8 +46,8 @@ def _opened(repo: str | None) -> Iterator[tuple[Any, Any, Any]]:
     """(settings, connection, scope) for the operator reading one repository (None: every
     repository): on the replica when CODEATLAS_READ_DATABASE_URL names one, else on the
     primary."""
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import connection, ensure_index_database
+    from core.config import load_settings
+    from core.database import connection, ensure_index_database
     from retrieval.principals import ensure_operator
 
     settings = load_settings()
@@ -63,7 +63,7 @@ def _opened(repo: str | None) -> Iterator[tuple[Any, Any, Any]]:
 def operator_scope(conn: Any, operator: Any, repo: str | None) -> Any:
     """The operator's scope over `repo` (None: every repository); an unknown name is told the
     command line's way (the retrieval layer's message names the MCP tool list_repositories)."""
-    from codeatlas.core.errors import RepositoryNotFoundError
+    from core.errors import RepositoryNotFoundError
     from retrieval.scope import resolve_scope
 
     try:
@@ -80,8 +80,8 @@ def _replica(url: str) -> Iterator[Any]:
     """A connection to the read replica, or an error that names its setting."""
     from urllib.parse import urlsplit
 
-    from codeatlas.core.database import connect
-    from codeatlas.core.errors import DatabaseUnavailableError
+    from core.database import connect
+    from core.errors import DatabaseUnavailableError
 
     try:
         conn = connect(url, autocommit=True)
@@ -97,7 +97,7 @@ def _replica(url: str) -> Iterator[Any]:
 
 def _note_replica_lag(settings: Any, replica: Any) -> None:
     """Say on stderr when the answer came from a replica that trails the primary."""
-    from codeatlas.core.database import connection, index_database_url
+    from core.database import connection, index_database_url
     from retrieval.status import replica_lag
 
     if not settings.read_database_url:
@@ -117,7 +117,7 @@ def _query_embedder(settings: Any, conn: Any) -> Any:
     loaded: dict[str, Any] = {}
 
     def embed_query(model: str, text: str) -> Sequence[float] | None:
-        from codeatlas.core.errors import ConfigurationError
+        from core.errors import ConfigurationError
         from indexing.embedding_registry import embedder_for_model
 
         if model not in loaded:
@@ -151,8 +151,8 @@ Command = Callable[[argparse.Namespace, Reader], int]
 def _answered(args: argparse.Namespace, command: Command) -> int:
     """The resident query process' answer, printed as it is; else the command run here, after
     which a resident process is started for the next command."""
-    from codeatlas.core import query_socket
-    from codeatlas.core.config import load_settings
+    from core import query_socket
+    from core.config import load_settings
 
     settings = load_settings()
     request = {k: v for k, v in vars(args).items() if k != "handler"}
@@ -172,7 +172,7 @@ def _answered(args: argparse.Namespace, command: Command) -> int:
 
 def search(args: argparse.Namespace) -> int:
     """Print hits as `path:start-end  symbol  [retrievers]`, or the JSON contract."""
-    from codeatlas.core.errors import ConfigurationError, UsageError
+    from core.errors import ConfigurationError, UsageError
 
     if not args.query.strip():
         # an empty query has no meaning to rank by: the semantic retriever would still return
@@ -244,7 +244,7 @@ def callers(args: argparse.Namespace) -> int:
 
 def run_callers(args: argparse.Namespace, reader: Reader) -> int:
     """`callers` through `reader`."""
-    from codeatlas.core.errors import UsageError
+    from core.errors import UsageError
     from retrieval.graph import find_callers
 
     with reader.opened(args.repo) as (settings, conn, scope):

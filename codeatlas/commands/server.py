@@ -1,5 +1,5 @@
 """`codeatlas server start|stop|status`: the embedded PostgreSQL, which stays up between commands
-for CODEATLAS_SERVER_IDLE_SECONDS (codeatlas/core/embedded_server.py), and the resident query
+for CODEATLAS_SERVER_IDLE_SECONDS (core/embedded_server.py), and the resident query
 process that answers searches meanwhile (codeatlas/resident.py)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from codeatlas.core.config import Settings
+from core.config import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _pgdata(settings: Settings) -> Path:
     if settings.database_url:
-        from codeatlas.core.errors import ConfigurationError
+        from core.errors import ConfigurationError
 
         raise ConfigurationError(
             "CODEATLAS_DATABASE_URL is set: codeatlas uses that server and does not start or"
@@ -40,7 +40,7 @@ def _pgdata(settings: Settings) -> Path:
 
 def describe(settings: Settings) -> dict[str, Any]:
     """The embedded server's state, for `status` and `server status`."""
-    from codeatlas.core import embedded_server, query_socket
+    from core import embedded_server, query_socket
 
     info = embedded_server.describe(_pgdata(settings))
     info["idle_seconds"] = settings.server_idle_seconds
@@ -72,9 +72,9 @@ def start(args: argparse.Namespace) -> int:
     import time
 
     from codeatlas import resident
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import ensure_index_database
-    from codeatlas.core.warming import warm
+    from core.config import load_settings
+    from core.database import ensure_index_database
+    from core.warming import warm
 
     settings = load_settings()
     _pgdata(settings)
@@ -95,9 +95,9 @@ def stop(args: argparse.Namespace) -> int:
     server unless --force."""
     import os
 
-    from codeatlas.core import embedded_server, query_socket
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.errors import ConfigurationError
+    from core import embedded_server, query_socket
+    from core.config import load_settings
+    from core.errors import ConfigurationError
 
     settings = load_settings()
     pgdata = _pgdata(settings)
@@ -118,7 +118,7 @@ def stop(args: argparse.Namespace) -> int:
 
 def status(args: argparse.Namespace) -> int:
     """Print the server's state without starting it."""
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
 
     info = describe(load_settings())
     if args.json:

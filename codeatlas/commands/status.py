@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from codeatlas.core.config import Settings, redacted_url
+from core.config import Settings, redacted_url
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,15 +44,15 @@ def where(settings: Settings) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Print which state and database are in use, then one block per repository."""
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import connection, ensure_index_database
+    from core.config import load_settings
+    from core.database import connection, ensure_index_database
     from retrieval.status import repository_status
 
     settings = load_settings()
     with connection(ensure_index_database(settings)) as conn:
         report = repository_status(conn, settings, only=args.repo)
     if args.repo and not report:
-        from codeatlas.core.errors import RepositoryNotFoundError
+        from core.errors import RepositoryNotFoundError
 
         raise RepositoryNotFoundError(
             f"no repository named {args.repo!r}; `codeatlas status` lists them"

@@ -6,7 +6,7 @@ import argparse
 import logging
 import sys
 
-from codeatlas.core.config import parse_listen
+from core.config import parse_listen
 
 DEFAULT_PORT = 8090
 
@@ -40,9 +40,9 @@ def run(args: argparse.Namespace) -> int:
     """Serve the receiver until interrupted."""
     import uvicorn
 
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import ensure_index_database
-    from codeatlas.core.request_guard import uvicorn_settings
+    from core.config import load_settings
+    from core.database import ensure_index_database
+    from core.request_guard import uvicorn_settings
     from orchestration.webhooks.app import build_app
 
     # one line per accepted or refused delivery (never headers, bodies or secrets)

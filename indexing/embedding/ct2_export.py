@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from codeatlas.core.errors import ConfigurationError
+from core.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
 

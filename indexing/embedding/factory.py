@@ -6,9 +6,9 @@ import importlib.util
 import logging
 from pathlib import Path
 
-from codeatlas.core.config import Settings
-from codeatlas.core.embedding_providers import Provider
-from codeatlas.core.errors import ConfigurationError
+from core.config import Settings
+from core.embedding_providers import Provider
+from core.errors import ConfigurationError
 from indexing.embedding.base import Embedder
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from codeatlas.core.errors import ConfigurationError
+from core.errors import ConfigurationError
 from indexing.embedding.batching import plan_batches, shortest_first
 
 if TYPE_CHECKING:

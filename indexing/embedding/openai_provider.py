@@ -8,7 +8,7 @@ from typing import Any
 
 import openai
 
-from codeatlas.core.errors import ConfigurationError, EmbeddingProviderError
+from core.errors import ConfigurationError, EmbeddingProviderError
 from indexing.embedding.batching import plan_batches
 
 DEFAULT_MODEL = "text-embedding-3-small"

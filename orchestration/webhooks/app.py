@@ -25,9 +25,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from codeatlas.core.errors import DatabaseUnavailableError
-from codeatlas.core.request_guard import BoundedBody
-from codeatlas.core.serving_pool import RETRY_AFTER_SECONDS, ServingPool
+from core.errors import DatabaseUnavailableError
+from core.request_guard import BoundedBody
+from core.serving_pool import RETRY_AFTER_SECONDS, ServingPool
 from orchestration.webhooks import events
 from orchestration.webhooks.payload import decode, loggable
 from orchestration.webhooks.providers import (

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import uvicorn
 from starlette.applications import Starlette
 
-from codeatlas.core.request_guard import uvicorn_settings
+from core.request_guard import uvicorn_settings
 
 
 @contextlib.contextmanager

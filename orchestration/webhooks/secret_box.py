@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 
-from codeatlas.core.errors import ConfigurationError
+from core.errors import ConfigurationError
 
 KEY_VARIABLE = "CODEATLAS_SECRET_KEY"
 PREFIX = "enc:v1:"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dagster import DagsterInstance
 
 from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import connection, transaction
+from core.config import load_settings
+from core.database import connection, transaction
 from indexing import repositories
 from orchestration.definitions import build_definitions
 from orchestration.indexing import index_commit

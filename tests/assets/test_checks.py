@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from assets.checks import compare_with_git, paths_in_git
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import transaction
+from core.config import load_settings
+from core.database import transaction
 from tests.retrieval.indexing import index_repository
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import connect, connection
+from core.config import load_settings
+from core.database import connect, connection
 from indexing.embedding.fake import FakeEmbedder
 from indexing.embedding_step import embed_snapshot
 from indexing.parse_step import parse_snapshot
@@ -191,7 +191,7 @@ def test_a_run_that_crashes_mid_parse_resumes_to_the_rows_of_an_uninterrupted_ru
 
     import psycopg
 
-    from codeatlas.core.database import with_database
+    from core.database import with_database
 
     with psycopg.connect(pg_server, autocommit=True) as admin:
         admin.execute('CREATE DATABASE "clean_run" TEMPLATE "codeatlas_template"')
@@ -211,7 +211,7 @@ def test_a_run_that_fails_inside_dagster_raises_the_users_error_and_keeps_what_w
 ):
     import shutil
 
-    from codeatlas.core.errors import NotAGitRepositoryError
+    from core.errors import NotAGitRepositoryError
 
     git_repo.write("shop/refunds.py", SHOP)
     first = git_repo.commit()

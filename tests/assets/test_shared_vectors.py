@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 import retrieval.semantic as semantic
-from codeatlas.core.database import connect
+from core.database import connect
 from indexing import embedding_registry
 from indexing.embedding.fake import FakeEmbedder
 from retrieval.principals import create_principal, ensure_operator, grant

@@ -11,7 +11,7 @@ import time
 import psycopg
 import pytest
 
-from codeatlas.core.database import with_database
+from core.database import with_database
 from tests.assets.pipeline_helpers import dump
 
 FUNCTION = "def function_{i}(value):\n    return value * {i}\n"

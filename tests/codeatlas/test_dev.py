@@ -141,7 +141,7 @@ def test_dagster_dev_and_its_processes_go_when_codeatlas_dev_is_killed_or_hung_u
     proc, started = start_dev(free_port(), tmp_path / "dev.log")
     try:
         names = " ".join(" ".join(psutil.Process(p).cmdline()) for p in started)
-        assert "dagster_webserver" in names and "codeatlas.core.process_guard" in names
+        assert "dagster_webserver" in names and "core.process_guard" in names
         proc.send_signal(sig)
         proc.wait(timeout=90)
         deadline = time.monotonic() + 90  # the guard's grace (10 s) and Dagster's shutdown

@@ -51,7 +51,7 @@ def test_serve_mcp_from_any_folder_serves_the_per_user_index_and_warns_when_empt
 def test_serve_mcp_names_how_many_repositories_it_serves_without_a_warning(
     database_url: str, tmp_path: Path
 ):
-    from codeatlas.core.database import connection, migrate_database
+    from core.database import connection, migrate_database
 
     migrate_database(database_url)
     with connection(database_url, autocommit=True) as conn:

@@ -16,9 +16,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from codeatlas.core import embedded_server, query_socket
-from tests.codeatlas.core.test_embedded_server import wait_for
+from core import embedded_server, query_socket
 from tests.conftest import GitRepo
+from tests.core.test_embedded_server import wait_for
 from tests.retrieval.indexing import fake_embedder, index_repository
 
 # runs the CLI, then says on stderr which heavy modules the command process imported
@@ -61,8 +61,8 @@ class User:
 
     def index(self) -> None:
         """Index HEAD of the repository into the embedded server (this process then leaves)."""
-        from codeatlas.core.config import load_settings
-        from codeatlas.core.database import ensure_index_database
+        from core.config import load_settings
+        from core.database import ensure_index_database
 
         url = ensure_index_database(load_settings())
         try:

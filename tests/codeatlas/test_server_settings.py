@@ -16,14 +16,14 @@ def _show(url: str, name: str) -> str:
 
 
 def _stop(pgdata: Path) -> None:
-    from codeatlas.core import embedded_server
+    from core import embedded_server
 
     embedded_server.release(pgdata)
     embedded_server.stop(pgdata)
 
 
 def test_the_embedded_server_runs_with_codeatlas_settings_from_its_next_start(tmp_path: Path):
-    from codeatlas.core.database import EMBEDDED_SERVER_SETTINGS, _start_embedded
+    from core.database import EMBEDDED_SERVER_SETTINGS, _start_embedded
 
     pgdata = tmp_path / "postgres"
     _start_embedded(pgdata)
@@ -37,7 +37,7 @@ def test_the_embedded_server_runs_with_codeatlas_settings_from_its_next_start(tm
 
 
 def test_an_operators_own_setting_is_kept(pg_server: str):
-    from codeatlas.core.database import configure_server
+    from core.database import configure_server
 
     with psycopg.connect(pg_server, autocommit=True) as conn:
         conn.execute("ALTER SYSTEM SET work_mem = '8MB'")
@@ -52,7 +52,7 @@ def test_an_operators_own_setting_is_kept(pg_server: str):
 
 
 def test_a_setting_not_chosen_yet_is_written_and_reloaded(pg_server: str):
-    from codeatlas.core.database import configure_server
+    from core.database import configure_server
 
     try:
         assert configure_server(pg_server, {"work_mem": "12MB"}) == ["work_mem"]

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import transaction
-from codeatlas.core.errors import ConfigurationError
+from core.config import load_settings
+from core.database import transaction
+from core.errors import ConfigurationError
 from indexing import embedding_registry
 from indexing.embedding_registry import ModelSpec
 

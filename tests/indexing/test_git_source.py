@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from codeatlas.core.config import load_settings
+from core.config import load_settings
 from indexing import git_source, repositories
 from tests.assets.pipeline_helpers import register, run_index, snapshot_paths
 

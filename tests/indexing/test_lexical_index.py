@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import connection, transaction
-from codeatlas.core.terms import LEXICAL_VERSION, term_id
+from core.config import load_settings
+from core.database import connection, transaction
+from core.terms import LEXICAL_VERSION, term_id
 from indexing import lexical_index, repositories, storage
 from indexing.file_index import store_file_version
 

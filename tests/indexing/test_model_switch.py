@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codeatlas.core.database import connection
+from core.database import connection
 from indexing.embedding.fake import FakeEmbedder
 from indexing.embedding_step import embed_snapshot
 from indexing.model_switch import adopt_configured_model, try_switch

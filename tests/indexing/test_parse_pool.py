@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import connection, transaction
+from core.config import load_settings
+from core.database import connection, transaction
 from indexing import parse_step, repositories
 from indexing.parse_pool import ParseJob, ParsePool
 from indexing.parse_step import parse_snapshot

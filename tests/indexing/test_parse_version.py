@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from codeatlas.core.config import load_settings
+from core.config import load_settings
 from indexing.parse_version import effective_parser_version
 from indexing.parsing.parser import PARSER_VERSION
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import connection, transaction
+from core.config import load_settings
+from core.database import connection, transaction
 from indexing import repositories
 from indexing.parse_step import parse_snapshot
 from indexing.parse_version import effective_parser_version

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import transaction
-from codeatlas.core.errors import (
+from core.config import load_settings
+from core.database import transaction
+from core.errors import (
     ConfigurationError,
     NotAGitRepositoryError,
     RepositoryNotFoundError,

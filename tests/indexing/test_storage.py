@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from codeatlas.core.database import connection, transaction
+from core.database import connection, transaction
 from indexing import repositories, storage
 
 

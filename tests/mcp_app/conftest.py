@@ -14,7 +14,7 @@ from tests.retrieval.conftest import IndexedRepo, conn, shop_repo  # noqa: F401
 
 def make_server(database_url: str, principal: str, **limits: Any):
     """A server whose requests all come from `principal` (as over stdio), with these limits."""
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from mcp_app.app_context import ServerConfig
     from mcp_app.limits import ServerLimits
     from mcp_app.server import build_server

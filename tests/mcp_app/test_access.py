@@ -12,7 +12,7 @@ from tests.mcp_app.conftest import call_tools, make_server, payload
 @pytest.fixture
 def two_repos(shop_repo, tmp_path, database_url):
     """Repository `shop` granted to principal alice; repository `vault` granted to nobody."""
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.principals import create_principal, grant
     from tests.conftest import GitRepo
     from tests.retrieval.indexing import index_repository

@@ -14,7 +14,7 @@ import anyio
 import httpx
 import pytest
 
-from codeatlas.core.database import connect
+from core.database import connect
 from mcp_app.admission import Admission
 from mcp_app.limits import ServerLimits
 from tests.mcp_app.conftest import payload
@@ -112,7 +112,7 @@ def test_a_principal_over_its_rate_gets_429_with_retry_after_until_the_minute_pa
 
 
 def test_a_token_that_could_not_be_checked_gets_503_not_401_and_counts_as_no_failure():
-    from codeatlas.core.serving_pool import DatabaseDownError
+    from core.serving_pool import DatabaseDownError
 
     async def database_down(token: str) -> Any:
         raise DatabaseDownError("the index database is unavailable right now; retry in 5 s")
@@ -139,7 +139,7 @@ def test_an_address_guessing_tokens_is_refused_with_429_even_with_a_valid_one_la
 @pytest.fixture
 def served(shop_repo, request):
     """The real HTTP app (bound as given) under uvicorn; yields its /mcp URL."""
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from mcp_app.transports import http_app
     from orchestration.webhooks.background import serving
 
@@ -253,8 +253,8 @@ def test_a_foreign_or_userinfo_host_is_refused_before_the_token_and_never_echoed
 def test_a_body_not_sent_in_time_is_answered_408_and_a_client_leaving_is_no_traceback(
     shop_repo, monkeypatch
 ):
-    from codeatlas.core import request_guard
-    from codeatlas.core.config import load_settings
+    from core import request_guard
+    from core.config import load_settings
     from mcp_app.transports import http_app
     from orchestration.webhooks.background import serving
     from tests.slow_clients import answer, partial_request

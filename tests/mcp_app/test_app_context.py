@@ -8,8 +8,8 @@ from typing import Any
 import anyio
 import pytest
 
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import connect
+from core.config import load_settings
+from core.database import connect
 from mcp_app.app_context import (
     AppContext,
     NotAuthenticatedError,

@@ -53,7 +53,7 @@ def outage_url(
 @pytest.fixture
 def http_mcp(outage_url: str) -> Iterator[str]:
     """The HTTP MCP app on the stoppable database, under uvicorn; yields the server's origin."""
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from mcp_app.transports import http_app
 
     served = http_app(load_settings(), outage_url, "127.0.0.1", 0)

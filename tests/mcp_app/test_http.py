@@ -45,7 +45,7 @@ def serve_in_thread(app: Any) -> tuple[str, Any, threading.Thread]:
 @pytest.fixture
 def http_server(shop_repo) -> Iterator[str]:
     """The MCP app served by uvicorn in a thread; yields its /mcp URL."""
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from mcp_app.transports import http_app
 
     served = http_app(load_settings(), shop_repo.database_url, "127.0.0.1", 0)
@@ -57,7 +57,7 @@ def http_server(shop_repo) -> Iterator[str]:
 
 
 def _token(database_url: str, principal: str, grants: list[str]) -> tuple[int, str]:
-    from codeatlas.core.database import transaction
+    from core.database import transaction
     from mcp_app.tokens import create_token
     from retrieval.principals import create_principal, grant
 
@@ -100,7 +100,7 @@ def test_requests_without_or_with_a_wrong_token_get_401(http_server):
 
 
 def test_a_revoked_token_is_refused_at_once(http_server, shop_repo):
-    from codeatlas.core.database import transaction
+    from core.database import transaction
     from mcp_app.tokens import revoke_token
 
     token_id, token = _token(shop_repo.database_url, "leaver", ["shop"])
@@ -114,7 +114,7 @@ def test_a_revoked_token_is_refused_at_once(http_server, shop_repo):
 def test_tokens_are_stored_only_as_sha256_hashes(shop_repo):
     import hashlib
 
-    from codeatlas.core.database import connect
+    from core.database import connect
 
     _id, token = _token(shop_repo.database_url, "hashed", [])
     conn = connect(shop_repo.database_url, autocommit=True)

@@ -60,7 +60,7 @@ class RoundRobinProxy:
 
 
 def _behind_one_address(database_url: str, *, stateless: bool) -> Iterator[RoundRobinProxy]:
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from mcp_app.transports import http_app
 
     running = []

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from codeatlas.core.config import load_settings
-from codeatlas.core.errors import ConfigurationError
+from core.config import load_settings
+from core.errors import ConfigurationError
 from mcp_app.limits import ServerLimits
 
 VARIABLES = (

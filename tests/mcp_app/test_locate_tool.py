@@ -11,7 +11,7 @@ from tests.retrieval.tracker_repo import REPORT, tracker_repo  # noqa: F401
 @pytest.fixture
 def granted_and_not(tracker_repo):  # noqa: F811
     """Principal alice granted `tracker`; principal bob granted nothing."""
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.principals import create_principal, grant
 
     conn = connect(tracker_repo.database_url, autocommit=True)

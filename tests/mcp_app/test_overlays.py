@@ -3,7 +3,7 @@ and cost bounded work however large the file."""
 
 from __future__ import annotations
 
-from codeatlas.core.database import connect
+from core.database import connect
 from tests.mcp_app.conftest import call_tools, make_server, payload
 
 MONEY = "shop/money.py"

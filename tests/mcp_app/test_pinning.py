@@ -12,7 +12,7 @@ import pytest
 
 
 def _server(database_url: str = ""):
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from mcp_app.app_context import ServerConfig
     from mcp_app.server import build_server
 

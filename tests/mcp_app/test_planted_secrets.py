@@ -14,7 +14,7 @@ from tests.retrieval.indexing import fake_embedder, index_repository
 
 def _database_leaks(url: str, secrets: list[str]) -> set[str]:
     """Planted secrets found in any text column of any table."""
-    from codeatlas.core.database import connect
+    from core.database import connect
 
     found: set[str] = set()
     with connect(url) as conn:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from codeatlas.core.database import connect
-from codeatlas.core.errors import DatabaseUnavailableError
+from core.database import connect
+from core.errors import DatabaseUnavailableError
 from mcp_app.pool import DatabasePool
 
 

@@ -16,8 +16,8 @@ import psycopg
 import pytest
 
 from benchmarks.streaming_replica import Replication, start_replication
-from codeatlas.core.database import connect_plain, create_database_if_missing, transaction
-from codeatlas.core.migrations import migrate
+from core.database import connect_plain, create_database_if_missing, transaction
+from core.migrations import migrate
 from tests.conftest import GitRepo
 from tests.mcp_app.conftest import call_tools, payload
 from tests.retrieval import sample_code
@@ -74,7 +74,7 @@ def shop(
 
 
 def _server():
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from mcp_app.app_context import ServerConfig
     from mcp_app.server import build_server
 

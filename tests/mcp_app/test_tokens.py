@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeatlas.core.database import connect
+from core.database import connect
 from mcp_app.tokens import (
     TokenNotFoundError,
     create_token,

@@ -99,7 +99,7 @@ def test_index_file_puts_an_uncommitted_file_in_front_for_its_principal_only(
     assert (top["symbol"], top["source"]) == ("apply_loyalty_discount", "working-tree")
     assert payload(read)["symbols"][0]["source"] == "working-tree"
 
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.principals import create_principal, grant
 
     conn = connect(shop_repo.database_url, autocommit=True)

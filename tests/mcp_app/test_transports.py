@@ -6,9 +6,9 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import transaction
-from codeatlas.core.serving_pool import DatabaseDownError
+from core.config import load_settings
+from core.database import transaction
+from core.serving_pool import DatabaseDownError
 from mcp_app.hosts import HostPolicy, parse_host
 from mcp_app.limits import ServerLimits
 from mcp_app.tokens import create_token, token_hash

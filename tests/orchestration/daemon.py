@@ -13,8 +13,8 @@ import psycopg
 from dagster import DagsterInstance
 from psycopg.conninfo import conninfo_to_dict
 
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import connect, dagster_storage_url, with_database
+from core.config import load_settings
+from core.database import connect, dagster_storage_url, with_database
 from orchestration.instance import prepare_dagster_home
 
 ROOT = Path(__file__).resolve().parents[2]

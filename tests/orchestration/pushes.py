@@ -5,7 +5,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from codeatlas.core.database import connect, transaction
+from core.database import connect, transaction
 from orchestration.webhooks import events
 from orchestration.webhooks.providers import sign
 from retrieval.principals import Principal

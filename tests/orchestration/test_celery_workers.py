@@ -21,7 +21,7 @@ from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 
 from assets.dagster_internals import engine_event_pid
 from assets.partitions import partition_key, snapshot_partitions
-from codeatlas.core.database import connect
+from core.database import connect
 from orchestration.jobs import BACKGROUND_PRIORITY, PRIORITY_TAG, REPOSITORY_TAG
 from retrieval.principals import Principal
 from retrieval.scope import resolve_scope

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import psycopg
 import pytest
 
-from codeatlas.core.database import dagster_storage_url, with_database
+from core.database import dagster_storage_url, with_database
 from tests.assets.pipeline_helpers import dump
 from tests.conftest import TEMPLATE, GitRepo
 

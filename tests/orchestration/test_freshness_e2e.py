@@ -6,8 +6,8 @@ import pytest
 from dagster import DagsterInstance, build_sensor_context
 
 from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import connect
+from core.config import load_settings
+from core.database import connect
 from orchestration.definitions import build_definitions
 from orchestration.sensors import webhook_push_sensor
 from orchestration.webhooks.app import build_app

@@ -156,7 +156,7 @@ def test_each_provider_has_hostile_cases_signed_wrongly_signed_and_unsigned(prov
 @pytest.fixture
 def receiver(registered, monkeypatch):  # noqa: F811
     """The receiver under uvicorn, with a 1 s body deadline and room for 6 connections."""
-    from codeatlas.core import request_guard
+    from core import request_guard
     from orchestration.webhooks.background import serving
 
     monkeypatch.setattr(request_guard, "BODY_SECONDS", 1.0)
@@ -194,7 +194,7 @@ def test_connections_past_the_limit_get_503_until_stalled_ones_are_dropped(recei
 
 
 def test_clients_leaving_mid_body_are_one_log_line_not_a_traceback_each(receiver, registered):  # noqa: F811
-    from codeatlas.core.request_guard import throttled
+    from core.request_guard import throttled
 
     records: list[logging.LogRecord] = []
     handler = logging.Handler()

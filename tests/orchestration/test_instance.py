@@ -4,7 +4,7 @@ the warm run launcher (or celery's when configured)."""
 
 from dagster import DagsterInstance
 
-from codeatlas.core.config import load_settings
+from core.config import load_settings
 from orchestration.instance import prepare_dagster_home
 from orchestration.jobs import REPOSITORY_TAG
 from orchestration.run_launcher import WarmRunLauncher

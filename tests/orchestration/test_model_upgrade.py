@@ -7,8 +7,8 @@ from dagster import DagsterInstance, build_sensor_context
 from assets.chunk_embeddings import MODEL_TAG
 from assets.dagster_internals import Backfill
 from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import connect
+from core.config import load_settings
+from core.database import connect
 from indexing import chunk_embeddings, embedding_registry
 from indexing.embedding.fake import FakeEmbedder
 from indexing.embedding_step import missing_content

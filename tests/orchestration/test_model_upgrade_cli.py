@@ -9,8 +9,8 @@ from assets.chunk_embeddings import MODEL_TAG
 from assets.dagster_internals import backfills_tagged
 from assets.resources import IndexDatabase
 from codeatlas.cli import main
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import connect
+from core.config import load_settings
+from core.database import connect
 from indexing import embedding_registry
 from indexing.embedding_step import embed_snapshot, missing_content
 from orchestration import model_upgrade

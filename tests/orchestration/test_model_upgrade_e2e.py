@@ -11,7 +11,7 @@ from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 from assets.chunk_embeddings import MODEL_TAG
 from assets.dagster_internals import backfills_tagged
 from codeatlas.cli import main
-from codeatlas.core.database import connect
+from core.database import connect
 from indexing import embedding_registry
 from tests.assets.pipeline_helpers import register, run_index
 from tests.orchestration.daemon import daemon_running, diagnosis, failed_ticks, make_dagster_home

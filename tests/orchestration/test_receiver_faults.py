@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from codeatlas.core.database import transaction
+from core.database import transaction
 from indexing import repositories
 from orchestration.webhooks import events
 from orchestration.webhooks.app import build_app

@@ -16,7 +16,7 @@ from dagster import (
 )
 
 from assets.resources import EmbeddingProvider, IndexDatabase
-from codeatlas.core.database import connect, transaction
+from core.database import connect, transaction
 from indexing import embedding_registry
 from indexing.embedding.fake import FakeEmbedder
 from orchestration.definitions import build_definitions

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from codeatlas.core.layers import package_folders
+from core.layers import package_folders
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,7 +44,7 @@ EDITED = [
     "sql/lexical/bm25_candidates.sql",
     "sql/migrations/001_schema.sql",
     "mcp_app/server.py",
-    "codeatlas/core/config.py",
+    "core/config.py",
 ]
 
 

@@ -6,8 +6,8 @@ import pytest
 from dagster import build_schedule_context, instance_for_test
 
 from assets.resources import IndexDatabase
-from codeatlas.core.config import load_settings
-from codeatlas.core.database import transaction
+from core.config import load_settings
+from core.database import transaction
 from indexing import repositories
 from indexing.parse_version import effective_parser_version
 from orchestration.schedules import nightly_freshness

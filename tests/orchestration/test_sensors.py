@@ -6,7 +6,7 @@ import pytest
 from dagster import DagsterInstance, SensorResult, build_sensor_context
 
 from assets.resources import IndexDatabase
-from codeatlas.core.database import connect, transaction
+from core.database import connect, transaction
 from indexing import repositories
 from orchestration import sensors
 from orchestration.sensors import local_commit_sensor, webhook_push_sensor
@@ -115,7 +115,7 @@ def test_a_commit_that_cannot_be_fetched_is_retried_then_marked_failed(
 
 
 def test_a_push_of_the_commit_already_current_starts_no_run(two_repos, database_url, instance):
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from indexing.parse_version import effective_parser_version
 
     _, _, second = two_repos["shop"]

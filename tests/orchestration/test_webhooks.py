@@ -8,7 +8,7 @@ import logging
 import pytest
 from starlette.testclient import TestClient
 
-from codeatlas.core.database import connect, transaction
+from core.database import connect, transaction
 from indexing import repositories
 from orchestration.webhooks import events
 from orchestration.webhooks.app import build_app

@@ -6,8 +6,8 @@ import pytest
 
 from codeatlas.cli import main
 from codeatlas.commands.webhooks import parse_listen
-from codeatlas.core.database import connect
-from codeatlas.core.errors import ConfigurationError
+from core.database import connect
+from core.errors import ConfigurationError
 
 
 def secrets_of(url: str) -> list[tuple[str, str]]:

@@ -36,7 +36,7 @@ def shop_repo(settings_env: Path, database_url: str, git_repo) -> IndexedRepo:
 @pytest.fixture
 def conn(shop_repo: IndexedRepo):
     """An autocommit connection to the test database."""
-    from codeatlas.core.database import connect
+    from core.database import connect
 
     connection = connect(shop_repo.database_url, autocommit=True)
     yield connection

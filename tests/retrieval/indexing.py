@@ -18,8 +18,8 @@ def index_repository(
     branch: str = "main",
 ) -> str:
     """Register, list, parse, publish (and embed, given an embedder) HEAD; return its sha."""
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import connection, transaction
+    from core.config import load_settings
+    from core.database import connection, transaction
     from indexing import repositories
     from indexing.embedding_step import embed_snapshot
     from indexing.parse_step import parse_snapshot

@@ -27,7 +27,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def corpus(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """(connection, operator scope) over the indexed eval corpus, shared by this module."""
-    from codeatlas.core.database import connect, with_database
+    from core.database import connect, with_database
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
 

@@ -46,7 +46,7 @@ def nightly(item):
 @pytest.fixture
 def graph_scope(settings_env, database_url, git_repo):
     """The operator's scope over the repository above, indexed."""
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
 

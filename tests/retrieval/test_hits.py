@@ -37,7 +37,7 @@ def _long_class() -> str:
 def test_search_answers_a_method_with_the_method_and_a_long_class_with_its_outline(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
     from retrieval.search import search_code
@@ -84,7 +84,7 @@ def format_amount(cents):
 def test_overload_signatures_and_their_implementation_are_one_hit(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
     from retrieval.search import search_code
@@ -125,7 +125,7 @@ def _options_interface() -> str:
 def test_a_long_interface_of_options_answers_with_the_matching_piece_below_the_function(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
     from retrieval.search import search_code
@@ -222,7 +222,7 @@ def _accounts() -> str:
 def test_an_accessor_counts_less_than_the_method_that_computes_the_answer(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.lexical import lexical_candidates
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
@@ -287,7 +287,7 @@ def _overloads_java() -> str:
 def test_of_overloads_with_bodies_the_hit_is_the_one_that_matched_with_its_thin_neighbours(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
     from retrieval.search import search_code

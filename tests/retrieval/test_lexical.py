@@ -34,7 +34,7 @@ def zoo(settings_env, database_url, tmp_path):
 
 
 def _connect(url):
-    from codeatlas.core.database import connect
+    from core.database import connect
 
     return connect(url, autocommit=True)
 

@@ -11,7 +11,7 @@ from tests.retrieval.tracker_repo import REPORT, WORDS_REPORT, tracker_repo  # n
 @pytest.fixture
 def tracker(tracker_repo):  # noqa: F811
     """(connection, the operator's scope over the tracker repository)."""
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
 

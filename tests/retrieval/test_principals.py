@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from codeatlas.core.errors import ConfigurationError
+from core.errors import ConfigurationError
 
 
 @pytest.fixture
 def db(database_url):
     """An autocommit connection to a fresh database holding two repositories, one indexed."""
-    from codeatlas.core.database import connect
+    from core.database import connect
     from indexing.repositories import register
 
     conn = connect(database_url, autocommit=True)
@@ -71,7 +71,7 @@ def test_principals_are_listed_with_their_granted_repositories(db):
 
 
 def test_unknown_names_say_what_to_run(db):
-    from codeatlas.core.errors import RepositoryNotFoundError
+    from core.errors import RepositoryNotFoundError
     from retrieval.principals import PrincipalNotFoundError, create_principal, get_principal, grant
 
     with pytest.raises(PrincipalNotFoundError, match="`codeatlas principal create carol`"):

@@ -12,7 +12,7 @@ from tests.retrieval import sample_code
 @contextmanager
 def _indexed(database_url: str, git_repo, name: str, files: dict[str, str]):
     """A connection and the operator's scope over `files`, committed and indexed as `name`."""
-    from codeatlas.core.database import connection
+    from core.database import connection
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
     from tests.retrieval.indexing import fake_embedder, index_repository

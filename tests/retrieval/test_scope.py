@@ -8,7 +8,7 @@ import pytest
 def test_a_principal_without_a_grant_gets_the_same_error_as_for_an_unknown_repository(
     conn, shop_repo
 ):
-    from codeatlas.core.errors import RepositoryNotFoundError
+    from core.errors import RepositoryNotFoundError
     from retrieval.principals import create_principal
     from retrieval.scope import resolve_scope
 

@@ -269,7 +269,7 @@ def _refunds() -> str:
 def test_a_function_that_shares_no_word_with_the_question_is_found_by_its_meaning(
     settings_env, database_url, git_repo
 ):
-    from codeatlas.core.database import connect
+    from core.database import connect
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
     from retrieval.search import SEMANTIC_SLOT, search_code

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 def _status(conn, **kwargs):
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
     from retrieval.status import repository_status
 
     return repository_status(conn, load_settings(), **kwargs)

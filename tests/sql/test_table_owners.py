@@ -28,7 +28,7 @@ OWNERS = {
     "overlay_files": "mcp_app/overlay_retention.py",
     "webhook_events": "orchestration/webhooks/events.py",
     "repository_webhooks": "orchestration/webhooks/events.py",
-    "schema_migrations": "codeatlas/core/migrations.py",
+    "schema_migrations": "core/migrations.py",
 }
 # read from many packages before they had an owner (issue 29): SQL naming them sits in an owner
 # module or in sql/, nowhere else

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from codeatlas.core.config import Settings, load_settings
-from codeatlas.core.errors import ConfigurationError
+from core.config import Settings, load_settings
+from core.errors import ConfigurationError
 from indexing.embedding import local
 from indexing.embedding.factory import make_local_embedder
 

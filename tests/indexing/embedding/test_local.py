@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from codeatlas.core.config import Settings
-from codeatlas.core.errors import ConfigurationError
+from core.config import Settings
+from core.errors import ConfigurationError
 from indexing.embedding.base import document_text
 from indexing.embedding.factory import make_local_embedder
 from indexing.embedding.local import FastEmbedder, lean_text, packaged_model
@@ -111,7 +111,7 @@ def test_long_inputs_are_truncated_to_the_window_and_counted_in_full(fast: FastE
 def test_settings_pick_the_runtime_and_refuse_unknown_models(
     model_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from codeatlas.core.config import load_settings
+    from core.config import load_settings
 
     base: Settings = replace(load_settings(), state_dir=tmp_path, embedding_provider="local")
     default = make_local_embedder(replace(base, embedding_model=None))
@@ -151,8 +151,8 @@ def test_the_default_reads_a_chunk_after_its_path_and_qualified_name(model_cache
 def test_vectors_of_the_previous_default_stay_queryable_after_the_default_changed(
     database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from codeatlas.core.config import load_settings
-    from codeatlas.core.database import connect
+    from core.config import load_settings
+    from core.database import connect
     from indexing import embedding_registry
 
     monkeypatch.setenv("CODEATLAS_STATE_DIR", str(tmp_path))

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from codeatlas.core.errors import ConfigurationError, EmbeddingProviderError
+from core.errors import ConfigurationError, EmbeddingProviderError
 from indexing.embedding.openai_provider import OpenAIEmbedder
 
 API_KEY = "sk-test-secret-123"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeatlas.core.serving_pool import DatabaseBusyError, DatabaseDownError, ServingPool
+from core.serving_pool import DatabaseBusyError, DatabaseDownError, ServingPool
 
 
 def test_every_connection_in_use_is_busy_not_down(database_url):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from codeatlas.core.throttled_log import ThrottledLog
+from core.throttled_log import ThrottledLog
 
 
 class Clock:

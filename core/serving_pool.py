@@ -22,9 +22,9 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from codeatlas.core.database import open_pool, unreachable_reason
-from codeatlas.core.errors import DatabaseUnavailableError, first_line
-from codeatlas.core.throttled_log import ThrottledLog
+from core.database import open_pool, unreachable_reason
+from core.errors import DatabaseUnavailableError, first_line
+from core.throttled_log import ThrottledLog
 
 log = logging.getLogger("codeatlas.database")
 throttled = ThrottledLog(log)

@@ -9,14 +9,14 @@ from dataclasses import replace
 
 import pytest
 
-from codeatlas.core.config import load_settings
-from codeatlas.core.embedding_providers import (
+from core.config import load_settings
+from core.embedding_providers import (
     PROVIDER_NAMES,
     Provider,
     UnknownProviderError,
     provider_named,
 )
-from codeatlas.core.errors import ConfigurationError
+from core.errors import ConfigurationError
 
 
 def test_the_user_facing_names_stay_local_openai_and_fake():

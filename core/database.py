@@ -13,8 +13,8 @@ from pgvector.psycopg import register_vector
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from codeatlas.core.config import Settings
-from codeatlas.core.errors import DatabaseUnavailableError, first_line
+from core.config import Settings
+from core.errors import DatabaseUnavailableError, first_line
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
@@ -28,14 +28,14 @@ DAGSTER_DATABASE = "dagster"
 # what the embedded server runs with beyond PostgreSQL's defaults (docs/lexical.md, "Server
 # settings"): the lexical postings' and vectors' pages stay in the server's own cache instead of
 # being copied from the OS cache on every query (128 MB holds a tenth of a 100k-chunk index);
-# the keeper fills them after a start (codeatlas/core/warming.py)
+# the keeper fills them after a start (core/warming.py)
 EMBEDDED_SERVER_SETTINGS = {"shared_buffers": "1GB"}
 
 
 def _start_embedded(pgdata: Path, idle_seconds: int = 600) -> str:
     """Start (or attach to) the embedded server and return a URL to its `postgres` database; it
-    stays up `idle_seconds` after its last user exits (codeatlas/core/embedded_server.py)."""
-    from codeatlas.core import embedded_server
+    stays up `idle_seconds` after its last user exits (core/embedded_server.py)."""
+    from core import embedded_server
 
     was_running = pgdata.exists() and embedded_server.postmaster(pgdata) is not None
     try:
@@ -234,7 +234,7 @@ def ensure_index_database(settings: Settings) -> str:
 
 def migrate_database(url: str) -> None:
     """Apply the migrations not yet applied to the database at `url`."""
-    from codeatlas.core.migrations import migrate
+    from core.migrations import migrate
 
     with contextlib.closing(connect_plain(url)) as conn:
         migrate(conn)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codeatlas.core.terms import CONTEXT_WEIGHT, NAME_WEIGHT, chunk_document, query_terms, term_id
+from core.terms import CONTEXT_WEIGHT, NAME_WEIGHT, chunk_document, query_terms, term_id
 
 
 def test_identifiers_give_stemmed_parts_and_the_whole_name():
@@ -65,7 +65,7 @@ C_WITH_REPEATS = """static int ext4_map_blocks(handle_t *handle, struct inode *i
 def test_term_counts_are_those_of_the_terms_in_order():
     from collections import Counter
 
-    from codeatlas.core.terms import text_term_counts, text_terms
+    from core.terms import text_term_counts, text_terms
 
     counts = text_term_counts(C_WITH_REPEATS)
     assert counts == Counter(text_terms(C_WITH_REPEATS))

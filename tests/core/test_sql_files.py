@@ -6,8 +6,8 @@ import re
 import tomllib
 from pathlib import Path
 
-from codeatlas.core.layers import package_folders
-from codeatlas.core.sql_files import statement, statement_template
+from core.layers import package_folders
+from core.sql_files import statement, statement_template
 
 ROOT = Path(__file__).resolve().parents[3]
 CALL = re.compile(r"\b(statement|statement_template)\(\s*\"(\w+)\",\s*\"(\w+)\"\s*\)")

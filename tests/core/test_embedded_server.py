@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from codeatlas.core import embedded_server
+from core import embedded_server
 
 
 def wait_for(condition: Callable[[], object], seconds: float = 90) -> bool:

@@ -1,4 +1,4 @@
-"""`Settings` is the only reader of the environment: no module but codeatlas/core/config.py reads
+"""`Settings` is the only reader of the environment: no module but core/config.py reads
 a `CODEATLAS_*` variable (a source scan), so a setting has one owner and one documented name.
 
 Writing variables for child processes (`os.environ[...] = ...`, `setdefault`) and handing the
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from codeatlas.core.layers import LAYERS
+from core.layers import LAYERS
 
 ROOT = Path(__file__).resolve().parents[3]
-CONFIG = "codeatlas/core/config.py"
+CONFIG = "core/config.py"
 # the test and benchmark harness's own variables, never read by codeatlas itself
 HARNESS = {
     "CODEATLAS_TEST_CACHE": "corpora/languages.py",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from codeatlas.core.database import connect_plain, with_database
-from codeatlas.core.errors import DatabaseUnavailableError
-from codeatlas.core.migrations import available_migrations, check_extensions, migrate
+from core.database import connect_plain, with_database
+from core.errors import DatabaseUnavailableError
+from core.migrations import available_migrations, check_extensions, migrate
 
 
 def _blank(pg_server: str, name: str) -> str:
@@ -104,7 +104,7 @@ def test_a_server_without_pgvector_gets_an_error_naming_the_missing_extension(pg
 def test_vectors_kept_per_repository_become_one_per_content_keeping_the_oldest(
     pg_server, monkeypatch
 ):
-    import codeatlas.core.migrations as migrations
+    import core.migrations as migrations
 
     conn = connect_plain(_blank(pg_server, "blank_shared_vectors"))
     every = available_migrations()

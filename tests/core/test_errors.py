@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codeatlas.core.errors import first_line
+from core.errors import first_line
 
 
 def test_the_first_line_of_a_multi_line_message():

@@ -161,7 +161,7 @@ def ensure_keeper(pgdata: Path) -> None:
     if _keeper_running(pgdata):
         return
     subprocess.Popen(
-        [sys.executable, "-m", "codeatlas.core.embedded_server", str(pgdata)],
+        [sys.executable, "-m", "core.embedded_server", str(pgdata)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -175,9 +175,7 @@ def ensure_keeper(pgdata: Path) -> None:
 def detached_environment() -> dict[str, str]:
     """This environment, with this process' codeatlas first on the path: a detached helper runs
     the same code as the command that started it, from any folder."""
-    import codeatlas
-
-    source = str(Path(codeatlas.__file__).resolve().parent.parent)
+    source = str(Path(__file__).resolve().parent.parent)  # the folder holding core/, codeatlas/…
     path = [source, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
 
@@ -208,8 +206,8 @@ def _note(pgdata: Path, text: str) -> None:
 def _warm(pgdata: Path) -> None:
     """Fill the new server's cache with the index's search structures (the keeper starts with
     the server), so the first queries after a start are not cold."""
-    from codeatlas.core.database import INDEX_DATABASE
-    from codeatlas.core.warming import warm
+    from core.database import INDEX_DATABASE
+    from core.warming import warm
 
     running = running_url(pgdata, INDEX_DATABASE)
     if running is None:

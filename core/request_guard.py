@@ -20,7 +20,7 @@ import anyio
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from codeatlas.core.throttled_log import ThrottledLog
+from core.throttled_log import ThrottledLog
 
 log = logging.getLogger("codeatlas.http")
 throttled = ThrottledLog(log)

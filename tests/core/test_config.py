@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from codeatlas.core.config import environment_variable, load_settings, parse_listen, redacted_url
-from codeatlas.core.errors import ConfigurationError
+from core.config import environment_variable, load_settings, parse_listen, redacted_url
+from core.errors import ConfigurationError
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG_DATA_HOME is Linux's")

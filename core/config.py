@@ -1,6 +1,6 @@
 """Settings, read only from `CODEATLAS_*` environment variables (or a `.env` file).
 
-This module is the only reader of the environment (tests/codeatlas/core/
+This module is the only reader of the environment (tests/core/
 test_environment_readers.py scans the others): each entry point (a CLI command, the MCP server, a
 Dagster resource or storage, a celery worker) calls `load_settings()` once and passes the
 `Settings`, or the piece a callee needs, down.
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from codeatlas.core.embedding_providers import Provider, provider_named
-from codeatlas.core.errors import ConfigurationError
+from core.embedding_providers import Provider, provider_named
+from core.errors import ConfigurationError
 
 APP_NAME = "codeatlas"
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from codeatlas.core.embedded_server import detached_environment
+from core.embedded_server import detached_environment
 
 TICK_SECONDS = 0.2
 
@@ -77,8 +77,7 @@ def guard(parent: int, pgid: int, grace: float) -> int:
 def start_guard(pgid: int, grace: float = 10) -> subprocess.Popen:
     """Start a guard that stops group `pgid` when this process dies."""
     return subprocess.Popen(
-        [sys.executable, "-m", "codeatlas.core.process_guard", str(os.getpid()), str(pgid)]
-        + [str(grace)],
+        [sys.executable, "-m", "core.process_guard", str(os.getpid()), str(pgid)] + [str(grace)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from codeatlas.core.errors import ConfigurationError
+from core.errors import ConfigurationError
 
 
 class Provider(StrEnum):

@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 
-from codeatlas.core.database import DictConnection
-from codeatlas.core.errors import DatabaseUnavailableError
-from codeatlas.core.sql_files import sql_folder
+from core.database import DictConnection
+from core.errors import DatabaseUnavailableError
+from core.sql_files import sql_folder
 
 MIGRATIONS_FOLDER = "migrations"
 REQUIRED_EXTENSIONS = ("vector", "pg_trgm")

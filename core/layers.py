@@ -1,7 +1,7 @@
 """The source folders and the layers they form, written once.
 
 Everything else that lists folders is derived from this table or checked against it by
-tests/codeatlas/core/test_layers.py: the packages of pyproject.toml, each folder's `ruff.toml`
+tests/core/test_layers.py: the packages of pyproject.toml, each folder's `ruff.toml`
 (the import rules `make lint` enforces; ruff cannot import Python, so a test compares them),
 and the files a warm run worker watches for edits (orchestration/run_worker.py).
 """
@@ -25,7 +25,7 @@ class Layer:
     role: str  # one line, the header of its ruff.toml
 
 
-_SHIPPED = ("mcp_app", "orchestration", "assets", "retrieval", "indexing", "codeatlas/core")
+_SHIPPED = ("mcp_app", "orchestration", "assets", "retrieval", "indexing", "core")
 
 # top to bottom (docs/architecture.md, "Layers"): each may import only folders below it
 LAYERS: tuple[Layer, ...] = (
@@ -55,7 +55,7 @@ LAYERS: tuple[Layer, ...] = (
     ),
     Layer(
         "codeatlas",
-        ("codeatlas.cli", "codeatlas.commands"),
+        ("codeatlas",),
         _SHIPPED,
         dagster=True,
         shipped=True,
@@ -64,7 +64,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "mcp_app",
         ("mcp_app",),
-        ("retrieval", "indexing", "codeatlas/core"),
+        ("retrieval", "indexing", "core"),
         dagster=False,
         shipped=True,
         role="the MCP server reads through retrieval/ and writes through indexing/,"
@@ -73,7 +73,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "orchestration",
         ("orchestration",),
-        ("assets", "indexing", "codeatlas/core"),
+        ("assets", "indexing", "core"),
         dagster=True,
         shipped=True,
         role="orchestration runs the assets; readers and the CLI sit above it.",
@@ -81,7 +81,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "assets",
         ("assets",),
-        ("indexing", "codeatlas/core"),
+        ("indexing", "core"),
         dagster=True,
         shipped=True,
         role="assets/ holds Dagster definitions over the indexing library; orchestration,"
@@ -90,7 +90,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "retrieval",
         ("retrieval",),
-        ("indexing", "codeatlas/core"),
+        ("indexing", "core"),
         dagster=False,
         shipped=True,
         role="readers never import Dagster or its definitions.",
@@ -98,14 +98,14 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "indexing",
         ("indexing",),
-        ("codeatlas/core",),
+        ("core",),
         dagster=False,
         shipped=True,
         role="the indexing library is pure: no Dagster, nothing that runs or reads it.",
     ),
     Layer(
-        "codeatlas/core",
-        ("codeatlas.core",),
+        "core",
+        ("core",),
         (),
         dagster=False,
         shipped=True,

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from codeatlas.core.config import Settings
+from core.config import Settings
 
 RUN_DIR = "run"  # under the state dir, 0700
 SOCKET_NAME = "query.sock"

@@ -1,7 +1,7 @@
-"""The folder list is written once (codeatlas/core/layers.py): packaging, isort's first-party
+"""The folder list is written once (core/layers.py): packaging, isort's first-party
 names and every folder's ruff.toml (the import rules `make lint` enforces) agree with it.
 
-`python -m tests.codeatlas.core.test_layers` rewrites the ruff.toml files from the table.
+`python -m tests.core.test_layers` rewrites the ruff.toml files from the table.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from codeatlas.core.layers import (
+from core.layers import (
     DATA_FOLDERS,
     LAYERS,
     RUNTIME_SUFFIXES,
@@ -67,9 +67,9 @@ def test_the_layers_import_downwards_only():
 @pytest.mark.parametrize("layer", RULED, ids=[layer.folder for layer in RULED])
 def test_each_ruff_toml_bans_what_its_layer_may_not_import(layer: Layer):
     path = ROOT / layer.folder / "ruff.toml"
-    assert path.is_file(), f"{path} is missing: python -m tests.codeatlas.core.test_layers"
+    assert path.is_file(), f"{path} is missing: python -m tests.core.test_layers"
     assert path.read_text() == ruff_toml(layer), (
-        f"{path} differs from codeatlas/core/layers.py: python -m tests.codeatlas.core.test_layers"
+        f"{path} differs from core/layers.py: python -m tests.core.test_layers"
     )
 
 
