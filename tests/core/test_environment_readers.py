@@ -15,7 +15,7 @@ import pytest
 
 from core.layers import LAYERS
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 CONFIG = "core/config.py"
 # the test and benchmark harness's own variables, never read by codeatlas itself
 HARNESS = {

@@ -22,7 +22,7 @@ from core.layers import (
     package_folders,
 )
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 RULED = [layer for layer in LAYERS if banned_imports(layer)]
 

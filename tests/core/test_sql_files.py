@@ -9,7 +9,7 @@ from pathlib import Path
 from core.layers import package_folders
 from core.sql_files import statement, statement_template
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 CALL = re.compile(r"\b(statement|statement_template)\(\s*\"(\w+)\",\s*\"(\w+)\"\s*\)")
 
 
