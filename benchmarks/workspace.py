@@ -28,8 +28,17 @@ SCALE_WHEELS = {
 }
 
 
-def git(path: Path, *args: str) -> str:
-    """Run git in `path` with a fixed identity; return stdout."""
+# a corpus' one commit has a fixed date as well as a fixed identity (`as_git_repo`), so the same
+# files get the same sha whenever they are committed, and an index made of them stays current
+CORPUS_DATE = {
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+}
+
+
+def git(path: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """Run git in `path` with a fixed identity (and `env` added to the environment); return
+    stdout."""
     return subprocess.run(
         [
             "git",
@@ -46,6 +55,7 @@ def git(path: Path, *args: str) -> str:
         check=True,
         capture_output=True,
         text=True,
+        env={**os.environ, **env} if env else None,
     ).stdout.strip()
 
 
@@ -54,7 +64,7 @@ def as_git_repo(path: Path) -> str:
     if not (path / ".git").is_dir():
         git(path, "init", "-q", "-b", "main")
         git(path, "add", "-A")
-        git(path, "commit", "-q", "-m", "benchmark corpus")
+        git(path, "commit", "-q", "-m", "benchmark corpus", env=CORPUS_DATE)
     return git(path, "rev-parse", "HEAD")
 
 
