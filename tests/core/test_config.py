@@ -41,6 +41,7 @@ def test_codeatlas_state_dir_still_chooses_the_state_dir(tmp_path, monkeypatch):
         ("CODEATLAS_EMBEDDING_DIMENSIONS", "-3", "must be a whole number of at least 1"),
         ("CODEATLAS_MAX_FILE_BYTES", "1e6", "must be a whole number of at least 1"),
         ("CODEATLAS_RUN_WAIT_SECONDS", "soon", "must be a whole number"),
+        ("CODEATLAS_EMBEDDING_PROVIDER", "sentence-transformers", "must be local, openai or fake"),
     ],
 )
 def test_a_bad_number_is_one_line_naming_the_variable_without_a_traceback(
