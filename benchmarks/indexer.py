@@ -55,22 +55,21 @@ def run_index(
             stdout=subprocess.DEVNULL,
             stderr=err,
         )
-        while until_published and proc.poll() is None:
+        # os.wait4, never proc.poll(): that would reap the child and lose its resource usage
+        deadline = None
+        while True:
+            pid, status, usage = os.wait4(proc.pid, 0 if not until_published else os.WNOHANG)
+            if pid:
+                break
             time.sleep(0.2)
-            if _PUBLISHED.search(path.read_text(errors="replace")):
+            if published_after is None and _PUBLISHED.search(path.read_text(errors="replace")):
                 published_after = time.monotonic() - started
                 time.sleep(3)  # the step records its success after the log line
                 proc.send_signal(signal.SIGTERM)
-                break
-        deadline = None if published_after is None else time.monotonic() + 120
-        while True:
-            pid, status, usage = os.wait4(proc.pid, 0 if deadline is None else os.WNOHANG)
-            if pid:
-                break
-            if deadline is not None and time.monotonic() > deadline:  # stuck: stop it for good
+                deadline = time.monotonic() + 120
+            elif deadline is not None and time.monotonic() > deadline:  # stuck: end it for good
                 proc.kill()
                 deadline = None
-            time.sleep(0.2)
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - started
     log = path.read_text(errors="replace")

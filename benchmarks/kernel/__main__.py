@@ -38,6 +38,12 @@ def main() -> None:
     parser.add_argument("--label", default="sample", help="names the database and result file")
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the label's database: an index run that failed part way resumes where it"
+        " stopped (the result then times only the rest)",
+    )
+    parser.add_argument(
         "--until-published",
         action="store_true",
         help="end each index run once it is searchable, before its vectors (the whole tree's"
@@ -56,7 +62,7 @@ def main() -> None:
     state = prepare_environment()
     package = fetch_package()
     repo = kernel_repo(sample=not args.full)
-    url = database(f"bench_kernel_{args.label}", fresh=not args.measure_only)
+    url = database(f"bench_kernel_{args.label}", fresh=not (args.measure_only or args.resume))
     postmaster = embedded_server.postmaster(load_settings().state_dir / "postgres")
     assert postmaster is not None, f"no embedded PostgreSQL running under {state}"
     result: dict = {
