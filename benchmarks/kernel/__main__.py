@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from benchmarks.indexer import run_index
-from benchmarks.kernel.corpus import fetch_package, kernel_repo, tree_stats
+from benchmarks.kernel.corpus import TAGS, fetch_package, kernel_repo, tree_stats
 from benchmarks.kernel.measure import (
     PeakMemory,
     latencies,
@@ -20,6 +20,7 @@ from benchmarks.kernel.measure import (
     source_bytes,
     storage,
 )
+from benchmarks.kernel.partial import partial_commits
 from benchmarks.machine import describe
 from benchmarks.workspace import ROOT, WORK, database, eval_corpus, git, prepare_environment
 
@@ -37,6 +38,12 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="the whole tree, not the sample")
     parser.add_argument("--label", default="sample", help="names the database and result file")
     parser.add_argument("--no-latency", action="store_true")
+    parser.add_argument(
+        "--partial",
+        action="store_true",
+        help="after an interrupted --full index (with --resume): index and measure the files"
+        " parsed so far as a commit of their own (benchmarks/kernel/partial.py)",
+    )
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -63,12 +70,19 @@ def main() -> None:
     package = fetch_package()
     repo = kernel_repo(sample=not args.full)
     url = database(f"bench_kernel_{args.label}", fresh=not (args.measure_only or args.resume))
+    refs = {tag: git(repo, "rev-parse", tag) for tag in TAGS}
+    if args.partial:
+        refs = partial_commits(repo, url, REPOSITORY)
     postmaster = embedded_server.postmaster(load_settings().state_dir / "postgres")
     assert postmaster is not None, f"no embedded PostgreSQL running under {state}"
     result: dict = {
         "machine": describe(url),
         "package": {"name": package.path.name, "sha256": package.sha256, "bytes": package.size},
-        "corpus": {"sample": not args.full, **tree_stats(repo)},
+        "corpus": {
+            "sample": not args.full,
+            "partial": args.partial,
+            **tree_stats(repo, refs["base"]),
+        },
         "runs": {},
     }
     out = ROOT / "results" / f"kernel_{args.label}.json"
@@ -85,10 +99,9 @@ def main() -> None:
         print(json.dumps(result, indent=1, default=str))
         return
     with PeakMemory(postmaster, os.getpid()) as memory:
-        for tag in ("base", "one-file", "fifty-files"):
+        for tag, ref in refs.items():
             started = time.monotonic()
             server_cpu = server_cpu_seconds(postmaster)
-            ref = git(repo, "rev-parse", tag)
             run = run_index(
                 repo, REPOSITORY, url, "fake", ref=ref, until_published=args.until_published
             )
