@@ -16,8 +16,9 @@ class CodeatlasSearch:
     """Search one database as the operator principal, over the named repositories."""
 
     def __init__(
-        self, database_url: str, repositories: Sequence[str], embedder=None, ranker=None
+        self, database_url: str, repositories: Sequence[str] | None, embedder=None, ranker=None
     ) -> None:
+        """`repositories` None: every repository of the database."""
         from core.database import connect
         from retrieval.principals import ensure_operator
         from retrieval.scope import resolve_scope
@@ -28,7 +29,9 @@ class CodeatlasSearch:
         self.conn = connect(database_url)
         principal = ensure_operator(self.conn)
         self.conn.commit()
-        self.scope = resolve_scope(self.conn, principal, list(repositories))
+        self.scope = resolve_scope(
+            self.conn, principal, None if repositories is None else list(repositories)
+        )
         self.conn.commit()
 
     def embed_query(self, model: str, text: str) -> Sequence[float] | None:

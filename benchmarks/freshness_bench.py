@@ -16,6 +16,9 @@ Under `codeatlas dev` two waits come on top and are reported separately: the sen
 the run (measured here as the time to import the code location in a fresh interpreter).
 
     python -m benchmarks.freshness_bench [--pushes 5] [--provider local|fake]
+
+`--daemon --corpus kernel-sample --files 50` pushes to the Linux kernel's sample instead
+(benchmarks/kernel: `kernel/`, `mm/`, `fs/ext4/`), each push changing that many C files.
 """
 
 import argparse
@@ -29,6 +32,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -42,6 +47,46 @@ SECRET = "freshness-bench-secret"
 TARGET_FILE = "flask/helpers.py"
 SENSOR_INTERVAL = 5  # the sensor daemon's fixed loop: a push waits for the next pass
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A repository the daemon benchmark pushes to, and how a push changes its files."""
+
+    repository: str
+    path: Callable[[], Path]  # its git repository (built on first use)
+    targets: Callable[[Path, int], list[str]]  # the clone, n -> n files a push changes
+    probe: Callable[[str], str]  # a new function's name -> its text, appended to a file
+
+
+def _kernel_sample() -> Path:
+    from benchmarks.kernel.corpus import kernel_repo
+
+    return kernel_repo(sample=True)
+
+
+def _kernel_targets(clone: Path, n: int) -> list[str]:
+    """kernel/fork.c, then the first C files of kernel/ (as the kernel benchmark's commits)."""
+    from benchmarks.kernel.corpus import FIFTY_FROM, ONE_FILE
+
+    rest = sorted(p.relative_to(clone).as_posix() for p in (clone / FIFTY_FROM).rglob("*.c"))
+    return [ONE_FILE, *[p for p in rest if p != ONE_FILE]][:n]
+
+
+CORPORA = {
+    "eval": Corpus(
+        REPOSITORY,
+        eval_corpus,
+        lambda _clone, n: [TARGET_FILE][:n],
+        lambda name: f"\n\ndef {name}(value):\n    return value\n",
+    ),
+    "kernel-sample": Corpus(
+        "linux",
+        _kernel_sample,
+        _kernel_targets,
+        lambda name: f"\n\nint {name}(void)\n{{\n\treturn 0;\n}}\n",
+    ),
+}
 
 
 def _step_times(instance, run_id: str) -> dict[str, float]:
@@ -62,29 +107,31 @@ def _step_times(instance, run_id: str) -> dict[str, float]:
     return marks
 
 
-def _setup(work: Path, provider: str, fresh: bool = True) -> tuple[str, Path, Path]:
+def _setup(
+    work: Path, provider: str, fresh: bool = True, corpus: Corpus = CORPORA["eval"]
+) -> tuple[str, Path, Path]:
     from benchmarks.workspace import database
 
     prepare_environment(work / "state")
     os.environ["CODEATLAS_EMBEDDING_PROVIDER"] = provider
     url = database("codeatlas_freshness", fresh=fresh)
     os.environ["CODEATLAS_DATABASE_URL"] = url
-    corpus = eval_corpus()
+    source = corpus.path()
     bare, clone = work / "origin.git", work / "clone"
     for path in (bare, clone, work / "state" / "repos"):
         shutil.rmtree(path, ignore_errors=True)
-    subprocess.run(["git", "clone", "-q", "--bare", str(corpus), str(bare)], check=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(source), str(bare)], check=True)
     subprocess.run(["git", "clone", "-q", str(bare), str(clone)], check=True)
     return url, bare, clone
 
 
-def _register(url: str, origin: str) -> None:
+def _register(url: str, origin: str, repository: str = REPOSITORY) -> None:
     from core.database import transaction
     from indexing import repositories
     from orchestration.webhooks import events
 
     with transaction(url) as conn:
-        repo = repositories.register(conn, REPOSITORY, origin, "main")
+        repo = repositories.register(conn, repository, origin, "main")
         events.set_secret(conn, repo.id, "github", SECRET, None)
         conn.execute(
             "INSERT INTO principals (name, all_repositories) VALUES ('bench', true)"
@@ -92,7 +139,7 @@ def _register(url: str, origin: str) -> None:
         )
 
 
-def _found(url: str, name: str) -> bool:
+def _found(url: str, name: str, repository: str = REPOSITORY) -> bool:
     from core.database import connect
     from retrieval.principals import Principal
     from retrieval.scope import resolve_scope
@@ -100,7 +147,7 @@ def _found(url: str, name: str) -> bool:
 
     with connect(url) as conn:
         pid = conn.execute("SELECT id FROM principals WHERE name = 'bench'").fetchone()["id"]
-        scope = resolve_scope(conn, Principal(pid, "bench", True), [REPOSITORY])
+        scope = resolve_scope(conn, Principal(pid, "bench", True), [repository])
         # hybrid without a query embedder: lexical + the exact-symbol hit an agent would get
         hits = search_code(conn, scope, name, mode="hybrid", limit=5).hits
     return any(h.symbol and h.symbol.endswith(name) for h in hits)
@@ -236,7 +283,9 @@ def run(
     return report
 
 
-def _push_and_notify(client, clone: Path, origin: str, i: int, clock) -> tuple:
+def _push_and_notify(
+    client, clone: Path, origin: str, i: int, clock, repository: str = REPOSITORY
+) -> tuple:
     """Commit, push and POST the signed GitHub webhook; (sha, t_push, t_pushed, t_received)."""
     from orchestration.webhooks.providers import sign
 
@@ -251,7 +300,7 @@ def _push_and_notify(client, clone: Path, origin: str, i: int, clock) -> tuple:
             "ref": "refs/heads/main",
             "before": before,
             "after": after,
-            "repository": {"full_name": REPOSITORY, "clone_url": origin},
+            "repository": {"full_name": repository, "clone_url": origin},
         }
     ).encode()
     answer = client.post(
@@ -280,14 +329,14 @@ def _wait(predicate, timeout: float, what: str, every: float = 0.05):
         time.sleep(every)
 
 
-def _current_commit(url: str) -> str | None:
+def _current_commit(url: str, repository: str = REPOSITORY) -> str | None:
     from core.database import connect
 
     with connect(url) as conn:
         row = conn.execute(
             "SELECT s.commit_sha FROM repositories r JOIN snapshots s"
             " ON s.id = r.current_snapshot_id WHERE r.name = %s",
-            (REPOSITORY,),
+            (repository,),
         ).fetchone()
     return row["commit_sha"] if row else None
 
@@ -299,12 +348,15 @@ def run_daemon(
     reuse_db: bool = False,
     launcher: str = "warm",
     label: str | None = None,
+    corpus: str = "eval",
+    files: int = 1,
 ) -> dict:
     """The same pushes through a real `dagster-daemon` (sensor ticks, run queue, run launcher).
 
     `reuse_db` keeps the last run's index (the initial index is then only a re-publish);
     `launcher="default"` replaces the project's warm run launcher by Dagster's default one (a new
-    interpreter per run) to compare them; `label` names the result file and column.
+    interpreter per run) to compare them; `label` names the result file and column; `corpus`
+    (CORPORA) is the repository pushed to and `files` how many of its files each push changes.
     """
     import httpx
     import psycopg
@@ -318,9 +370,13 @@ def run_daemon(
     from orchestration.webhooks.background import serving
 
     work = WORK / "freshness-daemon"
-    url, bare, clone = _setup(work, provider, fresh=not reuse_db)
+    source = CORPORA[corpus]
+    repository = source.repository
+    url, bare, clone = _setup(work, provider, fresh=not reuse_db, corpus=source)
     origin = bare.as_uri()
-    _register(url, origin)
+    _register(url, origin, repository)
+    targets = source.targets(clone, files)
+    assert len(targets) == files, f"the {corpus} corpus has {len(targets)} files to change"
     settings = load_settings()
     with psycopg.connect(server_url(settings), autocommit=True) as conn:
         conn.execute('DROP DATABASE IF EXISTS "dagster" WITH (FORCE)')
@@ -335,7 +391,7 @@ def run_daemon(
     instance = DagsterInstance.get()
     root = Path(__file__).resolve().parent.parent
     started = time.perf_counter()
-    initial = index_commit(settings, REPOSITORY, git(clone, "rev-parse", "HEAD"), instance=instance)
+    initial = index_commit(settings, repository, git(clone, "rev-parse", "HEAD"), instance=instance)
     initial_seconds = time.perf_counter() - started
     env = {**os.environ, "PYTHONPATH": str(root), "DAGSTER_HOME": str(home)}
     log = (work / "daemon.log").open("wb")
@@ -348,20 +404,27 @@ def run_daemon(
         start_new_session=True,
     )
     rounds: list[dict] = []
+    load_at_start = os.getloadavg()
     try:
         with serving(build_app(url)) as base, httpx.Client(base_url=base, timeout=30) as client:
             for i in range(pushes + 1):  # round 0 warms up the daemon's code server
                 # a push lands anywhere in the sensor daemon's 5 s loop, not just after a run
                 time.sleep(random.uniform(0, SENSOR_INTERVAL))
                 probe = f"freshness_probe_d{i}_{secrets.token_hex(3)}"
-                with (clone / TARGET_FILE).open("a") as fh:
-                    fh.write(f"\n\ndef {probe}(value):\n    return value\n")
+                for k, target in enumerate(targets):  # a function of its own in every file
+                    with (clone / target).open("a") as fh:
+                        fh.write(source.probe(f"{probe}_{k}" if k else probe))
                 after, _, t_pushed, t_received = _push_and_notify(
-                    client, clone, origin, i, time.time
+                    client, clone, origin, i, time.time, repository
                 )
-                _wait(lambda a=after: _current_commit(url) == a, 180, f"push {i} indexed")
+                _wait(
+                    lambda a=after: _current_commit(url, repository) == a, 600, f"push {i} indexed"
+                )
                 t_searchable = time.time()
-                found = _found(url, probe)
+                # the first and the last file's new function
+                found = _found(url, probe, repository) and _found(
+                    url, f"{probe}_{files - 1}" if files > 1 else probe, repository
+                )
                 key = f"webhook:github:bench-{after}"
                 [record] = instance.get_run_records(RunsFilter(tags={"dagster/run_key": key}))
                 # the step's success event is written just after its transaction commits
@@ -401,6 +464,9 @@ def run_daemon(
         "label": label,
         "launcher": launcher,
         "load": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
+        "load_at_start": " / ".join(f"{x:.1f}" for x in load_at_start),
+        "corpus": corpus,
+        "files_per_push": files,
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine.summary(),
         "provider": provider,
@@ -417,9 +483,13 @@ def run_daemon(
     }
     if write:
         slug = "_".join("".join(c if c.isalnum() else " " for c in label.lower()).split())
-        name = f"freshness_daemon_{slug}.json"
-        RESULTS_DAEMON.with_name(name).write_text(json.dumps(report, indent=2) + "\n")
-        write_page()
+        if corpus == "eval":
+            name = f"freshness_daemon_{slug}.json"
+            RESULTS_DAEMON.with_name(name).write_text(json.dumps(report, indent=2) + "\n")
+            write_page()
+        else:  # another corpus: its own file, read by its own page (results/kernel.md)
+            name = f"freshness_{corpus.replace('-', '_')}_{slug}.json"
+            RESULTS_DAEMON.with_name(name).write_text(json.dumps(report, indent=2) + "\n")
     return report
 
 
@@ -544,6 +614,10 @@ def main(argv: list[str] | None = None) -> int:
         help="daemon mode: the project's warm run launcher, or Dagster's default one",
     )
     parser.add_argument("--label", help="daemon mode: name of the result file and column")
+    parser.add_argument(
+        "--corpus", default="eval", choices=sorted(CORPORA), help="daemon mode: pushed to"
+    )
+    parser.add_argument("--files", type=int, default=1, help="daemon mode: files per push")
     args = parser.parse_args(argv)
     if args.daemon:
         report = run_daemon(
@@ -552,6 +626,8 @@ def main(argv: list[str] | None = None) -> int:
             reuse_db=args.reuse_db,
             launcher=args.launcher,
             label=args.label,
+            corpus=args.corpus,
+            files=args.files,
         )
     else:
         report = run(args.pushes, args.provider, reuse_db=args.reuse_db)

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from benchmarks.indexer import run_index
-from benchmarks.kernel.corpus import fetch_package, kernel_repo, tree_stats
+from benchmarks.kernel.corpus import TAGS, fetch_package, kernel_repo, tree_stats
 from benchmarks.kernel.measure import (
     PeakMemory,
     latencies,
@@ -20,10 +20,12 @@ from benchmarks.kernel.measure import (
     source_bytes,
     storage,
 )
+from benchmarks.kernel.partial import partial_commits
 from benchmarks.machine import describe
-from benchmarks.workspace import ROOT, WORK, database, git, prepare_environment
+from benchmarks.workspace import ROOT, WORK, database, eval_corpus, git, prepare_environment
 
 REPOSITORY = "linux"
+SECOND = "corpus"
 
 
 def _mtime(path: Path) -> float:
@@ -37,6 +39,24 @@ def main() -> None:
     parser.add_argument("--label", default="sample", help="names the database and result file")
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument(
+        "--partial",
+        action="store_true",
+        help="after an interrupted --full index (with --resume): index and measure the files"
+        " parsed so far as a commit of their own (benchmarks/kernel/partial.py)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the label's database: an index run that failed part way resumes where it"
+        " stopped (the result then times only the rest)",
+    )
+    parser.add_argument(
+        "--until-published",
+        action="store_true",
+        help="end each index run once it is searchable, before its vectors (the whole tree's"
+        " fake vectors take hours); a small second repository then gives the 'all' scope",
+    )
+    parser.add_argument(
         "--measure-only",
         action="store_true",
         help="measure the label's database as it is (storage, latency), without indexing",
@@ -49,28 +69,42 @@ def main() -> None:
     state = prepare_environment()
     package = fetch_package()
     repo = kernel_repo(sample=not args.full)
-    url = database(f"bench_kernel_{args.label}", fresh=not args.measure_only)
+    url = database(f"bench_kernel_{args.label}", fresh=not (args.measure_only or args.resume))
+    refs = {tag: git(repo, "rev-parse", tag) for tag in TAGS}
+    if args.partial:
+        refs = partial_commits(repo, url, REPOSITORY)
     postmaster = embedded_server.postmaster(load_settings().state_dir / "postgres")
     assert postmaster is not None, f"no embedded PostgreSQL running under {state}"
     result: dict = {
         "machine": describe(url),
         "package": {"name": package.path.name, "sha256": package.sha256, "bytes": package.size},
-        "corpus": {"sample": not args.full, **tree_stats(repo)},
+        "corpus": {
+            "sample": not args.full,
+            "partial": args.partial,
+            **tree_stats(repo, refs["base"]),
+        },
         "runs": {},
     }
+    out = ROOT / "results" / f"kernel_{args.label}.json"
+
+    def save() -> None:  # after every step: a run stopped part way keeps what it measured
+        out.write_text(json.dumps(result, indent=1, default=str) + "\n")
+
     if args.measure_only:
         result["storage"] = storage(url)
         result["source"] = source_bytes(url, REPOSITORY)
-        result["latency"] = latencies(url, [REPOSITORY])
-        out = ROOT / "results" / f"kernel_{args.label}_measured.json"
-        out.write_text(json.dumps(result, indent=1, default=str) + "\n")
+        result["latency"] = _latencies(url)
+        out = out.with_name(f"kernel_{args.label}_measured.json")
+        save()
         print(json.dumps(result, indent=1, default=str))
         return
     with PeakMemory(postmaster, os.getpid()) as memory:
-        for tag in ("base", "one-file", "fifty-files"):
+        for tag, ref in refs.items():
             started = time.monotonic()
             server_cpu = server_cpu_seconds(postmaster)
-            run = run_index(repo, REPOSITORY, url, "fake", ref=git(repo, "rev-parse", tag))
+            run = run_index(
+                repo, REPOSITORY, url, "fake", ref=ref, until_published=args.until_published
+            )
             # the server's CPU for the run: its backends exit with their connections; other
             # users of this benchmark's own server (none during a run) would count too
             run["server_cpu_seconds"] = round(server_cpu_seconds(postmaster) - server_cpu, 2)
@@ -79,10 +113,20 @@ def main() -> None:
             run.update(run_stages(log.read_text()))
             result["runs"][tag] = run
             print(f"{tag}: {run} ({time.monotonic() - started:.0f}s)", flush=True)
+            result["server_memory"] = memory.report()
+            save()
             if tag == "base":
                 result["storage"] = storage(url)
                 result["source"] = source_bytes(url, REPOSITORY)
+                save()
+        if args.until_published:
+            # a second, small repository (the Python eval corpus), so that the scope of all
+            # repositories is more than the kernel's
+            result["runs"]["second repository"] = run_index(
+                eval_corpus(), SECOND, url, "fake", until_published=True
+            )
         result["server_memory"] = memory.report()
+        save()
     base = result["runs"]["base"]
     result["rates"] = {
         # the index without vectors (parse, symbols, call graph, BM25, publish): issue 30's target
@@ -95,11 +139,16 @@ def main() -> None:
             result["storage"]["all_tables_bytes"] / result["source"]["bytes"], 2
         ),
     }
+    save()
     if not args.no_latency:
-        result["latency"] = latencies(url, [REPOSITORY])
-    out = ROOT / "results" / f"kernel_{args.label}.json"
-    out.write_text(json.dumps(result, indent=1, default=str) + "\n")
+        result["latency"] = _latencies(url)
+    save()
     print(json.dumps(result, indent=1, default=str))
+
+
+def _latencies(url: str) -> dict:
+    """The kernel's scope, then all repositories' (the same when the kernel is alone)."""
+    return {"one repository": latencies(url, [REPOSITORY]), "all": latencies(url, None)}
 
 
 if __name__ == "__main__":

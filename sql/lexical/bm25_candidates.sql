@@ -41,7 +41,12 @@ exact AS (
                AS score
     FROM partial c
     JOIN code_chunks ch ON ch.id = c.chunk_id
-    JOIN lexical_postings p ON p.chunk_id = c.chunk_id AND p.term = ANY(%(terms)s)
+    -- each candidate's own postings, through the chunk index (OFFSET 0: not flattened into a
+    -- join). The planner guesses a term's postings at the average (26 on a 700k-chunk kernel
+    -- index) and read all postings of each query term instead: 457,000 rows, 3.6 s.
+    CROSS JOIN LATERAL (
+        SELECT lp.term, lp.tf FROM lexical_postings lp
+        WHERE lp.chunk_id = c.chunk_id AND lp.term = ANY(%(terms)s) OFFSET 0) p
     JOIN weights w ON w.term = p.term
     CROSS JOIN corpus
     GROUP BY c.chunk_id, c.score)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -297,3 +298,35 @@ def test_a_function_that_shares_no_word_with_the_question_is_found_by_its_meanin
     assert hits[SEMANTIC_SLOT - 1].retrievers == ["semantic"]
     assert set(symbols[: SEMANTIC_SLOT - 1]) < {f"refund_rule_{i}" for i in range(8)}
     conn.close()
+
+
+def test_bm25_scores_each_candidate_from_its_own_postings_through_the_chunk_index(
+    conn, operator_scope, monkeypatch
+):
+    # On the Linux kernel (700k chunks) the planner guessed a term's postings at the average
+    # and read every posting of each query term to score 200 candidates (3.6 s): the exact
+    # scores must come from the candidates' own postings, whatever the estimates say.
+    from retrieval import lexical
+
+    calls: list[tuple[object, object]] = []
+    execute = conn.execute
+
+    def spy(query, params=None, **kw):
+        calls.append((query, params))
+        return execute(query, params, **kw)
+
+    monkeypatch.setattr(conn, "execute", spy)
+    with conn.transaction():
+        lexical.lexical_candidates(conn, operator_scope, "convert amount currency", 50)
+    monkeypatch.undo()
+    [params] = [p for q, p in calls if q is lexical.BM25_QUERY]
+    with conn.transaction():
+        # make every other way look cheaper: the per-candidate lookup must stay
+        conn.execute("SET LOCAL enable_nestloop = off")
+        conn.execute("SET LOCAL enable_seqscan = off")
+        plan = conn.execute("EXPLAIN " + lexical.BM25_QUERY, params).fetchall()
+    text = "\n".join(r["QUERY PLAN"] for r in plan)
+    # the chunk index probed with each candidate's id (a parameter from the outer row)
+    assert re.search(
+        r"on lexical_postings_chunk_idx .*\n\s*Index Cond: \(chunk_id = \w+\.chunk_id\)", text
+    )

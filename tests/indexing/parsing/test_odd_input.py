@@ -68,3 +68,20 @@ def test_binary_minified_and_unknown_input_never_crash():
 def test_an_unknown_language_gives_an_empty_parse():
     parsed = parse_file("notes.txt", b"hello")
     assert parsed.language == "unknown" and parsed.chunks == []
+
+
+def test_a_tree_with_errors_nested_deeper_than_pythons_recursion_limit_parses():
+    # like the Linux kernel's drivers/clk/ingenic/jz4780-cgu.c: a syntax error deep inside
+    # nested initializers (counting its error bytes recursed once per level: RecursionError)
+    depth = 1500
+    source = (
+        b"int table[] = "
+        + b"{" * depth
+        + b"1 + "
+        + b"}" * depth
+        + b";\nint after(void) { return 2; }\n"
+    )
+    parsed = parse_file("deep.c", source)
+    assert parsed.has_syntax_errors
+    assert "after" in [s.name for s in parsed.symbols]
+    assert not problems(source, parsed)
