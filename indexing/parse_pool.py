@@ -13,9 +13,10 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, replace
 
 from core.terms import LexicalDocument
 from indexing.parsing.model import ParsedFile
@@ -119,7 +120,26 @@ class ParsePool:
     ) -> list[tuple[ParseJob, PreparedFile | None]]:
         if futures is None:
             return [
-                (j, None if j.skip_reason else prepare(j.path, j.content, self.max_tokens))
+                (j, None)
+                if j.skip_reason
+                else _outcome(j, lambda j=j: prepare(j.path, j.content, self.max_tokens))
                 for j in batch
             ]
-        return [(j, None if f is None else f.result()) for j, f in zip(batch, futures, strict=True)]
+        return [
+            (j, None) if f is None else _outcome(j, f.result)
+            for j, f in zip(batch, futures, strict=True)
+        ]
+
+
+def _outcome(
+    job: ParseJob, parse: Callable[[], PreparedFile]
+) -> tuple[ParseJob, PreparedFile | None]:
+    """The job's prepared file, or the job skipped with the reason its parse failed: one file
+    that breaks the parser must not fail the index run of every other file. A pool whose worker
+    died is not one file's fault, and fails the run."""
+    try:
+        return job, parse()
+    except BrokenProcessPool:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any parser failure is this file's, reported with it
+        return replace(job, skip_reason=f"parse failed: {type(exc).__name__}: {exc}"[:200]), None

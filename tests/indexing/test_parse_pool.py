@@ -126,3 +126,41 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return status != "Z"
+
+
+def test_a_file_that_breaks_the_parser_is_skipped_with_its_reason_and_the_run_goes_on(
+    settings_env, database_url, git_repo, monkeypatch
+):
+    """A parser failure (the kernel's jz4780-cgu.c once raised RecursionError) is injected for
+    one file: before, it failed the index run of all the others."""
+    from indexing import parse_pool
+
+    real_prepare = parse_pool.prepare
+
+    def prepare(path: str, content: bytes, max_tokens: int):
+        if path == "drivers/clk/cgu.c":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real_prepare(path, content, max_tokens)
+
+    monkeypatch.setattr(parse_pool, "prepare", prepare)
+    for n in range(3):
+        git_repo.write(f"fs/ext4/map{n}.c", _c_file(n))
+    git_repo.write("drivers/clk/cgu.c", _c_file(9))
+    sha = git_repo.commit()
+    settings = load_settings()
+    with transaction(database_url) as conn:
+        repositories.register(conn, "kernel", str(git_repo.path), "main")
+    record_source_files(database_url, settings, "kernel", sha)
+    totals = parse_snapshot(database_url, settings, "kernel", sha)
+    assert totals["files_parsed"] == 3
+    with connection(database_url) as conn:
+        rows = conn.execute(
+            "SELECT sf.path, sf.skip_reason, sf.file_version_id IS NOT NULL AS stored"
+            " FROM snapshot_files sf ORDER BY sf.path"
+        ).fetchall()
+    by_path = {r["path"]: r for r in rows}
+    broken = by_path["drivers/clk/cgu.c"]
+    assert broken["skip_reason"].startswith("parse failed: RecursionError")
+    assert not broken["stored"]
+    assert all(by_path[f"fs/ext4/map{n}.c"]["stored"] for n in range(3))
+    assert [p for p in _stored(database_url, "kernel") if p[0] == "drivers/clk/cgu.c"] == []
