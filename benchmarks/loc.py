@@ -266,6 +266,74 @@ def update_benchmarks_md(path: Path = RESULTS.parent.parent / "BENCHMARKS.md") -
     path.write_text(text)
 
 
+def parse_weights(text: str, base):
+    """`frame=2,file_functions=false,function_order=rank` over `base`, each value read as the
+    type of the field's default."""
+    changes: dict[str, object] = {}
+    for kv in (x for x in text.split(",") if x):
+        key, _, value = kv.partition("=")
+        default = getattr(base, key)
+        if isinstance(default, bool):
+            changes[key] = value.lower() in ("1", "true", "yes")
+        elif isinstance(default, (int, float)):
+            changes[key] = type(default)(float(value))
+        else:
+            changes[key] = value
+    return replace(base, **changes)
+
+
+def merge_runs(paths: list[Path], out: Path) -> int:
+    """One results file from several runs (projects measured apart, or a system re-measured):
+    a report's record is the union of its systems over the runs, a later run's winning."""
+    runs = [json.loads(p.read_text()) for p in paths]
+    per: dict[str, dict] = {}
+    reasons: dict[str, str] = {}
+    for run in runs:
+        for iid, record in run["instances"].items():
+            per.setdefault(iid, {}).update(record)
+        reasons.update(run.get("drop_reasons", {}))
+    systems = [n for n in SYSTEMS if all(n in r for r in per.values())]
+    summary = summarise(per, systems)
+    meta = {**runs[-1]["meta"], "merged_from": [str(p) for p in paths]}
+    meta["projects"] = sorted({r["project"] for r in per.values()}, key=ORDER.index)
+    meta["dropped"] = _merged_drops(runs, per)
+    meta["seconds"] = sum(r["meta"].get("seconds", 0) for r in runs)
+    out.with_suffix(".json").write_text(
+        json.dumps(
+            {
+                "meta": meta,
+                "summary": summary,
+                "instances": per,
+                "dropped": meta["dropped"],
+                "drop_reasons": {i: w for i, w in reasons.items() if i not in per},
+            },
+            indent=1,
+            default=str,
+        )
+        + "\n"
+    )
+    out.with_suffix(".md").write_text(markdown(summary, meta) + "\n")
+    if out == RESULTS / "loc":
+        update_benchmarks_md()
+    print(markdown(summary, meta))
+    return 0
+
+
+def _merged_drops(runs: list[dict], per: dict[str, dict]) -> dict[str, int]:
+    """The drop counts of the runs, without the reports another run scored."""
+    counts: Counter[str] = Counter()
+    seen: set[str] = set()
+    for run in runs:
+        for iid, why in run.get("drop_reasons", {}).items():
+            if iid in per or iid in seen:
+                continue
+            seen.add(iid)
+            project = iid.split("__", 1)[-1].rsplit("-", 1)[0]  # owner__name-number
+            label = "gold absent" if why.startswith("gold") else why
+            counts[f"{project}: {label}"] += 1
+    return dict(counts)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Index what is missing (unless --reuse), measure, write results/loc.{md,json}."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -278,7 +346,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--half", choices=("even", "odd", "all"), default="all")
     p.add_argument("--weights", default="", help="locate weights, e.g. frame=2,auxiliary=0.5")
     p.add_argument("--out", default=str(RESULTS / "loc"), help="output path without extension")
+    p.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="JSON",
+        help="measure nothing: combine the per-report records of earlier runs (each system of a"
+        " report from the last file that has it) into one summary",
+    )
     args = p.parse_args(argv)
+    if args.merge:
+        return merge_runs([Path(x) for x in args.merge], Path(args.out))
     from benchmarks import embedder as embedders
     from benchmarks.loc_index import ensure_indexed, index_cost
     from benchmarks.machine import summary as machine_summary
@@ -288,10 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     prepare_environment()
     projects = [x for x in args.projects.split(",") if x]
     systems = [x for x in args.systems.split(",") if x]
-    weights = replace(
-        WEIGHTS,
-        **{k: float(v) for k, v in (kv.split("=") for kv in args.weights.split(",") if kv)},
-    )
+    weights = parse_weights(args.weights, WEIGHTS)
     if args.reuse:
         from benchmarks.loc_index import database_name
 
