@@ -41,6 +41,7 @@ METRICS = [f"file_acc@{k}" for k in FILE_KS] + [f"func_acc@{k}" for k in FUNCTIO
 METRICS.append("func_any@5")
 # small projects first: end-to-end figures come fast
 ORDER = [p for p, _ in PROJECTS.values()]
+SPARE_CONNECTIONS = 2  # locate's three lookups: its own connection and two lent
 
 
 def _snapshot_id(conn, project: str, commit: str) -> int | None:
@@ -56,17 +57,22 @@ def measure(
     url: str, instances: list[Instance], systems: list[str], weights=None, log=sys.stderr
 ) -> dict:
     """Every system on every instance whose release is indexed and whose gold resolves."""
-    from core.database import connect
+    from core.database import connect, open_pool
+    from retrieval.concurrency import spare_connections
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
 
     conn = connect(url)
     principal = ensure_operator(conn)
     conn.commit()
+    # spare connections, as the MCP server lends its tools' concurrent lookups (its pool is 8)
+    pool = open_pool(url, max_size=SPARE_CONNECTIONS, name="loc-benchmark")
+    pool.wait()
+    spare = spare_connections(pool)
     makers = {
-        "search-10": search_system(conn, 10),
-        "search-50": search_system(conn, 50),
-        "locate": locate_system(conn, weights),
+        "search-10": search_system(conn, 10, spare),
+        "search-50": search_system(conn, 50, spare),
+        "locate": locate_system(conn, weights, spare),
     }
     per: dict[str, dict] = {}
     dropped: Counter[str] = Counter()
@@ -122,6 +128,7 @@ def measure(
                 per[inst.instance_id] = record
     finally:
         conn.close()
+        pool.close()
     return {"instances": per, "dropped": dict(dropped), "drop_reasons": reasons}
 
 

@@ -108,12 +108,15 @@ class SnapshotCorpus:
         return Ranking([f.path for f in found], found)
 
 
-def search_system(conn, limit: int) -> System:
-    """`search_code` hybrid at `limit` hits (the fake embedder's vectors when indexed so)."""
+def search_system(conn, limit: int, connections=None) -> System:
+    """`search_code` hybrid at `limit` hits (the fake embedder's vectors when indexed so), its
+    retrievers on `connections` as the MCP server runs them."""
     from retrieval.search import search_code
 
     def run(scope, issue: str) -> Ranking:
-        report = search_code(conn, scope, issue, limit=limit, mode="hybrid")
+        report = search_code(
+            conn, scope, issue, limit=limit, mode="hybrid", connections=connections
+        )
         conn.commit()
         found = [FoundFunction(h.path, h.symbol, h.start_line, h.end_line) for h in report.hits]
         return Ranking([f.path for f in found], found)
@@ -121,12 +124,20 @@ def search_system(conn, limit: int) -> System:
     return run
 
 
-def locate_system(conn, weights=None) -> System:
-    """`locate`: its files in its order, its functions in `LocateReport.functions()` order."""
+def locate_system(conn, weights=None, connections=None) -> System:
+    """`locate`: its files in its order, its functions in `LocateReport.functions()` order; its
+    lookups on `connections` as the MCP server runs them."""
     from retrieval.locate import WEIGHTS, locate
 
     def run(scope, issue: str) -> Ranking:
-        report = locate(conn, scope, issue, limit_files=10, weights=weights or WEIGHTS)
+        report = locate(
+            conn,
+            scope,
+            issue,
+            limit_files=10,
+            weights=weights or WEIGHTS,
+            connections=connections,
+        )
         conn.commit()
         found = [
             FoundFunction(f.path, u.symbol, u.start_line, u.end_line) for f, u in report.functions()
