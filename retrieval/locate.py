@@ -25,7 +25,7 @@ from typing import Any
 
 from core.sql_files import statement
 from core.terms import K1, B, query_terms, term_id
-from indexing.parsing.grammars import CONTAINER_KINDS, FUNCTION_KINDS
+from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, run_concurrently
 from retrieval.hits import public_record, unit_range
 from retrieval.issue_text import IssueEvidence, read_issue
@@ -56,22 +56,6 @@ class LocateWeights:
     max_terms: int = 32
     # score every function of the leading files with the report's terms (`_add_file_functions`)
     file_functions: bool = True
-    # whole-file BM25 of the candidate files (relative to the best candidate's): EXPERIMENT
-    whole_file: float = 0.0
-    # frames: each frame file's weight divided by (distinct frame files) ** frame_spread
-    frame_spread: float = 0.0
-    # functions of all files in one list: "score" (file score x share of its best) or "rank"
-    # (1 / (file rank x rank in its file)): EXPERIMENT
-    function_order: str = "score"
-    # a function of a class (or other container) the report names: this times the name's share
-    # added to its own evidence: EXPERIMENT
-    members: float = 0.0
-    # a function called by (or calling) a named function of the same file: this times the
-    # named function's evidence: EXPERIMENT
-    callees: float = 0.0
-    callers: float = 0.0
-    # a function's BM25 over all of it rather than its best window: EXPERIMENT
-    whole_functions: bool = False
 
 
 WEIGHTS = LocateWeights()
@@ -122,7 +106,6 @@ class LocateReport:
 
     files: list[LocatedFile]
     notes: list[str] = field(default_factory=list[str])
-    function_order: str = "score"
 
     def functions(self) -> list[tuple[LocatedFile, LocatedFunction]]:
         """Every located function in one ranking: its file's score times its share of the
@@ -131,11 +114,6 @@ class LocateReport:
         ranked: list[tuple[float, int, LocatedFile, LocatedFunction]] = []
         for rank, f in enumerate(self.files):
             best = max((u.score for u in f.functions), default=0.0) or 1.0
-            if self.function_order == "rank":
-                ranked += [
-                    (1 / ((rank + 1) * (i + 1)), rank, f, u) for i, u in enumerate(f.functions)
-                ]
-                continue
             ranked += [(f.score * u.score / best, rank, f, u) for u in f.functions]
         ranked.sort(key=lambda t: (-t[0], t[1]))
         return [(f, u) for _, _, f, u in ranked]
@@ -151,7 +129,6 @@ class _Unit:
     start_line: int
     end_line: int
     named: float = 0.0  # frames and identifiers that name it
-    linked: float = 0.0  # named functions of its file that call it or that it calls
     text: float = 0.0  # its best chunk's BM25 score
     evidence: list[str] = field(default_factory=list[str])
 
@@ -167,8 +144,6 @@ class _FileState:
     frame: float = 0.0
     path_named: float = 0.0
     symbols: float = 0.0
-    whole: float = 0.0  # the whole file's BM25 among the candidates
-    containers: dict[str, float] = field(default_factory=dict[str, float])  # named classes
     evidence: list[str] = field(default_factory=list[str])
     units: dict[str, _Unit] = field(default_factory=dict[str, _Unit])
 
@@ -194,8 +169,9 @@ def locate(
     connections: Connections | None = None,
 ) -> LocateReport:
     """The files of the scope most likely to change for the bug report, best first, each with
-    its likely functions and the evidence that placed it. Given spare `connections`, the three
-    lookups (paths, identifiers, prose) run at the same time."""
+    its likely functions and the evidence that placed it. Given spare `connections` (the MCP
+    server's), the three lookups (paths, identifiers, prose) run at the same time: the call
+    takes as long as the slowest instead of their sum."""
     if not issue_text.strip() or not scope.repositories:
         return LocateReport(files=[])
     evidence = read_issue(issue_text)
@@ -212,14 +188,10 @@ def locate(
     _add_paths(conn, evidence, path_rows, files)
     _add_symbols(evidence, symbol_rows, files)
     _add_text(text_rows, files)
-    if weights.whole_file:
-        _add_whole_files(conn, list(files.values()), terms)
     ranked = _rank(files, weights)
     if weights.file_functions:
         leading = [files[(f.repository, f.path, f.source)] for f in ranked[:limit_files]]
-        _add_file_functions(conn, leading, terms, weights.whole_functions)
-        if weights.callees or weights.callers:
-            _add_calls(conn, leading, weights)
+        _add_file_functions(conn, leading, terms)
         ranked = _rank(files, weights)  # the files' order stands; their functions are rescored
     located = ranked[:limit_files]
     if len(located) < limit_files:
@@ -227,7 +199,7 @@ def locate(
     notes: list[str] = []
     if not evidence.frames and not evidence.paths:
         notes.append("the report quotes no stack frame or file path; ranked by its words")
-    return LocateReport(files=located, notes=notes, function_order=weights.function_order)
+    return LocateReport(files=located, notes=notes)
 
 
 def _state(files: dict[FileKey, _FileState], row: Row) -> _FileState:
@@ -406,9 +378,6 @@ def _add_symbols(ev: IssueEvidence, rows: list[Row], files: dict[FileKey, _FileS
             state = _state(files, d)
             state.symbols += share / sum(1 for x in defs if x["path"] == d["path"])
             state.note(f"symbol named {name}")
-            if d["kind"] in CONTAINER_KINDS:
-                qn = d["qualified_name"]
-                state.containers[qn] = state.containers.get(qn, 0.0) + share
             if d["kind"] in FUNCTION_KINDS:
                 unit = state.unit(d["qualified_name"], d["kind"], d["start_line"], d["end_line"])
                 unit.named += share
@@ -498,19 +467,14 @@ def _add_text(rows: list[Row], files: dict[FileKey, _FileState]) -> None:
 _FUNCTION_SCORES_SQL = statement("lexical", "function_scores")
 
 
-_FUNCTION_SCORES_WHOLE_SQL = statement("lexical", "function_scores_whole")
-
-
-def _add_file_functions(
-    conn: DbConnection, states: list[_FileState], terms: ReportTerms, whole: bool = False
-) -> None:
+def _add_file_functions(conn: DbConnection, states: list[_FileState], terms: ReportTerms) -> None:
     """Every function of the leading files scored by BM25 with the report's terms (the same
     formula and weights as the lexical retriever), not only the few among its candidates: the
     function to change is often not the one that repeats the report's words most."""
     if not states or not terms.weights:
         return
     rows = conn.execute(
-        _FUNCTION_SCORES_WHOLE_SQL if whole else _FUNCTION_SCORES_SQL,
+        _FUNCTION_SCORES_SQL,
         {
             "terms": [term_id(t) for t in terms.weights],
             "weights": list(terms.weights.values()),
@@ -531,56 +495,6 @@ def _add_file_functions(
         unit.text = max(unit.text, row["score"])
 
 
-_FILE_CALLS_SQL = statement("lexical", "file_calls")
-
-
-def _add_calls(conn: DbConnection, states: list[_FileState], weights: LocateWeights) -> None:
-    """A named function's evidence passed to the functions of its file it calls and that call
-    it: the report names the entry point, the change is often in what it calls."""
-    named = {id(s): {n: u.named for n, u in s.units.items() if u.named} for s in states}
-    if not any(named.values()):
-        return
-    rows = conn.execute(
-        _FILE_CALLS_SQL,
-        {"versions": [s.file_version_id for s in states], "kinds": sorted(FUNCTION_KINDS)},
-    ).fetchall()
-    by_version: dict[int, list[_FileState]] = {}
-    for state in states:
-        by_version.setdefault(state.file_version_id, []).append(state)
-    for row, state in ((r, s) for r in rows for s in by_version[r["file_version_id"]]):
-        given = named[id(state)]
-        if weights.callees and row["caller"] in given:
-            unit = state.unit(row["callee"], row["kind"], row["start_line"], row["end_line"])
-            unit.linked = max(unit.linked, weights.callees * given[row["caller"]])
-        if weights.callers and row["callee"] in given:
-            unit = state.unit(
-                row["caller"], row["caller_kind"], row["caller_start"], row["caller_end"]
-            )
-            unit.linked = max(unit.linked, weights.callers * given[row["callee"]])
-
-
-_FILE_SCORES_SQL = statement("lexical", "file_scores")
-
-
-def _add_whole_files(conn: DbConnection, states: list[_FileState], terms: ReportTerms) -> None:
-    """Every candidate file scored by BM25 as one document."""
-    if not states or not terms.weights:
-        return
-    rows = conn.execute(
-        _FILE_SCORES_SQL,
-        {
-            "terms": [term_id(t) for t in terms.weights],
-            "weights": list(terms.weights.values()),
-            "k1": K1,
-            "b": B,
-            "versions": sorted({s.file_version_id for s in states}),
-        },
-    ).fetchall()
-    score = {r["file_version_id"]: r["score"] for r in rows}
-    for state in states:
-        state.whole = score.get(state.file_version_id, 0.0)
-
-
 # --- ranking ------------------------------------------------------------------------------
 
 
@@ -595,14 +509,11 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
     text = {key: _text_score(s.text, weights.decay) for key, s in files.items()}
     top_text = max(text.values(), default=0.0) or 1.0
     top_unit = max((u.text for s in files.values() for u in s.units.values()), default=0.0)
-    top_whole = max((s.whole for s in files.values()), default=0.0) or 1.0
-    spread = sum(1 for s in files.values() if s.frame) ** weights.frame_spread or 1.0
     located: list[LocatedFile] = []
     for key, s in files.items():
         score = (
             text[key] / top_text
-            + weights.frame * s.frame / spread
-            + weights.whole_file * s.whole / top_whole
+            + weights.frame * s.frame
             + weights.path * s.path_named
             + weights.symbol * math.log1p(s.symbols)
         )
@@ -614,15 +525,13 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
         functions: list[LocatedFunction] = []
         for unit in s.units.values():
             unit_text = unit.text / top_unit if top_unit else 0.0
-            owner = unit.symbol.rpartition(".")[0]
-            member = weights.members * s.containers.get(owner, 0.0) if owner else 0.0
             functions.append(
                 LocatedFunction(
                     symbol=unit.symbol,
                     kind=unit.kind,
                     start_line=unit.start_line,
                     end_line=unit.end_line,
-                    score=round(unit.named + unit_text + member + unit.linked, 4),
+                    score=round(unit.named + unit_text, 4),
                     evidence=unit.evidence + (["text"] if unit_text else []),
                 )
             )
