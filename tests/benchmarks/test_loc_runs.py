@@ -81,3 +81,13 @@ def test_runs_measured_apart_merge_into_one_summary_the_later_run_winning(tmp_pa
     # the report the second run scored is no longer dropped; the absent gold still is
     assert merged["dropped"] == {"django: gold absent": 1}
     assert (tmp_path / "merged.md").read_text().startswith("# Bug-report localisation")
+
+
+def test_a_text_shared_by_two_releases_is_tokenized_once_with_the_same_tokens():
+    from benchmarks.baselines.bm25 import code_tokens
+    from benchmarks.loc_systems import shared_tokens
+
+    text = "def parse_header(lines):\n    return HTTPHeaderParser(lines).parse()\n"
+    first = shared_tokens(text)
+    assert first == code_tokens(text)
+    assert shared_tokens(str(text)) is first  # the second release's copy: no second pass
