@@ -245,7 +245,7 @@ def benchmarks_section(path: Path = RESULTS / "loc.json") -> str | None:
             " file Acc@k = every gold file in the top k files, function Acc@k = every gold"
             " function among the top k functions. `python -m benchmarks.loc`; every table,"
             " per project and per half, in benchmarks/results/loc.md (run"
-            f" {meta['finished']}, embedder `{meta['embedder']}`, projects"
+            f" {meta['finished']} on {meta['machine']}; embedder `{meta['embedder']}`, projects"
             f" {', '.join(meta['projects'])}; dropped: {json.dumps(meta['dropped'])}).",
             "",
             lines,
