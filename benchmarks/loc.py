@@ -351,6 +351,9 @@ def main(argv: list[str] | None = None) -> int:
         "--reuse", action="store_true", help="measure what is indexed now; index nothing"
     )
     p.add_argument("--half", choices=("even", "odd", "all"), default="all")
+    p.add_argument(
+        "--releases", default="", help="only the reports of these releases, e.g. 1.7,1.8"
+    )
     p.add_argument("--weights", default="", help="locate weights, e.g. frame=2,auxiliary=0.5")
     p.add_argument("--out", default=str(RESULTS / "loc"), help="output path without extension")
     p.add_argument(
@@ -381,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
         model = embedders.make(args.embedder).model_name
         url, _ = ensure_indexed(projects, args.embedder, model)
     instances = load_instances(projects)
+    if args.releases:
+        instances = [i for i in instances if i.release in args.releases.split(",")]
     if args.half != "all":
         instances = [i for i in instances if i.index % 2 == (args.half == "odd")]
     started = time.monotonic()
