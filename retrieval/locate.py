@@ -21,7 +21,7 @@ import math
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, LiteralString
 
 from core.sql_files import statement
 from core.terms import K1, B, query_terms, term_id
@@ -245,6 +245,23 @@ def _best_matches(rows: list[Row], quoted: str, whole: bool) -> list[Row]:
     return [r for n, r in scored if n == best]
 
 
+# the scope's files named so, found through the scope's snapshots (their files' primary key) and
+# the principal's working-tree files first: `VISIBLE_FILES` filtered by name afterwards read the
+# files of every snapshot in the database (all of django's releases and every other repository's)
+_NAMED_FILE_VERSIONS: LiteralString = (
+    "SELECT file_version_id FROM snapshot_files WHERE snapshot_id = ANY(%(scope_snapshots)s)"
+    " AND file_version_id IS NOT NULL AND regexp_replace(path, '^.*/', '') = ANY(%(names)s)"
+    " UNION SELECT file_version_id FROM overlay_files WHERE principal_id = %(principal_id)s"
+    " AND regexp_replace(path, '^.*/', '') = ANY(%(names)s)"
+)
+_PATH_ROWS_SQL: LiteralString = (
+    "WITH "
+    + visible_files_among(_NAMED_FILE_VERSIONS)
+    + " SELECT f.repository, f.path, f.file_version_id, f.commit_sha, f.source FROM files f"
+    " WHERE regexp_replace(f.path, '^.*/', '') = ANY(%(names)s)"
+)
+
+
 def _path_rows(conn: DbConnection, scope: Scope, ev: IssueEvidence) -> list[Row]:
     """The indexed files named like a frame's, a quoted path's or a dotted module's file."""
     quoted = [f.path for f in ev.frames] + ev.paths
@@ -252,13 +269,7 @@ def _path_rows(conn: DbConnection, scope: Scope, ev: IssueEvidence) -> list[Row]
     names = sorted({posixpath.basename(p) for p in quoted})
     if not names:
         return []
-    return conn.execute(
-        "WITH "
-        + VISIBLE_FILES
-        + " SELECT f.repository, f.path, f.file_version_id, f.commit_sha, f.source FROM files f"
-        " WHERE regexp_replace(f.path, '^.*/', '') = ANY(%(names)s)",
-        {**scope.params(), "names": names},
-    ).fetchall()
+    return conn.execute(_PATH_ROWS_SQL, {**scope.params(), "names": names}).fetchall()
 
 
 def _add_paths(
