@@ -41,6 +41,7 @@ METRICS = [f"file_acc@{k}" for k in FILE_KS] + [f"func_acc@{k}" for k in FUNCTIO
 METRICS.append("func_any@5")
 # small projects first: end-to-end figures come fast
 ORDER = [p for p, _ in PROJECTS.values()]
+SPARE_CONNECTIONS = 2  # locate's three lookups: its own connection and two lent
 
 
 def _snapshot_id(conn, project: str, commit: str) -> int | None:
@@ -56,17 +57,22 @@ def measure(
     url: str, instances: list[Instance], systems: list[str], weights=None, log=sys.stderr
 ) -> dict:
     """Every system on every instance whose release is indexed and whose gold resolves."""
-    from core.database import connect
+    from core.database import connect, open_pool
+    from retrieval.concurrency import spare_connections
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
 
     conn = connect(url)
     principal = ensure_operator(conn)
     conn.commit()
+    # spare connections, as the MCP server lends its tools' concurrent lookups (its pool is 8)
+    pool = open_pool(url, max_size=SPARE_CONNECTIONS, name="loc-benchmark")
+    pool.wait()
+    spare = spare_connections(pool)
     makers = {
-        "search-10": search_system(conn, 10),
-        "search-50": search_system(conn, 50),
-        "locate": locate_system(conn, weights),
+        "search-10": search_system(conn, 10, spare),
+        "search-50": search_system(conn, 50, spare),
+        "locate": locate_system(conn, weights, spare),
     }
     per: dict[str, dict] = {}
     dropped: Counter[str] = Counter()
@@ -122,6 +128,7 @@ def measure(
                 per[inst.instance_id] = record
     finally:
         conn.close()
+        pool.close()
     return {"instances": per, "dropped": dict(dropped), "drop_reasons": reasons}
 
 
@@ -238,7 +245,7 @@ def benchmarks_section(path: Path = RESULTS / "loc.json") -> str | None:
             " file Acc@k = every gold file in the top k files, function Acc@k = every gold"
             " function among the top k functions. `python -m benchmarks.loc`; every table,"
             " per project and per half, in benchmarks/results/loc.md (run"
-            f" {meta['finished']}, embedder `{meta['embedder']}`, projects"
+            f" {meta['finished']} on {meta['machine']}; embedder `{meta['embedder']}`, projects"
             f" {', '.join(meta['projects'])}; dropped: {json.dumps(meta['dropped'])}).",
             "",
             lines,
@@ -266,6 +273,74 @@ def update_benchmarks_md(path: Path = RESULTS.parent.parent / "BENCHMARKS.md") -
     path.write_text(text)
 
 
+def parse_weights(text: str, base):
+    """`frame=2,file_functions=false,function_order=rank` over `base`, each value read as the
+    type of the field's default."""
+    changes: dict[str, object] = {}
+    for kv in (x for x in text.split(",") if x):
+        key, _, value = kv.partition("=")
+        default = getattr(base, key)
+        if isinstance(default, bool):
+            changes[key] = value.lower() in ("1", "true", "yes")
+        elif isinstance(default, (int, float)):
+            changes[key] = type(default)(float(value))
+        else:
+            changes[key] = value
+    return replace(base, **changes)
+
+
+def merge_runs(paths: list[Path], out: Path) -> int:
+    """One results file from several runs (projects measured apart, or a system re-measured):
+    a report's record is the union of its systems over the runs, a later run's winning."""
+    runs = [json.loads(p.read_text()) for p in paths]
+    per: dict[str, dict] = {}
+    reasons: dict[str, str] = {}
+    for run in runs:
+        for iid, record in run["instances"].items():
+            per.setdefault(iid, {}).update(record)
+        reasons.update(run.get("drop_reasons", {}))
+    systems = [n for n in SYSTEMS if all(n in r for r in per.values())]
+    summary = summarise(per, systems)
+    meta = {**runs[-1]["meta"], "merged_from": [str(p) for p in paths]}
+    meta["projects"] = sorted({r["project"] for r in per.values()}, key=ORDER.index)
+    meta["dropped"] = _merged_drops(runs, per)
+    meta["seconds"] = sum(r["meta"].get("seconds", 0) for r in runs)
+    out.with_suffix(".json").write_text(
+        json.dumps(
+            {
+                "meta": meta,
+                "summary": summary,
+                "instances": per,
+                "dropped": meta["dropped"],
+                "drop_reasons": {i: w for i, w in reasons.items() if i not in per},
+            },
+            indent=1,
+            default=str,
+        )
+        + "\n"
+    )
+    out.with_suffix(".md").write_text(markdown(summary, meta) + "\n")
+    if out == RESULTS / "loc":
+        update_benchmarks_md()
+    print(markdown(summary, meta))
+    return 0
+
+
+def _merged_drops(runs: list[dict], per: dict[str, dict]) -> dict[str, int]:
+    """The drop counts of the runs, without the reports another run scored."""
+    counts: Counter[str] = Counter()
+    seen: set[str] = set()
+    for run in runs:
+        for iid, why in run.get("drop_reasons", {}).items():
+            if iid in per or iid in seen:
+                continue
+            seen.add(iid)
+            project = iid.split("__", 1)[-1].rsplit("-", 1)[0]  # owner__name-number
+            label = "gold absent" if why.startswith("gold") else why
+            counts[f"{project}: {label}"] += 1
+    return dict(counts)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Index what is missing (unless --reuse), measure, write results/loc.{md,json}."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -276,9 +351,21 @@ def main(argv: list[str] | None = None) -> int:
         "--reuse", action="store_true", help="measure what is indexed now; index nothing"
     )
     p.add_argument("--half", choices=("even", "odd", "all"), default="all")
+    p.add_argument(
+        "--releases", default="", help="only the reports of these releases, e.g. 1.7,1.8"
+    )
     p.add_argument("--weights", default="", help="locate weights, e.g. frame=2,auxiliary=0.5")
     p.add_argument("--out", default=str(RESULTS / "loc"), help="output path without extension")
+    p.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="JSON",
+        help="measure nothing: combine the per-report records of earlier runs (each system of a"
+        " report from the last file that has it) into one summary",
+    )
     args = p.parse_args(argv)
+    if args.merge:
+        return merge_runs([Path(x) for x in args.merge], Path(args.out))
     from benchmarks import embedder as embedders
     from benchmarks.loc_index import ensure_indexed, index_cost
     from benchmarks.machine import summary as machine_summary
@@ -288,10 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     prepare_environment()
     projects = [x for x in args.projects.split(",") if x]
     systems = [x for x in args.systems.split(",") if x]
-    weights = replace(
-        WEIGHTS,
-        **{k: float(v) for k, v in (kv.split("=") for kv in args.weights.split(",") if kv)},
-    )
+    weights = parse_weights(args.weights, WEIGHTS)
     if args.reuse:
         from benchmarks.loc_index import database_name
 
@@ -300,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
         model = embedders.make(args.embedder).model_name
         url, _ = ensure_indexed(projects, args.embedder, model)
     instances = load_instances(projects)
+    if args.releases:
+        instances = [i for i in instances if i.release in args.releases.split(",")]
     if args.half != "all":
         instances = [i for i in instances if i.index % 2 == (args.half == "odd")]
     started = time.monotonic()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import tarfile
 import urllib.request
 import zipfile
@@ -193,9 +194,18 @@ def project_repo(project: str) -> Path:
     return repo
 
 
-def release_commit(project: str, release: str) -> str:
-    """The commit sha of a release in its project's repository."""
-    return git(REPOS / project, "rev-parse", f"{tag(release)}^{{commit}}")
+def release_commit(project: str, release: str) -> str | None:
+    """The commit sha of a release in its project's repository; None while the release is not
+    in it yet (its sdist not downloaded, or the repository being built by another run)."""
+    repo = REPOS / project
+    if not (repo / ".git").is_dir():
+        return None
+    out = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--verify", "-q", f"{tag(release)}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    return out.stdout.strip() or None
 
 
 def _main() -> None:

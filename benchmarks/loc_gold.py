@@ -61,7 +61,8 @@ def load_instances(projects: list[str] | None = None) -> list[Instance]:
                 instance_id=row["instance_id"],
                 project=project,
                 release=release,
-                commit=release_commit(project, release),
+                # "" while the release is not built: measured as "release not indexed"
+                commit=release_commit(project, release) or "",
                 issue=row["problem_statement"],
                 gold_files=list(row["ground_truth_files"]),
                 labels=list(row["edit_functions"]),

@@ -37,6 +37,8 @@ def ensure_indexed(
         repo = project_repo(project)
         for release in releases_of(project):
             sha = release_commit(project, release)
+            if sha is None:  # project_repo just committed and tagged every release
+                raise RuntimeError(f"{project} {release}: no tag {tag(release)} in {repo}")
             why = snapshot_status(url, project, sha, model)
             if why is None:
                 continue
@@ -71,7 +73,7 @@ def index_cost(url: str, project: str) -> dict:
             " WHERE r.name = %s AND sf.file_version_id IS NOT NULL",
             (project,),
         ).fetchone()
-    return dict(row)
+    return dict(row) if row else {}
 
 
 def _main() -> None:

@@ -11,11 +11,13 @@ Both BM25 baselines index what codeatlas indexed (the snapshot's parsed files), 
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.baselines.bm25 import BM25
+from benchmarks.baselines.bm25 import BM25, code_tokens
 from benchmarks.loc_metrics import FoundFunction, Ranking
 
 System = Callable[[object, str], Ranking]
@@ -28,6 +30,20 @@ SYSTEMS = {
     "locate": "locate (frames, paths, named symbols, idf-capped BM25, per-file evidence)",
 }
 BM25_DEPTH = 50  # results a BM25 baseline returns (files, or functions)
+
+
+# a document's tokens by its content: a project's releases share most files and functions, and
+# tokenizing them again for each release was most of a measuring run (django's seven releases)
+_TOKENS: dict[bytes, list[str]] = {}
+
+
+def shared_tokens(text: str) -> list[str]:
+    """`code_tokens(text)`, computed once per distinct text in this process."""
+    key = hashlib.blake2b(text.encode(errors="replace"), digest_size=16).digest()
+    found = _TOKENS.get(key)
+    if found is None:
+        found = _TOKENS[key] = [sys.intern(t) for t in code_tokens(text)]
+    return found
 
 
 def _file_texts(repo: Path, commit: str, paths: list[str]) -> dict[str, str]:
@@ -82,7 +98,7 @@ class SnapshotCorpus:
     def bm25_files(self, _scope, issue: str) -> Ranking:
         """Whole files by BM25."""
         if self._files is None:
-            self._files = BM25([self.texts[p] for p in self.paths])
+            self._files = BM25([self.texts[p] for p in self.paths], tokens=shared_tokens)
         return Ranking([self.paths[i] for i in self._files.top(issue, BM25_DEPTH)], [])
 
     def bm25_functions(self, _scope, issue: str) -> Ranking:
@@ -95,7 +111,7 @@ class SnapshotCorpus:
                 + "\n".join(lines.get(f["path"], [])[f["start_line"] - 1 : f["end_line"]])
                 for f in self.functions
             ]
-            self._funcs = BM25(docs)
+            self._funcs = BM25(docs, tokens=shared_tokens)
         found = [
             FoundFunction(
                 self.functions[i]["path"],
@@ -108,12 +124,15 @@ class SnapshotCorpus:
         return Ranking([f.path for f in found], found)
 
 
-def search_system(conn, limit: int) -> System:
-    """`search_code` hybrid at `limit` hits (the fake embedder's vectors when indexed so)."""
+def search_system(conn, limit: int, connections=None) -> System:
+    """`search_code` hybrid at `limit` hits (the fake embedder's vectors when indexed so), its
+    retrievers on `connections` as the MCP server runs them."""
     from retrieval.search import search_code
 
     def run(scope, issue: str) -> Ranking:
-        report = search_code(conn, scope, issue, limit=limit, mode="hybrid")
+        report = search_code(
+            conn, scope, issue, limit=limit, mode="hybrid", connections=connections
+        )
         conn.commit()
         found = [FoundFunction(h.path, h.symbol, h.start_line, h.end_line) for h in report.hits]
         return Ranking([f.path for f in found], found)
@@ -121,12 +140,20 @@ def search_system(conn, limit: int) -> System:
     return run
 
 
-def locate_system(conn, weights=None) -> System:
-    """`locate`: its files in its order, its functions in `LocateReport.functions()` order."""
+def locate_system(conn, weights=None, connections=None) -> System:
+    """`locate`: its files in its order, its functions in `LocateReport.functions()` order; its
+    lookups on `connections` as the MCP server runs them."""
     from retrieval.locate import WEIGHTS, locate
 
     def run(scope, issue: str) -> Ranking:
-        report = locate(conn, scope, issue, limit_files=10, weights=weights or WEIGHTS)
+        report = locate(
+            conn,
+            scope,
+            issue,
+            limit_files=10,
+            weights=weights or WEIGHTS,
+            connections=connections,
+        )
         conn.commit()
         found = [
             FoundFunction(f.path, u.symbol, u.start_line, u.end_line) for f, u in report.functions()

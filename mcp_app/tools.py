@@ -158,7 +158,14 @@ def locate(
     """Bug report -> ranked files."""
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, repositories, commit)
-        report = locate_files(call.conn, scope, issue_text, limit_files=limit)
+        call.conn.commit()  # the lookups' lent connections see what this one wrote
+        report = locate_files(
+            call.conn,
+            scope,
+            issue_text,
+            limit_files=limit,
+            connections=call.app.retriever.connections,
+        )
     result: outputs.LocateResult = {"files": report.files}
     if report.notes:
         result["notes"] = report.notes

@@ -21,11 +21,12 @@ import math
 import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, LiteralString
 
 from core.sql_files import statement
 from core.terms import K1, B, query_terms, term_id
 from indexing.parsing.grammars import FUNCTION_KINDS
+from retrieval.concurrency import Connections, run_concurrently
 from retrieval.hits import public_record, unit_range
 from retrieval.issue_text import IssueEvidence, read_issue
 from retrieval.lexical import lexical_candidates
@@ -165,16 +166,28 @@ def locate(
     issue_text: str,
     limit_files: int = 10,
     weights: LocateWeights = WEIGHTS,
+    connections: Connections | None = None,
 ) -> LocateReport:
     """The files of the scope most likely to change for the bug report, best first, each with
-    its likely functions and the evidence that placed it."""
+    its likely functions and the evidence that placed it. Given spare `connections` (the MCP
+    server's), the three lookups (paths, identifiers, prose) run at the same time: the call
+    takes as long as the slowest instead of their sum."""
     if not issue_text.strip() or not scope.repositories:
         return LocateReport(files=[])
     evidence = read_issue(issue_text)
     files: dict[FileKey, _FileState] = {}
-    _add_paths(conn, scope, evidence, files)
-    _add_symbols(conn, scope, evidence, files)
-    terms = _add_text(conn, scope, issue_text, files, weights)
+    path_rows, symbol_rows, (terms, text_rows) = run_concurrently(
+        conn,
+        [
+            lambda c: _path_rows(c, scope, evidence),
+            lambda c: _symbol_rows(c, scope, evidence),
+            lambda c: _text_rows(c, scope, issue_text, weights),
+        ],
+        connections,
+    )
+    _add_paths(conn, evidence, path_rows, files)
+    _add_symbols(evidence, symbol_rows, files)
+    _add_text(text_rows, files)
     ranked = _rank(files, weights)
     if weights.file_functions:
         leading = [files[(f.repository, f.path, f.source)] for f in ranked[:limit_files]]
@@ -232,22 +245,38 @@ def _best_matches(rows: list[Row], quoted: str, whole: bool) -> list[Row]:
     return [r for n, r in scored if n == best]
 
 
+# the scope's files named so, found through the scope's snapshots (their files' primary key) and
+# the principal's working-tree files first: `VISIBLE_FILES` filtered by name afterwards read the
+# files of every snapshot in the database (all of django's releases and every other repository's)
+_NAMED_FILE_VERSIONS: LiteralString = (
+    "SELECT file_version_id FROM snapshot_files WHERE snapshot_id = ANY(%(scope_snapshots)s)"
+    " AND file_version_id IS NOT NULL AND regexp_replace(path, '^.*/', '') = ANY(%(names)s)"
+    " UNION SELECT file_version_id FROM overlay_files WHERE principal_id = %(principal_id)s"
+    " AND regexp_replace(path, '^.*/', '') = ANY(%(names)s)"
+)
+_PATH_ROWS_SQL: LiteralString = (
+    "WITH "
+    + visible_files_among(_NAMED_FILE_VERSIONS)
+    + " SELECT f.repository, f.path, f.file_version_id, f.commit_sha, f.source FROM files f"
+    " WHERE regexp_replace(f.path, '^.*/', '') = ANY(%(names)s)"
+)
+
+
+def _path_rows(conn: DbConnection, scope: Scope, ev: IssueEvidence) -> list[Row]:
+    """The indexed files named like a frame's, a quoted path's or a dotted module's file."""
+    quoted = [f.path for f in ev.frames] + ev.paths
+    quoted += [p for m in ev.modules for p in _module_paths(m)]
+    names = sorted({posixpath.basename(p) for p in quoted})
+    if not names:
+        return []
+    return conn.execute(_PATH_ROWS_SQL, {**scope.params(), "names": names}).fetchall()
+
+
 def _add_paths(
-    conn: DbConnection, scope: Scope, ev: IssueEvidence, files: dict[FileKey, _FileState]
+    conn: DbConnection, ev: IssueEvidence, rows: list[Row], files: dict[FileKey, _FileState]
 ) -> None:
     """Frames, quoted paths and dotted module names matched against the indexed paths."""
     modules = {m: _module_paths(m) for m in ev.modules}
-    quoted = [f.path for f in ev.frames] + ev.paths + [p for ps in modules.values() for p in ps]
-    names = sorted({posixpath.basename(p) for p in quoted})
-    if not names:
-        return
-    rows = conn.execute(
-        "WITH "
-        + VISIBLE_FILES
-        + " SELECT f.repository, f.path, f.file_version_id, f.commit_sha, f.source FROM files f"
-        " WHERE regexp_replace(f.path, '^.*/', '') = ANY(%(names)s)",
-        {**scope.params(), "names": names},
-    ).fetchall()
     by_name: dict[str, list[Row]] = {}
     for row in rows:
         by_name.setdefault(posixpath.basename(row["path"]), []).append(row)
@@ -324,19 +353,26 @@ _SYMBOLS_SQL = (
 )
 
 
-def _add_symbols(
-    conn: DbConnection, scope: Scope, ev: IssueEvidence, files: dict[FileKey, _FileState]
-) -> None:
-    """Definitions of the identifiers the report writes as code: each name gives the files
-    defining it 1/n (n files define it), names defined in many files nothing."""
-    mentioned = sorted(ev.identifiers, key=lambda n: -ev.identifiers[n])[:MAX_IDENTIFIERS]
-    bare = sorted({n.rsplit(".", 1)[-1] for n in mentioned})
+def _mentioned(ev: IssueEvidence) -> list[str]:
+    """The identifiers looked up, the most mentioned first."""
+    return sorted(ev.identifiers, key=lambda n: -ev.identifiers[n])[:MAX_IDENTIFIERS]
+
+
+def _symbol_rows(conn: DbConnection, scope: Scope, ev: IssueEvidence) -> list[Row]:
+    """The definitions of the identifiers' bare names."""
+    bare = sorted({n.rsplit(".", 1)[-1] for n in _mentioned(ev)})
     if not bare:
-        return
-    rows = conn.execute(
+        return []
+    return conn.execute(
         _SYMBOLS_SQL,
         {**scope.params(), "names": bare, "lowered": [n.lower() for n in bare]},
     ).fetchall()
+
+
+def _add_symbols(ev: IssueEvidence, rows: list[Row], files: dict[FileKey, _FileState]) -> None:
+    """Definitions of the identifiers the report writes as code: each name gives the files
+    defining it 1/n (n files define it), names defined in many files nothing."""
+    mentioned = _mentioned(ev)
     by_name: dict[str, list[Row]] = {}
     for row in rows:
         by_name.setdefault(row["name"], []).append(row)
@@ -412,18 +448,18 @@ def report_terms(
     return ReportTerms({t: weight[t] for t in chosen}, {t: value(t) for t in chosen}, avgdl)
 
 
-def _add_text(
-    conn: DbConnection,
-    scope: Scope,
-    text: str,
-    files: dict[FileKey, _FileState],
-    weights: LocateWeights,
-) -> ReportTerms:
-    """BM25 over the report's chosen terms; each unit's best chunk score kept per file."""
+def _text_rows(
+    conn: DbConnection, scope: Scope, text: str, weights: LocateWeights
+) -> tuple[ReportTerms, list[Row]]:
+    """The report's chosen terms and BM25's best chunks for them."""
     terms = report_terms(conn, scope, text, weights.max_terms)
     if not terms.query_weights:
-        return terms
-    rows = lexical_candidates(conn, scope, text, TEXT_DEPTH, terms=terms.query_weights)
+        return terms, []
+    return terms, lexical_candidates(conn, scope, text, TEXT_DEPTH, terms=terms.query_weights)
+
+
+def _add_text(rows: list[Row], files: dict[FileKey, _FileState]) -> None:
+    """BM25 over the report's chosen terms; each unit's best chunk score kept per file."""
     best: dict[tuple[FileKey, str], float] = {}
     for row in rows:
         state = _state(files, row)
@@ -437,7 +473,6 @@ def _add_text(
             start, end = unit_range(row["symbol_start"], row["symbol_end"], row["outline_end"])
             found = state.unit(unit, row["symbol_kind"], start, end)
             found.text = max(found.text, row["rank"])
-    return terms
 
 
 _FUNCTION_SCORES_SQL = statement("lexical", "function_scores")

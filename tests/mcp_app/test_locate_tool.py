@@ -73,3 +73,38 @@ def test_locate_is_annotated_read_only(granted_and_not):
 
     (tool,) = [t for t in TOOLS if t.name == "locate"]
     assert tool.annotations is not None and tool.annotations.read_only_hint
+
+
+def test_a_working_tree_file_the_report_quotes_is_located_in_place_of_its_commit(
+    granted_and_not,
+):
+    """Quoted paths are looked up among the scope's snapshot files and the caller's
+    working-tree files: an unsaved edit of the quoted file is the one located."""
+    alice, _ = granted_and_not
+    edited = "def parse_header(lines):\n    return dict(line.split(':', 1) for line in lines)\n"
+    added = "def route_webhook(event):\n    return event['kind']\n"
+    report = (
+        'Traceback (most recent call last):\n  File "/srv/app/tracker/webhooks.py", line 2,'
+        " in route_webhook\nKeyError: 'kind'\n\nAlso tracker/parser.py splits on every colon."
+    )
+    *_, result = call_tools(
+        alice,
+        [
+            (
+                "index_file",
+                {"repository": "tracker", "path": "tracker/parser.py", "content": edited},
+            ),
+            (
+                "index_file",
+                {"repository": "tracker", "path": "tracker/webhooks.py", "content": added},
+            ),
+            ("locate", {"issue_text": report, "limit": 10}),
+        ],
+    )
+    files = {f["path"]: f for f in payload(result)["files"]}
+    assert files["tracker/webhooks.py"]["source"] == "working-tree"
+    assert files["tracker/webhooks.py"]["functions"][0]["symbol"] == "route_webhook"
+    assert files["tracker/parser.py"]["source"] == "working-tree"
+    assert [f["source"] for f in payload(result)["files"]].count("commit") >= 1
+    # its committed version is hidden behind the edit, not listed beside it
+    assert [f["path"] for f in payload(result)["files"]].count("tracker/parser.py") == 1

@@ -92,3 +92,36 @@ def test_the_functions_of_all_files_form_one_ranking_led_by_the_reported_functio
     scores = [f.score * u.score for f, u in ranked]
     assert len(ranked) == sum(len(f.functions) for f in report.files)
     assert ranked[1][1].symbol in {"read_message", "split_header"} and scores[0] >= scores[-1]
+
+
+def test_the_three_lookups_on_lent_connections_give_the_same_answer(tracker, tracker_repo):  # noqa: F811
+    """As the MCP server runs it: paths, identifiers and prose looked up at the same time on
+    pooled connections, and the same files, functions and evidence as one after another."""
+    from contextlib import contextmanager
+
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
+    from retrieval.concurrency import spare_connections
+
+    conn, scope = tracker
+    lent: list[int] = []
+    with ConnectionPool(
+        tracker_repo.database_url, min_size=2, max_size=2, kwargs={"row_factory": dict_row}
+    ) as pool:
+        pool.wait()
+        spare = spare_connections(pool)
+
+        @contextmanager
+        def counted():
+            with spare() as other:
+                if other is not None:
+                    lent.append(other.info.backend_pid)
+                yield other
+
+        for text in (REPORT, WORDS_REPORT):
+            alone = locate(conn, scope, text)
+            together = locate(conn, scope, text, connections=counted)
+            assert [f.as_dict() for f in together.files] == [f.as_dict() for f in alone.files]
+            assert together.notes == alone.notes
+    assert len(lent) == 4 and conn.info.backend_pid not in lent

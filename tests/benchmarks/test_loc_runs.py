@@ -1,0 +1,94 @@
+"""The localisation benchmark's bookkeeping: releases not built yet, weights from the command
+line, and runs measured apart merged into one results file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks import loc, loc_corpora
+from retrieval.locate import WEIGHTS
+
+
+def test_a_release_not_in_its_repository_yet_has_no_commit_instead_of_an_error(
+    tmp_path: Path, monkeypatch, git_repo
+):
+    monkeypatch.setattr(loc_corpora, "REPOS", tmp_path)
+    git_repo.write("pkg/a.py", "x = 1\n")
+    sha = git_repo.commit("pkg 1.0 (sdist)")
+    git_repo.git("tag", loc_corpora.tag("1.0"))
+    assert loc_corpora.release_commit("repo", "1.0") == sha
+    # another run is still building 2.0, and a project not downloaded at all
+    assert loc_corpora.release_commit("repo", "2.0") is None
+    assert loc_corpora.release_commit("absent", "1.0") is None
+
+
+def test_weights_are_read_as_the_type_of_each_field():
+    weights = loc.parse_weights("frame=2,max_terms=64,file_functions=false", WEIGHTS)
+    assert weights.frame == 2.0 and weights.max_terms == 64
+    assert weights.file_functions is False and isinstance(weights.max_terms, int)
+    assert loc.parse_weights("", WEIGHTS) == WEIGHTS
+
+
+def _run(path: Path, instances: dict, reasons: dict) -> Path:
+    path.write_text(
+        json.dumps(
+            {
+                "meta": {"seconds": 1.0, "finished": "now", "machine": "here", "embedder": "fake"},
+                "summary": {},
+                "instances": instances,
+                "drop_reasons": reasons,
+            }
+        )
+    )
+    return path
+
+
+def _record(project: str, index: int, **systems: float) -> dict:
+    scores = {m: 1.0 for m in loc.METRICS}
+    out: dict = {"project": project, "release": "1", "index": index}
+    for name, acc in systems.items():
+        out[name] = {
+            **scores,
+            "file_acc@5": acc,
+            "seconds": 0.1,
+            "top_files": [],
+            "test_share@10": 0.0,
+        }
+    return out
+
+
+def test_runs_measured_apart_merge_into_one_summary_the_later_run_winning(tmp_path: Path):
+    first = _run(
+        tmp_path / "a.json",
+        {"psf__requests-1": _record("requests", 0, **{"bm25-files": 1.0, "locate": 0.0})},
+        {"psf__requests-2": "release not indexed", "django__django-3": "gold file x not in it"},
+    )
+    second = _run(
+        tmp_path / "b.json",
+        {
+            "psf__requests-1": _record("requests", 0, locate=1.0),  # re-measured
+            "psf__requests-2": _record("requests", 1, **{"bm25-files": 0.0, "locate": 1.0}),
+        },
+        {},
+    )
+    assert loc.merge_runs([first, second], tmp_path / "merged") == 0
+    merged = json.loads((tmp_path / "merged.json").read_text())
+    assert merged["instances"]["psf__requests-1"]["locate"]["file_acc@5"] == 1.0
+    assert merged["instances"]["psf__requests-1"]["bm25-files"]["file_acc@5"] == 1.0
+    assert merged["summary"]["n"] == 2
+    assert merged["summary"]["overall"]["locate"]["file_acc@5"]["mean"] == 1.0
+    # the report the second run scored is no longer dropped; the absent gold still is
+    assert merged["dropped"] == {"django: gold absent": 1}
+    assert (tmp_path / "merged.md").read_text().startswith("# Bug-report localisation")
+
+
+def test_a_text_shared_by_two_releases_is_tokenized_once_with_the_same_tokens():
+    from benchmarks.baselines.bm25 import code_tokens
+    from benchmarks.loc_systems import shared_tokens
+
+    text = "def parse_header(lines):\n    return HTTPHeaderParser(lines).parse()\n"
+    first = shared_tokens(text)
+    assert first == code_tokens(text)
+    copy = "".join(list(text))  # the same text read again for the next release
+    assert copy is not text and shared_tokens(copy) is first
