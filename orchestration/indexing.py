@@ -28,7 +28,9 @@ def _root_cause(exc: BaseException) -> BaseException:
         if isinstance(exc, CodeatlasError):
             return exc
         inner = getattr(exc, "user_exception", None) or exc.__cause__
-        if inner is None:
+        if inner is None or type(inner).__name__ == "_RemoteTraceback":
+            # a worker process's error carries its traceback as text in a `__cause__` whose
+            # message begins with a line of `"""`: the error itself says what went wrong
             return exc
         exc = inner
     return exc
