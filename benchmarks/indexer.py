@@ -11,6 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.embedder import environment
 from benchmarks.workspace import WORK
 
 _DONE = re.compile(r"indexed \S+: (\d+) files, (\d+) chunks, (\d+) symbols in ([\d.]+)s")
@@ -20,11 +21,7 @@ def run_index(
     repo: Path, name: str, database_url: str, provider: str, ref: str | None = None
 ) -> dict:
     """`codeatlas index REPO --name NAME [--ref REF]` against `database_url` with the embedder."""
-    env = {
-        **os.environ,
-        "CODEATLAS_DATABASE_URL": database_url,
-        "CODEATLAS_EMBEDDING_PROVIDER": provider,
-    }
+    env = {**os.environ, "CODEATLAS_DATABASE_URL": database_url, **environment(provider)}
     with tempfile.TemporaryFile() as err:
         started = time.monotonic()
         proc = subprocess.Popen(
