@@ -3,7 +3,8 @@
 
     python -m benchmarks.embedding_models semantic --sets mined-python-train,all,mined-php-test
     python -m benchmarks.embedding_models speed
-    python -m benchmarks.embedding_models store --sets all   # then benchmarks.ranker.compare
+    python -m benchmarks.embedding_models store --sets all
+    python -m benchmarks.embedding_models hybrid --sets all
 
 Semantic search alone: exact cosine between the query vector and every chunk vector of the set's
 indexed snapshot (the index `benchmarks.quality` builds with the default model), rank of the
@@ -13,8 +14,9 @@ bge reads the same chunk texts (`embedding_step._documents`) and its vectors are
 `.work/vectors/` (`benchmarks.embedder.embed_all`), rounded to half precision as the index
 stores them. bge is measured with and without its query instruction (the choice is made on the
 mined training sets); `store` writes the cached bge vectors into each set's index through the
-indexing code, so the hybrid benchmarks (`--embedder local:bge-small-en-v1.5`) search them
-without embedding again.
+indexing code, so hybrid search (`hybrid`, or `benchmarks.ranker.compare --embedder
+local:bge-small-en-v1.5`) finds them without embedding again. `hybrid` runs
+`benchmarks.ranker.compare`'s search with each model and pairs the two.
 """
 
 from __future__ import annotations
@@ -195,9 +197,12 @@ def semantic(sets: list[EvalSet], out: Path) -> dict:
             "bge-noinstr": first_ranks(s, chunks, query_vectors(plain, s.queries)),
         }
         results[eval_set.name] = compare(systems, "minilm")
+        instruction = compare({k: systems[k] for k in ("bge", "bge-noinstr")}, "bge-noinstr")
         print(table({eval_set.name: results[eval_set.name]}, "minilm").splitlines()[-1], flush=True)
         found = json.loads(out.read_text()) if out.is_file() else {"sets": {}}
         found["sets"][eval_set.name] = results[eval_set.name] | {
+            "instruction_delta": {m: instruction[m]["delta"]["bge"] for m in METRICS},
+            "first_ranks": systems,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "load_average": machine.describe()["load_average"],
         }
@@ -273,22 +278,156 @@ def store(sets: list[EvalSet]) -> None:
         print(f"[models] {eval_set.name}: stored {done['embedded']} vectors", file=sys.stderr)
 
 
+def hybrid(sets: list[EvalSet], out: Path) -> dict:
+    """Hybrid search with each model's vectors (`store` first): MiniLM in the fused order and as
+    shipped (the learned order, which applies to MiniLM only), bge in the fused order."""
+    from benchmarks.ranker.compare import first_ranks as search_ranks
+    from benchmarks.ranker.train import MODEL_PATH
+    from retrieval.ranker import load_model
+
+    ranker = load_model(MODEL_PATH)
+    results: dict[str, dict] = {}
+    for eval_set in sets:
+        base = search_ranks(eval_set, BASE, ranker, keep_migrated=True)
+        challenger = search_ranks(eval_set, BGE, ranker, keep_migrated=True)
+        systems = {
+            "minilm-fused": base["fused"],
+            "minilm-shipped": base["hybrid"],
+            "bge-fused": challenger["fused"],
+            "bge-shipped": challenger["hybrid"],  # the fused order: the ranker is MiniLM's
+        }
+        results[eval_set.name] = compare(systems, "minilm-fused") | {
+            "vs_shipped": {
+                m: paired(
+                    [METRICS[m](r) for r in systems["bge-fused"]],
+                    [METRICS[m](r) for r in systems["minilm-shipped"]],
+                )
+                for m in METRICS
+            },
+            "first_ranks": systems,
+        }
+        print(
+            f"[models] hybrid {eval_set.name}: "
+            + json.dumps({m: results[eval_set.name][m] for m in METRICS}),
+            file=sys.stderr,
+            flush=True,
+        )
+        found = json.loads(out.read_text()) if out.is_file() else {"sets": {}}
+        found["sets"][eval_set.name] = results[eval_set.name] | {
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "load_average": machine.describe()["load_average"],
+        }
+        out.write_text(json.dumps(found, indent=1) + "\n")
+    return results
+
+
+def _rows(results: dict, systems: list[str], deltas: dict[str, str]) -> list[str]:
+    """Markdown rows: per set, each system's R@5 and MRR@10, and the labelled deltas."""
+    head = ["set", "n"]
+    for metric in METRICS:
+        head += [f"{metric} {n}" for n in systems] + [f"Δ{metric} {d}" for d in deltas]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, r in results.items():
+        cells = [name, str(r["queries"])]
+        for metric in METRICS:
+            cells += [fmt(*r[metric][n]) for n in systems]
+            cells += [fmt_delta(*r[metric]["delta"][d]) for d in deltas.values()]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def markdown() -> str:
+    """benchmarks/results/embedding_models.md from the steps' JSON files."""
+    sem = json.loads((RESULTS / "embedding_models_semantic.json").read_text())["sets"]
+    parts = [
+        "# bge-small-en-v1.5 vs all-MiniLM-L6-v2 as the semantic signal",
+        "",
+        "`python -m benchmarks.embedding_models semantic|store|hybrid|speed` (module docstring)."
+        " 95% bootstrap intervals (2,000 resamples of the questions); Δ is the paired difference"
+        " over the same questions, * when its interval excludes 0.",
+        "",
+        "## Semantic search alone (exact cosine over every chunk of the set's index)",
+        "",
+        "`minilm`: the shipped `all-MiniLM-L6-v2:ct2-int8-ctx256` (its stored vectors); `bge`:"
+        " `bge-small-en-v1.5:onnx-int8-ctx256` with bge's query instruction; `noinstr`: the"
+        " same vectors, the query without it. The instruction was chosen on mined-python-train"
+        " (a training set); Δ instruction is bge with it minus bge without it.",
+        "",
+        *_rows(
+            {
+                k: v | {m: v[m] | {"delta": v[m]["delta"] | {"i": v["instruction_delta"][m]}}
+                        for m in METRICS}
+                for k, v in sem.items()
+            },
+            ["minilm", "bge"],
+            {"bge − minilm": "bge", "instruction": "i"},
+        ),
+    ]  # fmt: skip
+    hybrid_file = RESULTS / "embedding_models_hybrid.json"
+    if hybrid_file.is_file():
+        hyb = json.loads(hybrid_file.read_text())["sets"]
+        parts += [
+            "",
+            "## Hybrid search (what `search` returns)",
+            "",
+            "`fused`: the rank-fusion order with the hand-set weights and rules, the same for"
+            " both models; `shipped`: MiniLM with the learned ranker (it was trained on MiniLM's"
+            " features and applies to that model only, so bge's shipped order is its fused"
+            " order). Δ vs shipped: bge (fused) minus MiniLM as shipped.",
+            "",
+            *_rows(
+                {
+                    k: v | {m: v[m] | {"delta": v[m]["delta"] | {"s": v["vs_shipped"][m]}}
+                            for m in METRICS}
+                    for k, v in hyb.items()
+                },
+                ["minilm-fused", "minilm-shipped", "bge-fused"],
+                {"bge − minilm fused": "bge-fused", "bge − minilm shipped": "s"},
+            ),
+        ]  # fmt: skip
+    speed_file = RESULTS / "embedding_models_speed.json"
+    if speed_file.is_file():
+        sp = json.loads(speed_file.read_text())
+        m = sp["machine"]
+        parts += [
+            "",
+            "## Speed (the same chunks, both models taking turns in one process)",
+            "",
+            f"{sp['chunks']} chunk texts sampled from the eight sets (mean {sp['mean_tokens']}"
+            f" bge tokens), {m['date']}, {m['nproc']} cores ({m['cpu_model']}), load average"
+            f" {m['load_average']} (other agents were indexing); the faster of 2 rounds.",
+            "",
+            "| model | chunks/s | CPU ms/chunk | rounds (chunks/s) |",
+            "|---|---|---|---|",
+            *(
+                f"| `{sp[n]['model']}` | {sp[n]['chunks_per_s']} | {sp[n]['cpu_ms_per_chunk']}"
+                f" | {sp[n]['rounds_chunks_per_s']} |"
+                for n in ("minilm", "bge")
+            ),
+        ]
+    return "\n".join(parts) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one step; print and keep its results under benchmarks/results/."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("step", choices=("semantic", "speed", "store"))
+    p.add_argument("step", choices=("semantic", "store", "hybrid", "speed", "report"))
     p.add_argument("--sets", default="mined-python-train")
     p.add_argument("--out", default=None, help="results file (default by step)")
     args = p.parse_args(argv)
     prepare_environment()
     sets = [s for group in args.sets.split(",") for s in select(group)]
     out = Path(args.out) if args.out else RESULTS / f"embedding_models_{args.step}.json"
-    if args.step == "store":
+    if args.step == "report":
+        (RESULTS / "embedding_models.md").write_text(markdown())
+    elif args.step == "store":
         store(sets)
     elif args.step == "speed":
         report = speed()
         print(json.dumps(report, indent=1))
         out.write_text(json.dumps(report, indent=1) + "\n")
+    elif args.step == "hybrid":
+        print(table(hybrid(sets, out), "minilm-fused"))
     else:
         print(table(semantic(sets, out), "minilm"))
     return 0
