@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 
 from benchmarks.scoring import Result
 
@@ -29,10 +30,21 @@ class CodeatlasSearch:
         self.conn = connect(database_url)
         principal = ensure_operator(self.conn)
         self.conn.commit()
-        self.scope = resolve_scope(
+        scope = resolve_scope(
             self.conn, principal, None if repositories is None else list(repositories)
         )
         self.conn.commit()
+        if embedder is not None:
+            # search the embedder's vectors, whichever model the repositories serve: an index
+            # can hold a second model's vectors beside the active one's, measured as if it were
+            # active (benchmarks.embedding_models)
+            scope = replace(
+                scope,
+                repositories=tuple(
+                    replace(r, active_model=embedder.model_name) for r in scope.repositories
+                ),
+            )
+        self.scope = scope
 
     def embed_query(self, model: str, text: str) -> Sequence[float] | None:
         """Query vector for the repositories' model (None when the embedder is another one)."""

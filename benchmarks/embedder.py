@@ -15,12 +15,30 @@ BATCH = 64
 PROBE = "def probe(value):\n    return value + 1  # codeatlas benchmark vector-cache key"
 
 
-def make(provider: str):
-    """codeatlas's embedder for `provider` (local | fake), built by its own factory."""
+def split(spec: str) -> tuple[str, str | None]:
+    """(provider, model) of an embedder spec: `local`, `fake`, or `local:<model>` for a local
+    model other than the default (`local:bge-small-en-v1.5`)."""
+    provider, _, model = spec.partition(":")
+    return provider, model or None
+
+
+def environment(spec: str) -> dict[str, str]:
+    """The settings' environment variables that make `codeatlas` build the `spec` embedder."""
+    provider, model = split(spec)
+    return {"CODEATLAS_EMBEDDING_PROVIDER": provider} | (
+        {"CODEATLAS_EMBEDDING_MODEL": model} if model else {}
+    )
+
+
+def make(spec: str):
+    """codeatlas's embedder for `spec` (local | fake | local:<model>), built by its own
+    factory."""
     from core.config import load_settings
     from indexing.embedding.factory import make_embedder
 
-    return make_embedder(replace(load_settings(), embedding_provider=provider))
+    provider, model = split(spec)
+    settings = replace(load_settings(), embedding_provider=provider)
+    return make_embedder(replace(settings, embedding_model=model) if model else settings)
 
 
 def is_real(embedder) -> bool:

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.embedder import environment
 from benchmarks.workspace import WORK
 
 _DONE = re.compile(r"indexed \S+: (\d+) files, (\d+) chunks, (\d+) symbols in ([\d.]+)s")
@@ -36,11 +37,7 @@ def run_index(
     `until_published` ends the command (SIGTERM: it exits cleanly) once its snapshot is
     published, i.e. searchable, before the vectors: for trees whose vectors would take hours.
     """
-    env = {
-        **os.environ,
-        "CODEATLAS_DATABASE_URL": database_url,
-        "CODEATLAS_EMBEDDING_PROVIDER": provider,
-    }
+    env = {**os.environ, "CODEATLAS_DATABASE_URL": database_url, **environment(provider)}
     logs = WORK / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     label = name.replace("/", "_")  # a repository name may hold folders (mined/go-test/corpus)

