@@ -10,11 +10,11 @@ import importlib.util
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.errors import ConfigurationError
 from indexing.embedding.batching import plan_batches, shortest_first
-from indexing.embedding.local import TEXT_KINDS, _cores, _load_tokenizer, _pool, lean_text
+from indexing.embedding.local import TEXT_KINDS, ChunkEmbedder, _cores, _load_tokenizer, _pool
 
 if TYPE_CHECKING:
     import numpy as np
@@ -61,7 +61,7 @@ def bge_folder() -> Path:
     return folder
 
 
-class BgeEmbedder:
+class BgeEmbedder(ChunkEmbedder):
     """bge-small-en-v1.5 int8 through onnxruntime: CLS pooling then L2 normalisation, queries
     prefixed with bge's retrieval instruction, chunks read as `text` (see local.FAST_NAME)."""
 
@@ -90,10 +90,9 @@ class BgeEmbedder:
         self._instruction = query_instruction
         self._pooling = pooling
         self._batch_tokens = batch_tokens
-        self._folder = folder
+        self._model_dir = folder
         self._tokenizer = _load_tokenizer(folder)
         self._tokenizer.enable_truncation(window)
-        self._untruncated: Any = None
         # One single-threaded session per core, each fed by its own Python thread (run()
         # releases the GIL), as the CTranslate2 path does: no per-op barriers between cores.
         self._threads = threads or _cores()
@@ -108,21 +107,9 @@ class BgeEmbedder:
         ]
         self._pool: ThreadPoolExecutor | None = None
 
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed chunks, in order (lean text unless `raw`, truncated to `max_tokens`)."""
-        if not texts:
-            return []
-        return self._embed([lean_text(t) for t in texts] if self._lean else texts).tolist()
-
     def embed_query(self, text: str) -> list[float]:
         """Embed one query, after bge's retrieval instruction."""
         return self._embed([self._instruction + text])[0].tolist()
-
-    def count_tokens(self, text: str) -> int:
-        """Model tokens in `text`, with [CLS] and [SEP], before truncation."""
-        if self._untruncated is None:
-            self._untruncated = _load_tokenizer(self._folder)
-        return len(self._untruncated.encode(text).ids)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         import numpy as np

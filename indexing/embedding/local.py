@@ -99,7 +99,31 @@ def _offline() -> None:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
-class FastEmbedder:
+class ChunkEmbedder:
+    """What the on-CPU embedders share: chunks read as lean text unless `raw`, and tokens
+    counted with the model's own tokenizer, untruncated. A subclass embeds (`_embed`)."""
+
+    _lean: bool
+    _model_dir: Path
+    _untruncated: Any = None  # the counting tokenizer, loaded when first needed
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed chunks, in order (lean text unless `raw`, truncated to `max_tokens`)."""
+        if not texts:
+            return []
+        return self._embed([lean_text(t) for t in texts] if self._lean else texts).tolist()
+
+    def count_tokens(self, text: str) -> int:
+        """Model tokens in `text`, with [CLS] and [SEP], before truncation."""
+        if self._untruncated is None:  # a query-only process (a search) never counts
+            self._untruncated = _load_tokenizer(self._model_dir)
+        return len(self._untruncated.encode(text).ids)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+
+class FastEmbedder(ChunkEmbedder):
     """The model as int8 CTranslate2 on every core, reading lean text (see `FAST_NAME`).
 
     Chunks start with their docblock and signature (pieces of a split symbol repeat the
@@ -132,7 +156,6 @@ class FastEmbedder:
         self._batch_tokens = batch_tokens
         self._tokenizer = _load_tokenizer(model.path)
         self._model_dir = model.path
-        self._untruncated: Any = None  # the counting tokenizer, loaded when first needed
         self._tokenizer.enable_truncation(self.max_tokens)
         self.model_path = cached_ct2_model(model.path, cache_dir)
         # One single-threaded replica per core, each fed by its own Python thread: on 2 cores
@@ -147,21 +170,9 @@ class FastEmbedder:
         )
         self._pool: ThreadPoolExecutor | None = None
 
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed chunks, in order (lean text unless `raw`, truncated to `max_tokens`)."""
-        if not texts:
-            return []
-        return self._embed([lean_text(t) for t in texts] if self._lean else texts).tolist()
-
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (as written: questions are prose, not code)."""
         return self._embed([text])[0].tolist()
-
-    def count_tokens(self, text: str) -> int:
-        """Model tokens in `text`, with [CLS] and [SEP], before truncation."""
-        if self._untruncated is None:  # a query-only process (a search) never counts
-            self._untruncated = _load_tokenizer(self._model_dir)
-        return len(self._untruncated.encode(text).ids)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         import numpy as np
