@@ -72,6 +72,7 @@ def measure(
     makers = {
         "search-10": search_system(conn, 10, spare),
         "search-50": search_system(conn, 50, spare),
+        "question-10": search_system(conn, 10, spare, read_reports=False),
         "locate": locate_system(conn, weights, spare),
     }
     per: dict[str, dict] = {}

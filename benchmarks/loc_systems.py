@@ -3,7 +3,10 @@
 
 - `bm25-files`: Okapi BM25 over whole files (in memory, code-aware tokens), no functions;
 - `bm25-functions`: BM25 over every function and method (LocAgent's BM25 baseline);
-- `search-10` / `search-50`: today's `search_code` hybrid with the issue as the query;
+- `search-10` / `search-50`: `search_code` hybrid with the issue as the query (which it reads
+  as a report: `locate`'s ranking as hits);
+- `question-10`: `search_code` reading the issue as a question (the fused order, before
+  reports were recognised);
 - `locate`: `retrieval/locate.py`.
 
 Both BM25 baselines index what codeatlas indexed (the snapshot's parsed files), read from git.
@@ -27,6 +30,7 @@ SYSTEMS = {
     "bm25-functions": "BM25 over functions and methods (LocAgent's BM25 baseline)",
     "search-10": "search_code hybrid, the issue as the query, 10 hits",
     "search-50": "search_code hybrid, the issue as the query, 50 hits",
+    "question-10": "search_code hybrid reading the issue as a question, 10 hits",
     "locate": "locate (frames, paths, named symbols, idf-capped BM25, per-file evidence)",
 }
 BM25_DEPTH = 50  # results a BM25 baseline returns (files, or functions)
@@ -124,14 +128,20 @@ class SnapshotCorpus:
         return Ranking([f.path for f in found], found)
 
 
-def search_system(conn, limit: int, connections=None) -> System:
+def search_system(conn, limit: int, connections=None, read_reports: bool = True) -> System:
     """`search_code` hybrid at `limit` hits (the fake embedder's vectors when indexed so), its
     retrievers on `connections` as the MCP server runs them."""
     from retrieval.search import search_code
 
     def run(scope, issue: str) -> Ranking:
         report = search_code(
-            conn, scope, issue, limit=limit, mode="hybrid", connections=connections
+            conn,
+            scope,
+            issue,
+            limit=limit,
+            mode="hybrid",
+            connections=connections,
+            read_reports=read_reports,
         )
         conn.commit()
         found = [FoundFunction(h.path, h.symbol, h.start_line, h.end_line) for h in report.hits]

@@ -74,6 +74,21 @@ _COMMON = frozenset(
 )
 
 
+# A query is read as a bug report, not a question, when it spans several lines holding at least
+# REPORT_WORDS words (a title and a body, a message and its traceback), or in one line is longer
+# than questions are (the hand-written ones hold at most 57 words; SWE-bench's reports at least
+# 41 in two lines or more): `search` answers a report with `locate`'s ranking.
+REPORT_WORDS = 25
+QUESTION_WORDS = 100
+
+
+def is_report(text: str) -> bool:
+    """Whether `text` reads as a pasted bug report rather than a question."""
+    words = len(text.split())
+    lines = sum(1 for line in text.splitlines() if line.strip())
+    return words >= QUESTION_WORDS or (lines >= 2 and words >= REPORT_WORDS)
+
+
 @dataclass(frozen=True)
 class Frame:
     """One stack-trace frame: the file, the line and the function it names."""

@@ -27,7 +27,7 @@ from core.sql_files import statement
 from core.terms import K1, B, query_terms, term_id
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, run_concurrently
-from retrieval.hits import public_record, unit_range
+from retrieval.hits import INTERNAL, Hit, public_record, unit_range
 from retrieval.issue_text import IssueEvidence, read_issue
 from retrieval.lexical import lexical_candidates
 from retrieval.path_roles import CODE, path_role
@@ -94,6 +94,7 @@ class LocatedFile:
     score: float
     evidence: list[str]
     functions: list[LocatedFunction]
+    file_version_id: int = field(default=0, repr=False, metadata=INTERNAL)
 
     def as_dict(self) -> dict[str, Any]:
         """All fields, functions as records."""
@@ -108,15 +109,22 @@ class LocateReport:
     notes: list[str] = field(default_factory=list[str])
 
     def functions(self) -> list[tuple[LocatedFile, LocatedFunction]]:
-        """Every located function in one ranking: its file's score times its share of the
-        file's best function (each file's best function in file order, the others after the
-        ones of files that score more than they do)."""
-        ranked: list[tuple[float, int, LocatedFile, LocatedFunction]] = []
+        """Every located function in one ranking (`units`)."""
+        return [(f, u) for f, u, _ in self.units() if u is not None]
+
+    def units(self) -> list[tuple[LocatedFile, LocatedFunction | None, float]]:
+        """Every located function, and every located file without one, in one ranking with its
+        score: a function's file's score times its share of the file's best function (each
+        file's best function in file order, the others after the ones of files that score more
+        than they do); a file without functions its own score, in its place."""
+        ranked: list[tuple[float, int, LocatedFile, LocatedFunction | None]] = []
         for rank, f in enumerate(self.files):
             best = max((u.score for u in f.functions), default=0.0) or 1.0
             ranked += [(f.score * u.score / best, rank, f, u) for u in f.functions]
+            if not f.functions:
+                ranked.append((f.score, rank, f, None))
         ranked.sort(key=lambda t: (-t[0], t[1]))
-        return [(f, u) for _, _, f, u in ranked]
+        return [(f, u, score) for score, _, f, u in ranked]
 
 
 FileKey = tuple[str, str, str]  # repository, path, source
@@ -557,6 +565,7 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
                 score=round(score, 4),
                 evidence=s.evidence,
                 functions=functions[:FUNCTIONS_PER_FILE],
+                file_version_id=s.file_version_id,
             )
         )
     located.sort(key=lambda f: (-f.score, f.path))
@@ -572,7 +581,7 @@ def _neighbours(
     rows = conn.execute(
         "WITH "
         + VISIBLE_FILES
-        + " SELECT f.repository, f.path, f.commit_sha, f.source FROM files f"
+        + " SELECT f.repository, f.path, f.commit_sha, f.source, f.file_version_id FROM files f"
         " WHERE regexp_replace(f.path, '/?[^/]*$', '') = ANY(%(folders)s)"
         " ORDER BY f.repository, f.path LIMIT 500",
         {**scope.params(), "folders": folders},
@@ -592,8 +601,63 @@ def _neighbours(
                 0.0,
                 [f"beside {posixpath.dirname(row['path']) or '.'}/"],
                 [],
+                row["file_version_id"],
             )
         )
         if len(out) == wanted:
             break
     return out
+
+
+def located_hits(conn: DbConnection, report: LocateReport) -> list[Hit]:
+    """The report's functions, and its files without one (spanning the whole file), as search
+    hits in `LocateReport.units` order: how `search` answers a pasted bug report."""
+    bare = [f.file_version_id for f, u, _ in report.units() if u is None]
+    spans = (
+        {
+            r["file_version_id"]: (r["first"], r["last"])
+            for r in conn.execute(
+                "SELECT file_version_id, min(start_line) AS first, max(end_line) AS last"
+                " FROM code_chunks WHERE file_version_id = ANY(%s) GROUP BY file_version_id",
+                (bare,),
+            ).fetchall()
+        }
+        if bare
+        else {}
+    )
+    hits: list[Hit] = []
+    for f, u, score in report.units():
+        if u is None:
+            start, end = spans.get(f.file_version_id, (1, 1))
+            symbol, kind, evidence = None, "file", f.evidence
+        else:
+            start, end, symbol, kind = u.start_line, u.end_line, u.symbol, u.kind
+            evidence = u.evidence
+        hits.append(
+            Hit(
+                repository=f.repository,
+                path=f.path,
+                start_line=start,
+                end_line=end,
+                symbol=symbol,
+                kind=kind,
+                score=round(score, 6),
+                retrievers=["locate", *_retrievers(evidence)],
+                commit=f.commit,
+                source=f.source,
+            )
+        )
+    return hits
+
+
+def _retrievers(evidence: list[str]) -> list[str]:
+    """What placed a located unit, in the words of search's `retrievers`."""
+    kinds = {
+        "stack frame": "frame",
+        "path named": "path",
+        "module named": "path",
+        "symbol named": "symbol",
+        "text": "lexical",
+    }
+    found = [kinds[k] for k in kinds if any(e.startswith(k) for e in evidence)]
+    return sorted(set(found), key=found.index)

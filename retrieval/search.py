@@ -14,7 +14,9 @@ from core.terms import query_terms
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, Task, run_concurrently
 from retrieval.hits import Hit, SymbolMatch, is_thin, unit_range
+from retrieval.issue_text import is_report
 from retrieval.lexical import lexical_candidates
+from retrieval.locate import locate, located_hits
 from retrieval.principals import Row
 from retrieval.ranker import TreeEnsemble, features, gather_evidence, shipped_model
 from retrieval.scope import DbConnection, Scope
@@ -312,13 +314,18 @@ def search_code(
     reranker: Reranker | None = None,
     connections: Connections | None = None,
     ranker: TreeEnsemble | Literal["shipped"] | None = "shipped",
+    read_reports: bool = True,
 ) -> SearchReport:
     """Search the scope; `embed_query(model, text)` gives query vectors (None skips a model);
     in hybrid mode a learned `ranker` (retrieval/ranker.py; by default the shipped model, None
     for the fused order) orders the hits of the queries inside its domain; a `reranker` (none
     by default, retrieval/rerank.py) re-orders the
     leading hits; given `connections`, the retrievers run concurrently (`run_concurrently`), and
-    in lexical mode the lexical retriever's groups of repositories do."""
+    in lexical mode the lexical retriever's groups of repositories do. A pasted bug report
+    (`is_report`) is answered in hybrid mode by `locate`'s ranking: its functions and files,
+    best file first (docs/retrieval.md, "Locate"), unless `read_reports` is False."""
+    if mode == "hybrid" and read_reports and is_report(query):
+        return _report_search(conn, scope, query, limit, offset, connections)
     found = candidates(
         conn,
         scope,
@@ -337,6 +344,26 @@ def search_code(
 
         hits = rerank(conn, scope, query, hits, reranker)
     return SearchReport(hits=hits[offset : offset + limit], notes=found.notes)
+
+
+def _report_search(
+    conn: DbConnection,
+    scope: Scope,
+    report: str,
+    limit: int,
+    offset: int,
+    connections: Connections | None,
+) -> SearchReport:
+    """A bug report's hits: `locate`'s functions and files in its order."""
+    located = locate(conn, scope, report, max(10, offset + limit), connections=connections)
+    hits = located_hits(conn, located)
+    notes = [
+        "read as a bug report (several lines, or more words than a question): ranked by its"
+        " stack frames, quoted paths, named symbols and rarest words per file, tests and"
+        " vendored copies last unless named (mode 'lexical' ranks it as one BM25 query)",
+        *located.notes,
+    ]
+    return SearchReport(hits=hits[offset : offset + limit], notes=notes)
 
 
 @dataclass

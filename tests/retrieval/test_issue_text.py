@@ -67,3 +67,20 @@ def test_quoted_paths_dotted_modules_and_code_identifiers_are_found():
 )
 def test_path_roles_follow_the_ecosystems_layouts(path, role):
     assert path_role(path) == role
+
+
+def test_a_report_is_several_lines_of_words_or_longer_than_any_question():
+    from retrieval.issue_text import is_report
+
+    title = "parse_header fails on a message whose header value is already text"
+    body = "Reading a message with a header line crashes when the value was decoded before. " * 2
+    assert is_report(f"{title}\n\n{body}")
+    assert is_report(" ".join(["word"] * 100))  # a report pasted as one line
+    # questions, however long, are one line; two short lines are not a report
+    assert not is_report(
+        "My root command defines PersistentPreRun and one of its subcommands defines its own"
+        " PersistentPreRun as well. When I run the subcommand, do both hooks run? In what order"
+        " are the pre-run, run and post-run hooks called?"
+    )
+    assert not is_report("where is the header parsed\nand decoded")
+    assert not is_report("")

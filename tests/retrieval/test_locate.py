@@ -125,3 +125,43 @@ def test_the_three_lookups_on_lent_connections_give_the_same_answer(tracker, tra
             assert [f.as_dict() for f in together.files] == [f.as_dict() for f in alone.files]
             assert together.notes == alone.notes
     assert len(lent) == 4 and conn.info.backend_pid not in lent
+
+
+def test_search_answers_a_pasted_report_with_locates_ranking_as_hits(tracker):
+    from retrieval.search import search_code
+
+    conn, scope = tracker
+    located = locate(conn, scope, REPORT)
+    found = search_code(conn, scope, REPORT, limit=10)
+    first = found.hits[0]
+    assert (first.path, first.symbol, first.start_line, first.end_line) == (
+        "tracker/parser.py",
+        "parse_header",
+        10,
+        18,
+    )
+    assert first.retrievers[0] == "locate" and "frame" in first.retrievers
+    assert any("bug report" in note for note in found.notes)
+    # the hits follow locate's functions and function-less files, in its order
+    expected = [(f.path, u.symbol if u else None) for f, u, _ in located.units()][:10]
+    assert [(h.path, h.symbol) for h in found.hits] == expected
+    scores = [h.score for h in found.hits]
+    assert scores == sorted(scores, reverse=True)
+    # a file located without a function is one hit spanning the file's indexed lines
+    bare = {h.path: h for h in search_code(conn, scope, REPORT, limit=30).hits if not h.symbol}
+    assert (bare["docs/conf.py"].kind, bare["docs/conf.py"].end_line) == ("file", 2)
+    # paged like any search
+    second = search_code(conn, scope, REPORT, limit=3, offset=3)
+    assert [(h.path, h.symbol) for h in second.hits] == expected[3:6]
+
+
+def test_a_question_and_a_report_read_as_a_question_keep_the_fused_ranking(tracker):
+    from retrieval.search import search_code
+
+    conn, scope = tracker
+    question = search_code(conn, scope, "where is a header value decoded from latin-1", limit=10)
+    assert question.hits and all("locate" not in h.retrievers for h in question.hits)
+    as_question = search_code(conn, scope, REPORT, limit=10, read_reports=False)
+    assert as_question.hits and all("locate" not in h.retrievers for h in as_question.hits)
+    lexical = search_code(conn, scope, REPORT, limit=10, mode="lexical")
+    assert all("locate" not in h.retrievers for h in lexical.hits)
