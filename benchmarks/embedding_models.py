@@ -282,10 +282,9 @@ def hybrid(sets: list[EvalSet], out: Path) -> dict:
     """Hybrid search with each model's vectors (`store` first): MiniLM in the fused order and as
     shipped (the learned order, which applies to MiniLM only), bge in the fused order."""
     from benchmarks.ranker.compare import first_ranks as search_ranks
-    from benchmarks.ranker.train import MODEL_PATH
-    from retrieval.ranker import load_model
+    from retrieval.ranker import shipped_models
 
-    ranker = load_model(MODEL_PATH)
+    ranker = list(shipped_models())
     results: dict[str, dict] = {}
     for eval_set in sets:
         base = search_ranks(eval_set, BASE, ranker, keep_migrated=True)

@@ -32,6 +32,8 @@ from retrieval.principals import Row
 
 # the model `search_code` uses unless given another (`make train-ranker` rebuilds it)
 SHIPPED_MODEL = Path(__file__).with_name("ranker_model.json")
+# the model of long, descriptive questions (beyond the short model's length), when one ships
+SHIPPED_LONG_MODEL = Path(__file__).with_name("ranker_model_long.json")
 
 # One row per hit. Ranks are 1-based among the distinct units a retriever found; a retriever that
 # did not find the unit gives rank 0 and score 0, and its `*_found` flag says so.
@@ -192,6 +194,7 @@ class TreeEnsemble:
         domain = model.get("domain", {})
         self.embedding_model: str | None = domain.get("embedding_model")
         self.max_query_terms: int | None = domain.get("max_query_terms")
+        self.min_query_terms: int | None = domain.get("min_query_terms")
         self._trees = [
             (
                 np.asarray(t["feature"], dtype=np.int64),
@@ -208,8 +211,11 @@ class TreeEnsemble:
         by the one embedding model whose similarities the model learned (none if trained
         without), and it is no longer than the training queries were (their 95th percentile).
         The longer, descriptive questions of users are unlike the mined docstring summaries,
-        and there the learned order lost to the fused one (docs/retrieval.md)."""
+        and there the learned order lost to the fused one (docs/retrieval.md); a model trained
+        on long questions (`min_query_terms`) applies only to those."""
         if self.embedding_model is not None and list(semantic_models) != [self.embedding_model]:
+            return False
+        if self.min_query_terms is not None and query_terms < self.min_query_terms:
             return False
         return self.max_query_terms is None or query_terms <= self.max_query_terms
 
@@ -272,6 +278,14 @@ def shipped_model() -> TreeEnsemble:
     return load_model(SHIPPED_MODEL)
 
 
+@cache
+def shipped_models() -> tuple[TreeEnsemble, ...]:
+    """The models shipped in the package, read once: the short questions' and, when one ships,
+    the long questions'; their domains do not overlap."""
+    long = (load_model(SHIPPED_LONG_MODEL),) if SHIPPED_LONG_MODEL.is_file() else ()
+    return (shipped_model(), *long)
+
+
 def as_model(
     dump: dict[str, Any],
     meta: dict[str, Any],
@@ -281,7 +295,7 @@ def as_model(
 ) -> dict[str, Any]:
     """The JSON shipped for a trained LightGBM booster (`dump_model()`), with where it came
     from (`meta`), the weight of the fused order its trees correct (`prior`) and the domain it
-    applies to (`embedding_model`, `max_query_terms`)."""
+    applies to (`embedding_model`, `min_query_terms`, `max_query_terms`)."""
     if tuple(dump["feature_names"]) != FEATURES:
         raise ValueError("the booster was trained on other features than FEATURES")
     return {

@@ -18,7 +18,7 @@ from retrieval.issue_text import is_report
 from retrieval.lexical import lexical_candidates
 from retrieval.locate import locate, located_hits
 from retrieval.principals import Row
-from retrieval.ranker import TreeEnsemble, features, gather_evidence, shipped_model
+from retrieval.ranker import TreeEnsemble, features, gather_evidence, shipped_models
 from retrieval.scope import DbConnection, Scope
 from retrieval.semantic import QueryEmbedder, semantic_candidates
 from retrieval.symbols import exact_symbols, normalize_name, query_identifiers
@@ -316,14 +316,14 @@ def search_code(
     ranker: TreeEnsemble | Literal["shipped"] | None = "shipped",
     read_reports: bool = True,
 ) -> SearchReport:
-    """Search the scope; `embed_query(model, text)` gives query vectors (None skips a model);
-    in hybrid mode a learned `ranker` (retrieval/ranker.py; by default the shipped model, None
+    """Search the scope; `embed_query(model, text)` gives query vectors (None skips a model).
+    In hybrid mode a learned `ranker` (retrieval/ranker.py; by default the shipped models, None
     for the fused order) orders the hits of the queries inside its domain; a `reranker` (none
-    by default, retrieval/rerank.py) re-orders the
-    leading hits; given `connections`, the retrievers run concurrently (`run_concurrently`), and
-    in lexical mode the lexical retriever's groups of repositories do. A pasted bug report
-    (`is_report`) is answered in hybrid mode by `locate`'s ranking: its functions and files,
-    best file first (docs/retrieval.md, "Locate"), unless `read_reports` is False."""
+    by default, retrieval/rerank.py) re-orders the leading hits. Given `connections`, the
+    retrievers run concurrently (`run_concurrently`), and in lexical mode the lexical
+    retriever's groups of repositories do. A pasted bug report (`is_report`) is answered in
+    hybrid mode by `locate`'s ranking, its functions and files best file first
+    (docs/retrieval.md, "Locate"), unless `read_reports` is False."""
     if mode == "hybrid" and read_reports and is_report(query):
         return _report_search(conn, scope, query, limit, offset, connections)
     found = candidates(
@@ -336,8 +336,9 @@ def search_code(
         connections=connections,
     )
     hits = found.hits
-    model = shipped_model() if ranker == "shipped" else ranker
-    if mode == "hybrid" and model is not None and hits and found.within(model):
+    models = shipped_models() if ranker == "shipped" else (ranker,) if ranker else ()
+    model = found.model_among(models) if mode == "hybrid" and hits else None
+    if model is not None:
         hits = learned_order(hits, model.predict(found.features()))
     if reranker is not None:
         from retrieval.rerank import rerank
@@ -381,6 +382,10 @@ class Candidates:
         """Whether the learned `model` applies to this query (`TreeEnsemble.applies`)."""
         semantic = [name.split(":", 1)[1] for name in self.rankings if name.startswith("semantic:")]
         return model.applies(semantic, len(list(query_terms(self.query))))
+
+    def model_among(self, models: Sequence[TreeEnsemble]) -> TreeEnsemble | None:
+        """The first of the learned `models` that applies to this query, if any."""
+        return next((m for m in models if self.within(m)), None)
 
     def features(self) -> np.ndarray:
         """The learned ranker's features of the hits (`retrieval/ranker.py`), in their order."""

@@ -30,7 +30,7 @@ SEED = 26  # issue 26; any fixed number gives a deterministic sample
 # the code that decides what is mined: a change to any of it rebuilds the sets
 _RECIPE_CODE = ("docs.py", "mining.py", "paths.py", "stripping.py", "summary.py")
 # bump when this module changes what a build writes (layout, question fields, sampling)
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2  # 2: a question may carry its long form (`description`)
 
 
 @dataclass

@@ -13,7 +13,14 @@ from pathlib import Path
 from benchmarks.mined.docs import MINED_KINDS, DocumentedFunction, mine_file
 from benchmarks.mined.paths import is_test_path
 from benchmarks.mined.stripping import blank_lines
-from benchmarks.mined.summary import first_sentence, rejection, shape, without_leading_name
+from benchmarks.mined.summary import (
+    MAX_DESCRIPTION_WORDS,
+    first_paragraph,
+    first_sentence,
+    rejection,
+    shape,
+    without_leading_name,
+)
 
 MIN_CODE_LINES = 3
 MAX_PER_SHAPE = 2
@@ -32,6 +39,9 @@ class Candidate:
     package: str
     summary: str
     reason: str | None  # why it is no question; None: kept
+    # the first paragraph when it says more than the summary (None: it is the summary, or a
+    # run-on text longer than a question): the long form of the question
+    description: str | None = None
 
 
 @dataclass
@@ -80,6 +90,9 @@ def take_sources(
 
 def _candidate(function: DocumentedFunction, package: str) -> Candidate:
     summary = without_leading_name(first_sentence(function.doc), function.name)
+    description: str | None = without_leading_name(first_paragraph(function.doc), function.name)
+    if description == summary or len(description.split()) > MAX_DESCRIPTION_WORDS:
+        description = None
     reason = None
     if _TEST_MODULE.search(function.qualified_name):
         reason = "in a test module"
@@ -91,7 +104,7 @@ def _candidate(function: DocumentedFunction, package: str) -> Candidate:
         reason = "fewer than 3 lines of code"
     else:
         reason = rejection(summary, function.name)
-    return Candidate(function, package, summary, reason)
+    return Candidate(function, package, summary, reason, description)
 
 
 def questions(
@@ -125,6 +138,7 @@ def questions(
                         }
                     ],
                     "package": c.package,
+                    **({"description": c.description} if c.description else {}),
                 }
             )
     return queries, lost

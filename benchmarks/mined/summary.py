@@ -10,6 +10,8 @@ import re
 
 MIN_WORDS = 3
 MAX_WORDS = 40  # longer "first sentences" are run-on paragraphs (no full stop), not questions
+# a first paragraph longer than this is documentation, not a question however detailed
+MAX_DESCRIPTION_WORDS = 80
 
 # a line that starts the details after the summary: tags, sections, examples, code fences
 _SECTION = re.compile(
@@ -49,8 +51,22 @@ _FILLER = frozenset(_FILLER_WORDS.split())
 
 
 def first_sentence(doc: str) -> str:
-    """The summary of a doc text: its first paragraph up to the first section, cut at the end
-    of its first sentence, with markup turned into plain words."""
+    """The summary of a doc text: its first paragraph (`first_paragraph`) cut at the end of its
+    first sentence."""
+    text = first_paragraph(doc)
+    for end in _SENTENCE_END.finditer(text):
+        before = text[: end.start()].rsplit(" ", 1)[-1]
+        if before.lower() in _ABBREVIATIONS or (len(before) == 1 and before.isupper()):
+            continue  # "e.g. Foo", an initial
+        text = text[: end.start() + 1]
+        break
+    return text
+
+
+def first_paragraph(doc: str) -> str:
+    """A doc text's first paragraph up to the first section, with markup turned into plain
+    words and a leading signature dropped: the long form of a question, several sentences of
+    what the function does (mined sets' `description`)."""
     summary = re.search(r"<summary>(.*?)</summary>", doc, re.DOTALL)  # XML doc comments
     if summary is not None:
         doc = summary.group(1)
@@ -70,12 +86,6 @@ def first_sentence(doc: str) -> str:
         if re.match(r"^[\w.]+\(", text)
         else text
     )
-    for end in _SENTENCE_END.finditer(text):
-        before = text[: end.start()].rsplit(" ", 1)[-1]
-        if before.lower() in _ABBREVIATIONS or (len(before) == 1 and before.isupper()):
-            continue  # "e.g. Foo", an initial
-        text = text[: end.start() + 1]
-        break
     return re.sub(r"\s+", " ", text).strip()
 
 

@@ -4,9 +4,10 @@
     python -m benchmarks.ranker.compare --sets all,mined-test --embedder local
 
 Systems: `lexical` (BM25F over symbol chunks), `fused` (hybrid search in the RRF order with the
-hand-set weights and rules), `hybrid` (what search ships: the same candidates in the learned
-ranker's order for the queries inside its domain, the fused order for the others; with
-`--ranker FILE` another model than the shipped one).
+hand-set weights and rules), `hybrid` (what search ships: the same candidates in the order of
+the learned model whose domain holds the query, the fused order for the others; with
+`--ranker FILE[,FILE]` other models than the shipped ones). `--form description` asks the mined
+sets' questions in their long form (benchmarks/ranker/collect.py).
 Writes benchmarks/results/ranker.md.
 """
 
@@ -23,7 +24,8 @@ from benchmarks.codeatlas_search import CodeatlasSearch
 from benchmarks.eval_sets import select
 from benchmarks.intervals import fmt, fmt_delta, found_within, interval, paired, reciprocal_rank
 from benchmarks.quality import ensure_index
-from benchmarks.ranker.train import MODEL_PATH
+from benchmarks.ranker.collect import FORMS, questions_of
+from benchmarks.ranker.train import LONG_MODEL_PATH, MODEL_PATH
 from benchmarks.scoring import Result, first_rank
 from benchmarks.workspace import prepare_environment
 from retrieval.ranker import TreeEnsemble, load_model
@@ -34,7 +36,12 @@ METRICS = {"R@5": found_within(5), "MRR@10": reciprocal_rank}
 
 
 def first_ranks(
-    eval_set, provider: str, ranker: TreeEnsemble, *, keep_migrated: bool = False
+    eval_set,
+    provider: str,
+    models: list[TreeEnsemble],
+    *,
+    keep_migrated: bool = False,
+    form: str = "summary",
 ) -> dict[str, list[int | None]]:
     """Per system, the rank of each query's first hit (None: not in the top 10). The fused and
     the learned orders are two orders of the same candidates, computed once."""
@@ -43,20 +50,19 @@ def first_ranks(
     embedder = embedders.make(provider)
     index = ensure_index(eval_set, provider, embedder, fresh=False, keep_migrated=keep_migrated)
     search = CodeatlasSearch(index["url"], [index["repository"]], embedder)
-    model = ranker
     ranks: dict[str, list[int | None]] = {s: [] for s in SYSTEMS}
     started = time.perf_counter()
     try:
-        for q in eval_set.queries():
+        for q in questions_of(eval_set, form):
             lexical = search_code(search.conn, search.scope, q["query"], mode="lexical")
             found = candidates(
                 search.conn, search.scope, q["query"], embed_query=search.embed_query
             )
             search.conn.commit()
             fused = list(found.hits)
-            applies = bool(fused) and found.within(model)  # else search keeps the fused order
+            model = found.model_among(models) if fused else None  # None: the fused order
             learned = (
-                learned_order(list(fused), model.predict(found.features())) if applies else fused
+                learned_order(list(fused), model.predict(found.features())) if model else fused
             )
             for system, hits in (("lexical", lexical.hits), ("fused", fused), ("hybrid", learned)):
                 results = [Result(h.path, h.start_line, h.end_line) for h in hits[:10]]
@@ -105,7 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--sets", default="all", help="comma-separated sets or groups")
     p.add_argument("--embedder", default="local")
-    p.add_argument("--ranker", default=str(MODEL_PATH), help="the model (make train-ranker)")
+    shipped = [str(p) for p in (MODEL_PATH, LONG_MODEL_PATH) if p.is_file()]
+    p.add_argument(
+        "--ranker",
+        default=",".join(shipped),
+        help="comma-separated models, each applied inside its domain (make train-ranker)",
+    )
+    p.add_argument("--form", choices=FORMS, default="summary", help="mined questions' form")
     p.add_argument("--out", default=str(RESULTS / "ranker.md"))
     p.add_argument(
         "--keep-migrated",
@@ -114,13 +126,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     prepare_environment()
-    if not Path(args.ranker).is_file():
-        raise SystemExit(f"no ranker at {args.ranker}: make train-ranker, or --ranker FILE")
-    ranker = load_model(args.ranker)
+    missing = [f for f in args.ranker.split(",") if not Path(f).is_file()]
+    if missing or not args.ranker:
+        raise SystemExit(f"no ranker at {missing}: make train-ranker, or --ranker FILE")
+    models = [load_model(f) for f in args.ranker.split(",")]
     results: dict[str, dict] = {}
     sets = [s for group in args.sets.split(",") for s in select(group)]
     for eval_set in sets:
-        ranks = first_ranks(eval_set, args.embedder, ranker, keep_migrated=args.keep_migrated)
+        ranks = first_ranks(
+            eval_set, args.embedder, models, keep_migrated=args.keep_migrated, form=args.form
+        )
         results[eval_set.name] = summarise(ranks)
         print(table({eval_set.name: results[eval_set.name]}).splitlines()[-1], flush=True)
     text = table(results)

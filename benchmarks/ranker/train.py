@@ -29,11 +29,12 @@ from benchmarks import embedder as embedders
 from benchmarks.codeatlas_search import CodeatlasSearch
 from benchmarks.eval_sets import select
 from benchmarks.quality import ensure_index
-from benchmarks.ranker.collect import QueryRows, collect
+from benchmarks.ranker.collect import FORMS, QueryRows, collect, questions_of
 from benchmarks.workspace import WORK, prepare_environment
-from retrieval.ranker import SHIPPED_MODEL
+from retrieval.ranker import SHIPPED_LONG_MODEL, SHIPPED_MODEL
 
 MODEL_PATH = SHIPPED_MODEL
+LONG_MODEL_PATH = SHIPPED_LONG_MODEL
 MODEL_VERSION = 1  # raised with every change of the features or of what the model means
 SEED = 20261203
 # LambdaRank over the fused top ~100 hits of a query; small trees, strong regularisation: the
@@ -100,21 +101,27 @@ NAME_QUERY_EVERY = 5
 EARLY_STOP = 50
 
 
-def rows_of(set_name: str, provider: str, *, refresh: bool) -> list[QueryRows]:
-    """A set's training rows, cached per index commit and feature list."""
+def rows_of(
+    set_name: str, provider: str, *, refresh: bool, form: str = "summary", min_terms: int = 0
+) -> list[QueryRows]:
+    """A set's training rows of its questions in `form` (`questions_of`), cached per index
+    commit, form and feature list."""
     from retrieval.ranker import FEATURES
 
     eval_set = select(set_name)[0]
     embedder = embedders.make(provider)
     index = ensure_index(eval_set, provider, embedder, fresh=False)
-    cache = WORK / "ranker" / f"{set_name}-{provider}-{index['commit'][:12]}.pkl"
+    tag = "" if form == "summary" else f"-{form}{min_terms}"
+    cache = WORK / "ranker" / f"{set_name}-{provider}-{index['commit'][:12]}{tag}.pkl"
     if cache.is_file() and not refresh:
         cached = pickle.loads(cache.read_bytes())
         if cached["features"] == FEATURES:
             return cached["rows"]
     search = CodeatlasSearch(index["url"], [index["repository"]], embedder)
     try:
-        rows = collect(eval_set, search, eval_set.queries() + name_queries(eval_set.queries()))
+        queries = questions_of(eval_set, form, min_terms)
+        # summaries are also asked by their answer's name; a long form is a description only
+        rows = collect(eval_set, search, queries + name_queries(queries) * (form == "summary"))
     finally:
         search.close()
     cache.parent.mkdir(parents=True, exist_ok=True)
@@ -196,8 +203,17 @@ def train(rows: list[QueryRows]) -> tuple[object, dict]:
     return booster, stats
 
 
-def write_model(rows: list[QueryRows], sets: list[str], embedding_model: str, out: Path) -> None:
-    """Train on the rows and write the model, with how it was made, to `out`."""
+def write_model(
+    rows: list[QueryRows],
+    sets: list[str],
+    embedding_model: str,
+    out: Path,
+    *,
+    form: str = "summary",
+    min_terms: int | None = None,
+) -> None:
+    """Train on the rows and write the model, with how it was made, to `out`; a model of long
+    questions applies from `min_terms` distinct terms on."""
     from retrieval.ranker import FEATURES, as_model
 
     print(f"[ranker] training on {len(rows)} queries of {len(sets)} sets", file=sys.stderr)
@@ -207,6 +223,7 @@ def write_model(rows: list[QueryRows], sets: list[str], embedding_model: str, ou
         "version": MODEL_VERSION,
         "trained": datetime.date.today().isoformat(),
         "sets": sets,
+        "form": form,
         "embedding_model": embedding_model,
         "params": {**PARAMS, "monotone": MONOTONE, "ignored": IGNORED, "prior": PRIOR},
         **stats,
@@ -214,6 +231,8 @@ def write_model(rows: list[QueryRows], sets: list[str], embedding_model: str, ou
     }
     dump = booster.dump_model(num_iteration=booster.best_iteration)  # type: ignore[attr-defined]
     domain = {"embedding_model": embedding_model, "max_query_terms": stats["max_query_terms"]}
+    if min_terms is not None:
+        domain["min_query_terms"] = min_terms
     model = as_model(dump, meta, prior=PRIOR, domain=domain)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(model, separators=(",", ":")) + "\n")
@@ -227,9 +246,23 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--sets", default=TRAINING_SETS, help="sets to train on (never eval sets)")
     p.add_argument("--embedder", default="local", help="the provider the index is built with")
-    p.add_argument("--out", default=str(MODEL_PATH), help="where to write the model")
+    p.add_argument(
+        "--form",
+        choices=FORMS,
+        default="summary",
+        help="train on the mined questions' summaries (the short model) or on their long forms"
+        " beyond the short model's domain (the long model, retrieval/ranker_model_long.json)",
+    )
+    p.add_argument("--out", help="where to write the model (default: the shipped file)")
     p.add_argument("--refresh", action="store_true", help="recollect the cached feature rows")
     args = p.parse_args(argv)
+    # the long model starts where the short one stops: their domains do not overlap
+    min_terms = None
+    if args.form == "description":
+        from retrieval.ranker import shipped_model
+
+        min_terms = (shipped_model().max_query_terms or 0) + 1
+    out = Path(args.out or (LONG_MODEL_PATH if min_terms is not None else MODEL_PATH))
     prepare_environment()
     names = [s.name for s in select(args.sets)]
     leaked = [n for n in names if not n.startswith("mined-") or n.endswith("-test")]
@@ -237,8 +270,12 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"the ranker trains on mined training sets only, not {leaked}")
     rows: list[QueryRows] = []
     for name in names:
-        rows.extend(rows_of(name, args.embedder, refresh=args.refresh))
-    write_model(rows, names, embedders.make(args.embedder).model_name, Path(args.out))
+        found = rows_of(
+            name, args.embedder, refresh=args.refresh, form=args.form, min_terms=min_terms or 0
+        )
+        rows.extend(found)
+    model_name = embedders.make(args.embedder).model_name
+    write_model(rows, names, model_name, out, form=args.form, min_terms=min_terms)
     return 0
 
 

@@ -156,6 +156,30 @@ def test_a_model_orders_only_the_queries_inside_its_domain(conn, operator_scope)
     assert [(h.path, h.symbol) for h in learned] == [(h.path, h.symbol) for h in plain]
 
 
+def test_a_long_questions_model_and_a_short_ones_each_order_only_their_own_queries(
+    conn, operator_scope
+):
+    """Two models with adjoining domains (the short and the long questions'): the first whose
+    domain holds a query orders it, the other never does."""
+    from retrieval.search import candidates
+    from tests.retrieval.indexing import fake_embedder
+    from tests.retrieval.test_search import _embed
+
+    shape = {"embedding_model": fake_embedder().model_name}
+    short_model = _last_first(50, {**shape, "max_query_terms": 3})
+    long_model = _last_first(50, {**shape, "min_query_terms": 4})
+    short = candidates(conn, operator_scope, "refund", embed_query=_embed)
+    long = candidates(
+        conn,
+        operator_scope,
+        "how is the refund amount of an order computed when it was partly shipped",
+        embed_query=_embed,
+    )
+    assert short.model_among([long_model, short_model]) is short_model
+    assert long.model_among([short_model, long_model]) is long_model
+    assert long.model_among([short_model]) is None
+
+
 def test_the_prior_keeps_the_fused_order_where_the_trees_say_nothing():
     flat = TreeEnsemble(as_model(_dump(_leaf(0.0)), {}, prior=3.0))
     x = np.zeros((4, len(FEATURES)))
