@@ -10,9 +10,10 @@ from pydantic import AfterValidator, Field
 
 MAX_LIMIT = 50
 MAX_OFFSET = 500
-MAX_QUERY = 2000
-# a bug report pasted whole: prose, a traceback, code (GitHub caps an issue body at 65,536)
+# a bug report pasted whole: prose, a traceback, code (GitHub caps an issue body at 65,536);
+# search takes one too (it answers it with locate's ranking)
 MAX_ISSUE = 65_536
+MAX_QUERY = MAX_ISSUE
 MAX_NAME = 500
 MAX_PATH = 1024
 MAX_FILE_BYTES = 1_000_000
@@ -108,7 +109,8 @@ Query = Annotated[
     Field(
         min_length=1,
         max_length=MAX_QUERY,
-        description="What to find: a question in plain words, an identifier, or both.",
+        description="What to find: a question in plain words, an identifier, or both; or a "
+        "bug report pasted whole (several lines: ranked as the locate tool ranks it).",
     ),
     AfterValidator(_query_text),
 ]

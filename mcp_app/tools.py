@@ -114,7 +114,9 @@ def _readable_repositories(call: ToolCall) -> list[dict[str, Any]]:
     "Search code by meaning and by words (hybrid semantic + lexical, fused), with exact "
     "symbol-name matches first. Returns whole symbols as path:start-end with the symbol's "
     "qualified name, which retrievers found it, the commit, and whether it is committed code "
-    "or your uncommitted file (source 'working-tree'). Use read_symbol to see the code."
+    "or your uncommitted file (source 'working-tree'). A bug report pasted whole (several "
+    "lines) is ranked as locate ranks it: the functions of the files most likely to change. "
+    "Use read_symbol to see the code."
 )
 def search_code(
     ctx: ToolContext,

@@ -81,7 +81,7 @@ def test_search_and_listing_tools_never_show_an_ungranted_repository(two_repos):
             {"repository": "shop", "path": "/etc/passwd", "start_line": 1},
             "not absolute",
         ),
-        ("search_code", {"query": "x" * 2001}, "query"),
+        ("search_code", {"query": "x" * 65_537}, "query"),
         ("search_code", {"query": "refund", "limit": 51}, "limit"),
         (
             "search_code",

@@ -108,3 +108,21 @@ def test_a_working_tree_file_the_report_quotes_is_located_in_place_of_its_commit
     assert [f["source"] for f in payload(result)["files"]].count("commit") >= 1
     # its committed version is hidden behind the edit, not listed beside it
     assert [f["path"] for f in payload(result)["files"]].count("tracker/parser.py") == 1
+
+
+def test_search_code_takes_a_whole_report_and_answers_with_locates_ranking(granted_and_not):
+    alice, bob = granted_and_not
+    # longer than a question may be elsewhere: a report pasted whole, with a long log
+    report = REPORT + "\n" + "\n".join(f"DEBUG message {i} read" for i in range(300))
+    assert len(report) > 5000
+    (found,) = call_tools(alice, [("search_code", {"query": report})])
+    assert not found.is_error
+    answer = payload(found)
+    first = answer["results"][0]
+    assert (first["path"], first["symbol"]) == ("tracker/parser.py", "parse_header")
+    assert first["retrievers"][0] == "locate"
+    assert any("bug report" in note for note in answer["notes"])
+    assert all("file_version_id" not in hit for hit in answer["results"])
+    # grants hold as for any search: bob reads no repository
+    (nothing,) = call_tools(bob, [("search_code", {"query": report})])
+    assert payload(nothing)["results"] == []

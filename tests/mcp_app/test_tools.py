@@ -125,6 +125,6 @@ def test_tools_are_annotated_read_only_except_index_file_and_forget_file(operato
     assert destructive == {"forget_file"}
     assert all(t.output_schema and t.output_schema["type"] == "object" for t in tools)
     schema = next(t for t in tools if t.name == "search_code").input_schema
-    assert schema["properties"]["query"]["maxLength"] == 2000
+    assert schema["properties"]["query"]["maxLength"] == 65_536
     assert schema["properties"]["limit"]["maximum"] == 50
     assert schema["properties"]["query"]["description"]
