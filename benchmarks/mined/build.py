@@ -88,6 +88,12 @@ def _build_set(language: str, split: str, limit: int) -> Path:
     seed = f"{SEED}-{language}-{split}"
     drop_duplicates(candidates, seed)
     queries, lost = questions(language, split, sample(candidates, limit, seed), corpus)
+    # the long forms: a sample of their own among the functions whose doc says more than its
+    # summary (the summaries' sample holds a few of them only)
+    described = [c for c in candidates if c.description]
+    long_forms, _ = questions(
+        language, split, sample(described, limit, f"{seed}-long"), corpus, form="description"
+    )
     by_package = {s.folder: s for s in package_stats}
     for c in candidates:
         if c.reason is None:
@@ -101,6 +107,7 @@ def _build_set(language: str, split: str, limit: int) -> Path:
     for stats in package_stats:
         stats.chunks = chunks.get(stats.folder, 0)
     (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    (folder / "descriptions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in long_forms))
     summary = {
         "recipe": recipe,
         "set": f"mined-{language}-{split}",
@@ -108,6 +115,7 @@ def _build_set(language: str, split: str, limit: int) -> Path:
         "split": split,
         "commit": sha,
         "queries": len(queries),
+        "descriptions": len(long_forms),
         "lost_after_stripping": lost,
         "documented": len(candidates),
         "kept": sum(c.reason is None for c in candidates),

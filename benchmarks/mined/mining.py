@@ -108,10 +108,12 @@ def _candidate(function: DocumentedFunction, package: str) -> Candidate:
 
 
 def questions(
-    language: str, split: str, sample: list[Candidate], corpus: Path
+    language: str, split: str, sample: list[Candidate], corpus: Path, form: str = "summary"
 ) -> tuple[list[dict], int]:
     """The questions of the sampled candidates with their gold ranges, read from the files as
-    committed; and how many were lost (their function not found again: never seen so far)."""
+    committed; and how many were lost (their function not found again: never seen so far).
+    `form`: asked as the summary, or as the long form (`description`, which they must have)."""
+    long = form == "description"
     by_path: dict[str, list[Candidate]] = {}
     for c in sample:
         by_path.setdefault(c.function.path, []).append(c)
@@ -126,9 +128,9 @@ def questions(
                 continue
             queries.append(
                 {
-                    "id": f"{language}-{split}-{len(queries) + 1:04d}",
-                    "type": "docstring",
-                    "query": c.summary,
+                    "id": f"{language}-{split}-{'long-' * long}{len(queries) + 1:04d}",
+                    "type": "description" if long else "docstring",
+                    "query": c.description if long else c.summary,
                     "gold": [
                         {
                             "path": path,
@@ -138,7 +140,6 @@ def questions(
                         }
                     ],
                     "package": c.package,
-                    **({"description": c.description} if c.description else {}),
                 }
             )
     return queries, lost

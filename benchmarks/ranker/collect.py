@@ -25,27 +25,26 @@ class QueryRows:
     labels: np.ndarray  # (hits,)
 
 
-# what a mined question is asked as: its summary (one sentence, the set's `query`) or its long
-# form (`description`: the doc's first paragraph, for the questions whose paragraph says more)
+# the mined questions asked: their summaries (one sentence, `queries.jsonl`) or their long
+# forms (`descriptions.jsonl`: the doc's first paragraph, of functions whose paragraph says more)
 FORMS = ("summary", "description")
 
 
 def questions_of(eval_set: EvalSet, form: str = "summary", min_terms: int = 0) -> list[dict]:
-    """The set's questions as asked in `form`: a mined set's long forms are those of its
-    questions that have one, of at least `min_terms` distinct terms; a hand-written set's
-    questions are asked as written, whatever the form."""
+    """The set's questions as asked in `form`: a mined set's long forms of at least
+    `min_terms` distinct terms; a hand-written set's questions as written, whatever the
+    form."""
+    import json
+
     from core.terms import query_terms
 
     if form not in FORMS:
         raise ValueError(f"form must be one of {', '.join(FORMS)}")
-    queries = eval_set.queries()
     if form == "summary" or not eval_set.mined:
-        return queries
-    return [
-        {**q, "id": f"{q['id']}-long", "query": q["description"]}
-        for q in queries
-        if q.get("description") and len(list(query_terms(q["description"]))) >= min_terms
-    ]
+        return eval_set.queries()
+    lines = (eval_set.folder / "descriptions.jsonl").read_text().splitlines()
+    queries = [json.loads(line) for line in lines if line.strip()]
+    return [q for q in queries if len(list(query_terms(q["query"]))) >= min_terms]
 
 
 def label(result: Result, golds: list[dict]) -> int:

@@ -182,10 +182,16 @@ def test_the_corpus_keeps_line_numbers_and_the_gold_points_at_the_undocumented_f
     by_symbol = {q["gold"][0]["symbol"]: q for q in found}
     assert set(by_symbol) == {"frame.Parse", "Cache.evict", "org.example.Ledger.balance"}
     # the long form: the whole first paragraph, only when it says more than the summary
-    assert by_symbol["frame.Parse"]["description"] == (
-        "reads the header of a frame and returns its payload length. It fails on short input."
-    )
-    assert "description" not in by_symbol["Cache.evict"]
+    described = [c for c in candidates if c.description]
+    long, _ = questions("mix", "test", sample(described, 10, "seed"), corpus, form="description")
+    assert [(q["gold"][0]["symbol"], q["query"], q["type"]) for q in long] == [
+        (
+            "frame.Parse",
+            "reads the header of a frame and returns its payload length. It fails on short input.",
+            "description",
+        )
+    ]
+    assert long[0]["gold"] == by_symbol["frame.Parse"]["gold"] and "long" in long[0]["id"]
 
     for path, original in [
         ("pkg/frame/frame.go", GO),
