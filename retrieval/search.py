@@ -45,6 +45,8 @@ SEMANTIC_SLOT = 5
 MAX_INJECTED_PER_NAME = 3
 MAX_INJECTED = 5
 PREVIEW_LINES = 3
+# the files a bug report's search reads at most (as many as `locate` returns at most)
+REPORT_FILES = 50
 
 
 @dataclass
@@ -355,8 +357,11 @@ def _report_search(
     offset: int,
     connections: Connections | None,
 ) -> SearchReport:
-    """A bug report's hits: `locate`'s functions and files in its order."""
-    located = locate(conn, scope, report, max(10, offset + limit), connections=connections)
+    """A bug report's hits: `locate`'s functions and files in its order (of at most
+    `REPORT_FILES` files: a file holds one hit or more, so the pages of `limit` hits from
+    `offset` end there)."""
+    files = min(REPORT_FILES, max(10, offset + limit))
+    located = locate(conn, scope, report, files, connections=connections)
     hits = located_hits(conn, located)
     notes = [
         "read as a bug report (several lines, or more words than a question): ranked by its"
