@@ -314,7 +314,7 @@ def _edges(
         "  ON m.file_version_id = f.file_version_id)"
         " SELECT page.*, cs.qualified_name AS caller, cs.kind AS caller_kind,"
         " cs.signature AS caller_signature, fv.language,"
-        " (SELECT coalesce(sum(n), 0) FROM per_file) AS calls FROM ("
+        " (SELECT coalesce(sum(n), 0)::bigint FROM per_file) AS calls FROM ("
         "  SELECT e.callee_name, e.qualifier, e.line, e.ordinal, e.kind, e.file_version_id,"
         "  e.caller_symbol_id, f.repository, f.path, f.commit_sha, f.source"
         "  FROM per_file f JOIN matched e ON e.file_version_id = f.file_version_id"
