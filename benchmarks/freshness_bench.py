@@ -99,12 +99,27 @@ def _step_times(instance, run_id: str) -> dict[str, float]:
         kind = event.event_type_value
         if kind == "PIPELINE_START":
             marks["run_start"] = entry.timestamp
+        elif kind == "PIPELINE_STARTING":  # dequeued: the run launcher is being called
+            marks["run_launched"] = entry.timestamp
         elif kind in ("STEP_START", "STEP_SUCCESS") and event.step_key:
             edge = "start" if kind == "STEP_START" else "end"
             marks.setdefault(f"{event.step_key}:{edge}", entry.timestamp)
             if edge == "end":
                 marks[f"{event.step_key}:{edge}"] = entry.timestamp
     return marks
+
+
+def _tick_started(instance, run_id: str) -> float | None:
+    """When the `webhook_push_sensor` tick that requested the run began (None: not found)."""
+    from dagster._core.scheduler.instigation import InstigatorType
+
+    for state in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR):
+        if state.instigator_name != "webhook_push_sensor":
+            continue
+        for tick in instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=20):
+            if run_id in tick.run_ids:
+                return tick.timestamp
+    return None
 
 
 def _setup(
@@ -350,13 +365,16 @@ def run_daemon(
     label: str | None = None,
     corpus: str = "eval",
     files: int = 1,
+    dagster_yaml: Path | None = None,
 ) -> dict:
     """The same pushes through a real `dagster-daemon` (sensor ticks, run queue, run launcher).
 
     `reuse_db` keeps the last run's index (the initial index is then only a re-publish);
     `launcher="default"` replaces the project's warm run launcher by Dagster's default one (a new
     interpreter per run) to compare them; `label` names the result file and column; `corpus`
-    (CORPORA) is the repository pushed to and `files` how many of its files each push changes.
+    (CORPORA) is the repository pushed to and `files` how many of its files each push changes;
+    `dagster_yaml` replaces the project's instance settings by that file's (an earlier
+    dagster.yaml, measured against the current one in the same session).
     """
     import httpx
     import psycopg
@@ -383,6 +401,8 @@ def run_daemon(
     shutil.rmtree(work / "state" / "dagster", ignore_errors=True)
     home = prepare_dagster_home(settings)
     config = home / "dagster.yaml"
+    if dagster_yaml is not None:
+        config.write_text(dagster_yaml.read_text())
     text = config.read_text()
     if launcher == "default" and "class: WarmRunLauncher" in text:
         start = text.index("run_launcher:\n")
@@ -436,13 +456,23 @@ def run_daemon(
                     "publish event",
                 )
                 created = record.create_timestamp.timestamp()
+                ticked = _tick_started(instance, record.dagster_run.run_id) or created
+                launched = marks.get("run_launched", created)
                 if i == 0:
                     continue
                 rounds.append(
                     {
                         "receive": t_received - t_pushed,
                         "pickup": created - t_received,
+                        # the sensor daemon's loop until the tick began, then the tick until
+                        # it created the run (evaluation in the code server, the run's record)
+                        "pickup_wait": ticked - t_received,
+                        "pickup_tick": created - ticked,
                         "run_start": marks["run_start"] - created,
+                        # in the queue until the queue daemon launched it, then the launcher and
+                        # the run's process until its first event
+                        "run_queued": launched - created,
+                        "run_process": marks["run_start"] - launched,
                         "index": marks["code_index:end"] - marks["source_files:start"],
                         "publish": marks["snapshot:end"] - marks["snapshot:start"],
                         "push_to_searchable": t_searchable - t_pushed,
@@ -457,12 +487,24 @@ def run_daemon(
         with contextlib.suppress(ProcessLookupError):
             os.killpg(daemon.pid, 9)
         log.close()
-    parts = ["receive", "pickup", "run_start", "index", "publish", "push_to_searchable"]
+    parts = [
+        "receive",
+        "pickup",
+        "pickup_wait",
+        "pickup_tick",
+        "run_start",
+        "run_queued",
+        "run_process",
+        "index",
+        "publish",
+        "push_to_searchable",
+    ]
     label = label or f"{launcher}_launcher"
     report = {
         "mode": "daemon",
         "label": label,
         "launcher": launcher,
+        "dagster_yaml": str(dagster_yaml) if dagster_yaml else "the project's",
         "load": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
         "load_at_start": " / ".join(f"{x:.1f}" for x in load_at_start),
         "corpus": corpus,
@@ -503,7 +545,73 @@ def write_page() -> None:
     daemon = sorted((r for r in daemon if "label" in r), key=lambda r: r["date"])
     if daemon:
         parts.append(render_daemon(daemon))
+    # the kernel sample's runs that split the waits (the older ones are in results/kernel.md)
+    kernel = [json.loads(p.read_text()) for p in RESULTS.parent.glob("freshness_kernel_sample_*")]
+    kernel = sorted(
+        (r for r in kernel if "pickup_wait" in r.get("median_seconds", {})),
+        key=lambda r: (r["files_per_push"], r["date"]),
+    )
+    if kernel:
+        parts.append(render_waits(kernel))
     RESULTS.write_text("\n".join(parts))
+
+
+def render_waits(reports: list[dict]) -> str:
+    """What the daemon's waits are made of, on the kernel sample, per instance configuration."""
+    names = list(reports[0]["median_seconds"])
+    head = " | ".join(
+        f"{r['label']}, {r['pushes']} pushes, load {r['load'].split(' / ')[0]}" for r in reports
+    )
+    rows = "\n".join(
+        f"| {n} | "
+        + " | ".join(f"{r['median_seconds'][n]:.2f} ({r['max_seconds'][n]:.2f})" for r in reports)
+        + " |"
+        for n in names
+    )
+    first = reports[0]
+    return f"""## What the daemon's waits are (the kernel sample)
+
+`python -m benchmarks.freshness_bench --daemon --reuse-db --corpus kernel-sample --provider fake
+[--files 50] [--dagster-yaml FILE]`: pushes to the Linux kernel's sample (789 files, 49,708
+chunks), one file (`kernel/fork.c`) or fifty, through a real `dagster-daemon`; *before* runs
+main's instance settings (`--dagster-yaml benchmarks/baselines/dagster_yaml_main_20045eb.yaml`),
+*after* the project's own; the runs alternate. Median (max) seconds after one warm-up push;
+{first["date"][:10]}, {first["machine"]} (at the first run):
+
+| part | {head} |
+|---|{"---|" * len(reports)}
+{rows}
+
+- pickup_wait: the webhook's 202 until the sensor's tick began. The sensor daemon passes over
+  the sensors every 5 s (`MIN_INTERVAL_LOOP_TIME = 5` in `dagster/_daemon/sensor.py`: it sleeps
+  5 s minus the pass's own time; no setting or environment variable changes it), and
+  `minimum_interval_seconds=1` only lets this sensor tick on every pass: a push waits for the
+  next pass, 2.5 s on average, up to 5.
+- pickup_tick: the tick until the run was created: the sensor evaluated in the code server over
+  gRPC (the mirror fetched, the plan, the events marked), the partition added, the run's plan
+  asked of the code server, the run stored and queued.
+- run_queued: until the queue daemon launched it (PIPELINE_STARTING). It polls every
+  `dequeue_interval_seconds` (whole seconds; 1 is the least that is not a busy loop querying the
+  run storage back to back) and waits in steps of 0.5 s after each pass
+  (`IntervalDaemon.core_loop`): 0.5–1.5 s.
+- run_process: the warm launcher's fork until the run's first event (RUN_START).
+- index, publish: the run's steps (`source_files` to `code_index`; `snapshot`).
+
+What the instance settings can change, and what this branch sets:
+- `sensors: use_threads: true, num_workers: 2` (set): ticks run in a thread pool, so a slow
+  tick of the other sensor (`local_commit_sensor`'s git checks, when it is on) no longer holds
+  back the webhook sensor's in the same pass. With one sensor on, as here, no change.
+- `auto_materialize` and `freshness` off (set): two daemons fewer (declarative automation and
+  freshness policies, which nothing here uses) polling in the daemon process. No measurable
+  change in these times.
+- `DefaultRunCoordinator` instead of the queue would remove run_queued (~1 s) but also the run
+  limits (one run per repository at a time, backfills at most half the slots): not taken.
+- Nothing configures the sensor loop. The fixed waits (pickup_wait ~2.5 s on average, run_queued
+  ~1 s) are over half of a one-file push at this load; what would reach 5 s is taking the push
+  out of the sensor's loop: the receiver launching the run itself through Dagster's GraphQL API
+  (`launchRun` on the webserver of `codeatlas dev`: the same queue and limits), the sensor kept
+  for events nobody launched. Not done yet.
+"""
 
 
 def render_inprocess(report: dict) -> str:
@@ -553,12 +661,15 @@ definitions here): see the daemon section for measured numbers.
 
 def render_daemon(reports: list[dict]) -> str:
     """The daemon section: one table column per measured setup (`--label`)."""
-    names = list(reports[0]["median_seconds"])
+    names = list(max((r["median_seconds"] for r in reports), key=len))  # later runs split more
     head = " | ".join(r["label"] for r in reports)
     rows = "\n".join(
         f"| {n} | "
         + " | ".join(
-            f"{r['median_seconds'][n]:.2f} (max {r['max_seconds'][n]:.2f})" for r in reports
+            f"{r['median_seconds'][n]:.2f} (max {r['max_seconds'][n]:.2f})"
+            if n in r["median_seconds"]
+            else "–"
+            for r in reports
         )
         + " |"
         for n in names
@@ -618,6 +729,11 @@ def main(argv: list[str] | None = None) -> int:
         "--corpus", default="eval", choices=sorted(CORPORA), help="daemon mode: pushed to"
     )
     parser.add_argument("--files", type=int, default=1, help="daemon mode: files per push")
+    parser.add_argument(
+        "--dagster-yaml",
+        type=Path,
+        help="daemon mode: this instance configuration instead of the project's (to compare)",
+    )
     args = parser.parse_args(argv)
     if args.daemon:
         report = run_daemon(
@@ -628,6 +744,7 @@ def main(argv: list[str] | None = None) -> int:
             label=args.label,
             corpus=args.corpus,
             files=args.files,
+            dagster_yaml=args.dagster_yaml,
         )
     else:
         report = run(args.pushes, args.provider, reuse_db=args.reuse_db)

@@ -62,7 +62,9 @@ def run_index(
             if published_after is None and _PUBLISHED.search(path.read_text(errors="replace")):
                 published_after = time.monotonic() - started
                 time.sleep(3)  # the step records its success after the log line
-                proc.send_signal(signal.SIGTERM)
+                # os.kill, not proc.send_signal: that polls first and would reap a child that
+                # ended meanwhile (a small run), which the wait4 above then no longer finds
+                os.kill(proc.pid, signal.SIGTERM)
                 deadline = time.monotonic() + 120
             elif deadline is not None and time.monotonic() > deadline:  # stuck: end it for good
                 proc.kill()

@@ -67,12 +67,15 @@ class PageCounts(TypedDict):
 
 
 class CallersResult(ReadAnswer):
-    """find_callers' answer."""
+    """find_callers' answer; `more_sites` (with a note) when the name was called more often than
+    one answer resolves: then `total` counts the sites resolved, not every call."""
 
     definitions: list[Definition]
     callers: list[CallSite]
     next_offset: NotRequired[int]
     total: int
+    more_sites: NotRequired[bool]
+    note: NotRequired[str]
 
 
 class CalleesResult(ReadAnswer):

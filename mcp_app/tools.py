@@ -270,14 +270,19 @@ def find_callers(
     """Call sites of a symbol."""
     with tool_call(ctx) as call:
         definitions, sites = _call_graph(call, graph.find_callers, repository, name, path, commit)
-    return _answer(
-        call,
-        {
-            "definitions": definitions,
-            "callers": sites[offset : offset + limit],
-            **_counts(sites, limit, offset),
-        },
-    )
+    result: outputs.CallersResult = {
+        "definitions": definitions,
+        "callers": sites[offset : offset + limit],
+        **_counts(sites, limit, offset),
+    }
+    if isinstance(sites, graph.CallSites) and sites.more:
+        result["more_sites"] = True
+        result["note"] = (
+            f"{sites.calls} calls of this name: these are the sites of the first"
+            f" {graph.MAX_EDGES} in path order (total counts those); search_code finds the"
+            " callers of a particular subject"
+        )
+    return _answer(call, result)
 
 
 @tool(

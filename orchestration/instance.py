@@ -52,6 +52,19 @@ concurrency:
         limit: 1
       - key: dagster/backfill
         limit: {backfill_runs}
+# sensors tick in a thread pool: a slow tick of one sensor (local_commit_sensor's git checks)
+# never holds back the webhook sensor's in the same pass. The pass itself comes every 5 s
+# whatever is set here (fixed in Dagster's sensor daemon): a push waits 2.5 s on average for it
+sensors:
+  use_threads: true
+  num_workers: 2
+# nothing here uses declarative automation or freshness policies: without these two daemons
+# the daemon process only polls for what it runs
+auto_materialize:
+  enabled: false
+  use_sensors: false
+freshness:
+  enabled: false
 telemetry:
   enabled: false
 # no "join the community" modal in the UI

@@ -17,10 +17,13 @@ from core.terms import enclosing_name
 from retrieval.hits import CallSite, SymbolMatch
 from retrieval.principals import DbConnection, Row
 from retrieval.reading import clean_path
-from retrieval.scope import VISIBLE_FILES, Scope
+from retrieval.scope import VISIBLE_FILES, Scope, visible_files_among
 from retrieval.symbols import exact_symbols, normalize_name
 
-MAX_EDGES = 5000
+# call edges resolved per answer: each costs ~20 µs of SQL and Python, and an agent reads a few
+# dozen sites; a name called more often (the kernel's `kfree`: 11,190 calls) answers with the
+# first ones in path order and says how many there are (`CallSites`)
+MAX_EDGES = 2000
 # languages where a method calls its own class's methods without a receiver
 IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby", "swift", "scala"})
 # languages whose extension functions (`fun Job.cancelAndJoin()`) call their receiver's members
@@ -173,13 +176,17 @@ class _Resolver:
         bases: dict[str, set[str]],
     ) -> None:
         self.definitions = definitions
+        # per repository, once: a hot name has thousands of call sites and a few definitions
+        self.by_repository: dict[str, list[SymbolMatch]] = defaultdict(list)
+        for d in definitions:
+            self.by_repository[d.repository].append(d)
         self.imports = imports
         self.bases = bases  # class qualified name -> names of its base classes (transitively)
 
     def resolve(self, edge: dict[str, Any]) -> SymbolMatch | None:
         """The definition the call certainly reaches, or None when it cannot be told."""
         qualifier = edge["qualifier"]
-        same_repo = [d for d in self.definitions if d.repository == edge["repository"]]
+        same_repo = self.by_repository.get(edge["repository"], [])
         if qualifier is None:
             # a bare call in a method reaches its own class's method of that name, or the one
             # it inherits, where the language needs no receiver for it (Java, C#, Kotlin, C++,
@@ -278,20 +285,47 @@ class _Resolver:
         return None
 
 
+class CallSites(list[CallSite]):
+    """Call sites in answer order, and `calls`: how many calls of the name the scope holds.
+    `more` when those are more than one answer resolves: the sites are then those of the first
+    `MAX_EDGES` calls in path order."""
+
+    calls: int = 0
+    more: bool = False
+
+
 def _edges(
     conn: DbConnection, scope: Scope, where: LiteralString, params: Row
-) -> list[dict[str, Any]]:
-    return conn.execute(
-        f"WITH {VISIBLE_FILES}"
-        " SELECT e.callee_name, e.qualifier, e.line, e.kind, e.file_version_id, f.repository,"
-        " f.path, f.commit_sha, f.source, cs.qualified_name AS caller, cs.kind AS caller_kind,"
-        " cs.signature AS caller_signature, fv.language FROM files f"
-        " JOIN code_edges e ON e.file_version_id = f.file_version_id"
-        " JOIN file_versions fv ON fv.id = e.file_version_id"
-        " LEFT JOIN code_symbols cs ON cs.id = e.caller_symbol_id"
-        f" WHERE {where} ORDER BY f.repository, f.path, e.line, e.ordinal LIMIT %(max_edges)s",
+) -> tuple[list[dict[str, Any]], int]:
+    """The call edges matching `where` (on `e`, through an index of `code_edges`) in the scope's
+    visible files, in path order: at most `MAX_EDGES`, and how many there are in all.
+
+    Starts from the matched edges' own file versions (`visible_files_among`), never from every
+    file of the scope (a hot name of a large repository: ~10k edges, but 20k+ visible files);
+    the callers' symbols are read for the kept edges only."""
+    rows = conn.execute(
+        f"WITH matched AS MATERIALIZED (SELECT * FROM code_edges e WHERE {where}),"
+        + visible_files_among("SELECT DISTINCT file_version_id FROM matched")
+        # the visible files with their number of matched edges, in path order: the first files
+        # holding `max_edges` edges are found by sorting files, not every edge
+        + ", per_file AS MATERIALIZED (SELECT f.*, m.n, sum(m.n) OVER (ORDER BY f.repository,"
+        "  f.path, f.file_version_id ROWS UNBOUNDED PRECEDING) - m.n AS before"
+        "  FROM files f JOIN (SELECT file_version_id, count(*) AS n FROM matched GROUP BY 1) m"
+        "  ON m.file_version_id = f.file_version_id)"
+        " SELECT page.*, cs.qualified_name AS caller, cs.kind AS caller_kind,"
+        " cs.signature AS caller_signature, fv.language,"
+        " (SELECT coalesce(sum(n), 0)::bigint FROM per_file) AS calls FROM ("
+        "  SELECT e.callee_name, e.qualifier, e.line, e.ordinal, e.kind, e.file_version_id,"
+        "  e.caller_symbol_id, f.repository, f.path, f.commit_sha, f.source"
+        "  FROM per_file f JOIN matched e ON e.file_version_id = f.file_version_id"
+        "  WHERE f.before < %(max_edges)s"
+        "  ORDER BY f.repository, f.path, e.line, e.ordinal LIMIT %(max_edges)s) page"
+        " JOIN file_versions fv ON fv.id = page.file_version_id"
+        " LEFT JOIN code_symbols cs ON cs.id = page.caller_symbol_id"
+        " ORDER BY page.repository, page.path, page.line, page.ordinal",
         {**scope.params(), **params, "max_edges": MAX_EDGES},
     ).fetchall()
+    return rows, rows[0]["calls"] if rows else 0
 
 
 def _class_bases(
@@ -301,7 +335,7 @@ def _class_bases(
     its qualified name, a base by the name its `extends` clause writes, which may lack the
     package or namespace the base's own qualified name has (`ByteBasedParser` for
     `jawn.ByteBasedParser`, `Base` for `App\\Base`): matched by its last segment."""
-    owners = {enclosing_name(e["caller"]) for e in edges if e["caller"]} - {""}
+    owners = {enclosing_name(c) for c in {e["caller"] for e in edges} if c} - {""}
     bases: dict[str, set[str]] = {owner: set() for owner in owners}
     # the classes to expand next -> the owners they serve: the callers' own by qualified name, then
     # bases by the last segment of the name written
@@ -310,15 +344,18 @@ def _class_bases(
     for _ in range(levels):
         if not qualified and not written:
             break
+        # from the classes' own symbols (through the lower-case name indexes) to their files,
+        # never through every visible file of the scope
         rows = conn.execute(
-            f"WITH {VISIBLE_FILES}"
-            " SELECT DISTINCT cs.qualified_name AS klass, cs.name, e.callee_name AS base"
-            " FROM files f JOIN code_edges e ON e.file_version_id = f.file_version_id"
-            " JOIN code_symbols cs ON cs.id = e.caller_symbol_id"
-            " WHERE e.kind = 'extends' AND ("
+            "WITH classes AS MATERIALIZED (SELECT cs.id, cs.file_version_id, cs.qualified_name,"
+            " cs.name FROM code_symbols cs WHERE"
             "  (lower(cs.qualified_name) = ANY(%(lower_classes)s)"
             "   AND cs.qualified_name = ANY(%(classes)s))"
-            "  OR (lower(cs.name) = ANY(%(lower_names)s) AND cs.name = ANY(%(names)s)))",
+            "  OR (lower(cs.name) = ANY(%(lower_names)s) AND cs.name = ANY(%(names)s))),"
+            + visible_files_among("SELECT DISTINCT file_version_id FROM classes")
+            + " SELECT DISTINCT c.qualified_name AS klass, c.name, e.callee_name AS base"
+            " FROM files f JOIN classes c ON c.file_version_id = f.file_version_id"
+            " JOIN code_edges e ON e.caller_symbol_id = c.id AND e.kind = 'extends'",
             {
                 **scope.params(),
                 "classes": sorted(qualified),
@@ -355,8 +392,10 @@ def _site(edge: Row, resolved: SymbolMatch | None, certainty: str) -> CallSite:
 
 def find_callers(
     conn: DbConnection, scope: Scope, name: str, *, path: str | None = None
-) -> tuple[list[SymbolMatch], list[CallSite]]:
-    """(definitions asked about, call sites): certain ones first, then ambiguous ones."""
+) -> tuple[list[SymbolMatch], CallSites]:
+    """(definitions asked about, call sites): certain ones first, then ambiguous ones; of the
+    first `MAX_EDGES` call edges of the name in path order (`CallSites.more` says there were
+    more)."""
     name = normalize_name(name)
     bare = name.rsplit(".", 1)[-1]
     asked = exact_symbols(conn, scope, name, limit=200)
@@ -366,15 +405,10 @@ def find_callers(
         wanted = clean_path(path)
         asked = [d for d in asked if d.path == wanted]
     definitions = {d.symbol_id: d for d in asked + everything}
-    edges = _edges(conn, scope, "e.kind = 'call' AND e.callee_name = %(bare)s", {"bare": bare})
-    imports: dict[int, list[Row]] = defaultdict(list)
-    if edges:
-        for row in conn.execute(
-            "SELECT file_version_id, callee_name, qualifier FROM code_edges"
-            " WHERE kind = 'import' AND file_version_id = ANY(%s)",
-            (sorted({e["file_version_id"] for e in edges}),),
-        ).fetchall():
-            imports[row["file_version_id"]].append(row)
+    edges, calls = _edges(
+        conn, scope, "e.kind = 'call' AND e.callee_name = %(bare)s", {"bare": bare}
+    )
+    imports = _imports(conn, edges)
     resolver = _Resolver(list(definitions.values()), imports, _class_bases(conn, scope, edges))
     asked_ids = {d.symbol_id for d in asked}
     qualified_ask = "." in name
@@ -391,7 +425,28 @@ def find_callers(
     unresolved = _function_calls(conn, asked, [e for e in unresolved if _may_reach(asked, e)])
     if len(definitions) > len(asked_ids):  # the name has other definitions: calls may be theirs
         unresolved = _receivers_in_sight(conn, asked, unresolved)
-    return asked, certain + [_site(edge, None, "ambiguous") for edge in unresolved]
+    sites = CallSites(certain + [_site(edge, None, "ambiguous") for edge in unresolved])
+    sites.calls, sites.more = calls, calls > len(edges)
+    return asked, sites
+
+
+def _imports(conn: DbConnection, edges: list[dict[str, Any]]) -> dict[int, list[Row]]:
+    """The imports of the edges' files that a call could resolve through: those importing the
+    called name, or a call's receiver (`_Resolver._through_import` looks at no other; a C file's
+    dozens of `#include`s are never read)."""
+    imports: dict[int, list[Row]] = defaultdict(list)
+    if not edges:
+        return imports
+    names = {e["callee_name"] for e in edges} | {
+        e["qualifier"].split(".")[0] for e in edges if e["qualifier"]
+    }
+    for row in conn.execute(
+        "SELECT file_version_id, callee_name, qualifier FROM code_edges"
+        " WHERE kind = 'import' AND file_version_id = ANY(%s) AND callee_name = ANY(%s)",
+        (sorted({e["file_version_id"] for e in edges}), sorted(names)),
+    ).fetchall():
+        imports[row["file_version_id"]].append(row)
+    return imports
 
 
 def _may_reach(asked: list[SymbolMatch], edge: dict[str, Any]) -> bool:
@@ -484,10 +539,10 @@ def find_callees(
         asked = [d for d in asked if d.path == wanted]
     if not asked:
         return [], []
-    edges = _edges(
+    edges, _calls = _edges(
         conn,
         scope,
-        "e.kind = 'call' AND cs.id = ANY(%(ids)s)",
+        "e.kind = 'call' AND e.caller_symbol_id = ANY(%(ids)s)",
         {"ids": [d.symbol_id for d in asked]},
     )
     sites = [_site(edge, None, "ambiguous") for edge in edges]

@@ -37,7 +37,9 @@ def visible_files_among(file_versions: LiteralString) -> LiteralString:
         candidates=(
             # an array, so the planner probes the index for each instead of guessing how many
             "\ncandidate_files AS MATERIALIZED (SELECT * FROM snapshot_files"
-            f" WHERE file_version_id = ANY(ARRAY({file_versions}))),"
+            f" WHERE file_version_id = ANY(ARRAY({file_versions}))"
+            # (a file version is listed by every snapshot that has it: keep the scope's)
+            " AND snapshot_id = ANY(%(scope_snapshots)s::bigint[])),"
         ),
         snapshot_files="candidate_files",
         overlay_filter=f" AND o.file_version_id = ANY(ARRAY({file_versions}))",

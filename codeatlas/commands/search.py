@@ -245,10 +245,10 @@ def callers(args: argparse.Namespace) -> int:
 def run_callers(args: argparse.Namespace, reader: Reader) -> int:
     """`callers` through `reader`."""
     from core.errors import UsageError
-    from retrieval.graph import find_callers
+    from retrieval import graph
 
     with reader.opened(args.repo) as (settings, conn, scope):
-        definitions, sites = find_callers(conn, scope, args.name, path=args.path)
+        definitions, sites = graph.find_callers(conn, scope, args.name, path=args.path)
         _note_replica_lag(settings, conn)
     where = f" in {args.path}" if args.path else ""
     if not definitions and not sites:
@@ -257,14 +257,13 @@ def run_callers(args: argparse.Namespace, reader: Reader) -> int:
             f" name; `codeatlas symbols {args.name} --repo {args.repo}` finds similar names"
         )
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "definitions": [d.as_dict() for d in definitions],
-                    "callers": [s.as_dict() for s in sites],
-                }
-            )
-        )
+        answer: dict = {
+            "definitions": [d.as_dict() for d in definitions],
+            "callers": [s.as_dict() for s in sites],
+        }
+        if sites.more:  # the first MAX_EDGES calls' sites only
+            answer |= {"more_sites": True, "calls": sites.calls}
+        print(json.dumps(answer))
         return 0
     for d in definitions:
         print(f"# {d.symbol} defined at {d.path}:{d.start_line}", file=sys.stderr)
@@ -278,4 +277,10 @@ def run_callers(args: argparse.Namespace, reader: Reader) -> int:
         print(f"{s.path}:{s.line}  {s.caller or '(top level)'}  {s.callee}  [{s.certainty}]")
     if not sites:
         print(f"{args.name} has no callers in {args.repo}", file=sys.stderr)
+    if sites.more:
+        print(
+            f"# {sites.calls} calls of {args.name!r}: these are the sites of the first"
+            f" {graph.MAX_EDGES} in path order",
+            file=sys.stderr,
+        )
     return 0

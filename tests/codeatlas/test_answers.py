@@ -88,3 +88,22 @@ def test_a_token_for_a_principal_not_created_yet_says_to_create_it_first(setting
     assert (
         "no principal named 'ghost'; create it first with `codeatlas principal create ghost`" in err
     )
+
+
+def test_callers_of_a_name_called_more_often_than_one_answer_resolves_says_so(
+    settings_env, database_url, git_repo, capsys, monkeypatch
+):
+    from retrieval import graph
+
+    git_repo.write("pay.py", CODE + "\n\ndef retry(order):\n    return refund(order)\n")
+    sha = git_repo.commit("shop")
+    register(database_url, "shop", str(git_repo.path))
+    run_index(database_url, "shop", sha)
+    monkeypatch.setattr(graph, "MAX_EDGES", 1)
+    assert main(["callers", "refund", "--repo", "shop"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.count("pay.py:") == 1
+    assert "# 2 calls of 'refund': these are the sites of the first 1 in path order" in captured.err
+    assert main(["callers", "refund", "--repo", "shop", "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["more_sites"] is True and answer["calls"] == 2 and len(answer["callers"]) == 1

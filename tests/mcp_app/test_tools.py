@@ -67,6 +67,25 @@ def test_call_graph_tools_report_certain_sites(operator_server):
     assert "self.total" in [s["callee"] for s in payload(callees)["callees"]]
 
 
+def test_find_callers_says_when_a_name_has_more_calls_than_one_answer_resolves(
+    operator_server, monkeypatch
+):
+    from retrieval import graph
+
+    [whole] = call_tools(
+        operator_server, [("find_callers", {"repository": "shop", "name": "round_cents"})]
+    )
+    assert "more_sites" not in payload(whole) and "note" not in payload(whole)
+    monkeypatch.setattr(graph, "MAX_EDGES", 2)
+    [capped] = call_tools(
+        operator_server,
+        [("find_callers", {"repository": "shop", "name": "round_cents", "limit": 1})],
+    )
+    answer = payload(capped)
+    assert answer["more_sites"] is True and answer["note"].startswith("3 calls of this name")
+    assert answer["total"] == 2 and answer["next_offset"] == 1 and len(answer["callers"]) == 1
+
+
 def test_status_and_repository_list_show_the_indexed_commit(operator_server, shop_repo):
     status, repos = call_tools(operator_server, [("index_status", {}), ("list_repositories", {})])
     [repo] = payload(status)["repositories"]

@@ -1,6 +1,6 @@
 """The Dagster instance codeatlas writes: storage on PostgreSQL, no telemetry, no first-visit
 modal, no per-step log tail processes, one embedding step at a time, a run queue with limits,
-the warm run launcher (or celery's when configured)."""
+the warm run launcher (or celery's when configured), only the daemons it uses."""
 
 from dagster import DagsterInstance
 
@@ -39,6 +39,22 @@ def test_runs_queue_one_per_repository_and_backfills_take_half_the_run_slots(
             ("dagster/backfill", "None", 3),
         }
         assert isinstance(instance.run_launcher, WarmRunLauncher)
+
+
+def test_the_daemon_runs_only_the_loops_codeatlas_uses_and_ticks_sensors_in_threads(
+    settings_env, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    prepare_dagster_home(load_settings())
+    with DagsterInstance.get() as instance:
+        # no declarative automation or freshness daemon polling beside the ones that do work
+        assert sorted(instance.get_required_daemon_types()) == [
+            "BACKFILL",
+            "QUEUED_RUN_COORDINATOR",
+            "SCHEDULER",
+            "SENSOR",
+        ]
+        assert instance.get_sensor_settings() == {"use_threads": True, "num_workers": 2}
 
 
 def test_the_celery_launcher_sends_runs_to_the_configured_broker(

@@ -133,3 +133,21 @@ def test_an_unknown_name_or_a_path_without_it_has_no_definitions_and_no_sites(gr
     conn, scope = graph_scope
     assert find_callers(conn, scope, "no_such_function") == ([], [])
     assert find_callees(conn, scope, "nightly", path="app/store.py") == ([], [])
+
+
+def test_a_name_called_more_often_than_one_answer_resolves_says_there_are_more(
+    graph_scope, monkeypatch
+):
+    from retrieval import graph
+
+    conn, scope = graph_scope
+    _, every = graph.find_callers(conn, scope, "save")
+    assert len(every) == 3 and every.calls == 3 and type(every.calls) is int and not every.more
+    monkeypatch.setattr(graph, "MAX_EDGES", 2)
+    _, first = graph.find_callers(conn, scope, "save")
+    # the sites of the first two calls in path order, resolved as before, and a flag
+    assert first.more and first.calls == 3
+    assert _sites(first) == [
+        ("app/jobs.py", 6, "nightly", "item.save", "ambiguous"),
+        ("app/store.py", 8, "Child.run", "self.save", "certain"),
+    ]
