@@ -200,6 +200,8 @@ def run_search(args: argparse.Namespace, reader: Reader) -> int:
             embed_query=reader.embed_query(settings, conn),
         )
         _note_replica_lag(settings, conn)
+    for note in report.notes:  # how the query was read, what was skipped (never in the JSON)
+        print(f"note: {note}", file=sys.stderr)
     if args.json:
         print(json.dumps({"results": [h.contract() for h in report.hits]}))
         return 0

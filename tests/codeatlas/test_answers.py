@@ -107,3 +107,20 @@ def test_callers_of_a_name_called_more_often_than_one_answer_resolves_says_so(
     assert main(["callers", "refund", "--repo", "shop", "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["more_sites"] is True and answer["calls"] == 2 and len(answer["callers"]) == 1
+
+
+def test_a_pasted_bug_report_is_searched_as_a_report_and_the_cli_says_so(shop, capsys):
+    report = (
+        "refund returns the wrong amount\n\n"
+        "Calling checkout on an order with a discount refunds the full total instead of the"
+        " discounted one, so customers get back more than they paid for the order."
+    )
+    assert main(["search", report, "--repo", "shop", "--json"]) == 0
+    captured = capsys.readouterr()
+    results = json.loads(captured.out)["results"]
+    assert results and results[0]["retrievers"][0] == "locate"
+    assert {r["path"] for r in results} == {"pay.py"}
+    assert "note: read as a bug report" in captured.err
+    # a question is a question: no note about reports
+    assert main(["search", "refund", "--repo", "shop"]) == 0
+    assert "bug report" not in capsys.readouterr().err
