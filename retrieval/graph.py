@@ -13,6 +13,7 @@ import re
 from collections import defaultdict
 from typing import Any, LiteralString
 
+from core.sql_files import statement_template
 from core.terms import enclosing_name
 from retrieval.hits import CallSite, SymbolMatch
 from retrieval.principals import DbConnection, Row
@@ -24,6 +25,10 @@ from retrieval.symbols import exact_symbols, normalize_name
 # dozen sites; a name called more often (the kernel's `kfree`: 11,190 calls) answers with the
 # first ones in path order and says how many there are (`CallSites`)
 MAX_EDGES = 2000
+# the edges of a name (or of callers) in path order, and how many (sql/graph/call_edges.sql)
+_CALL_EDGES = statement_template("graph", "call_edges")
+# one level of the callers' classes' bases (sql/graph/class_bases.sql)
+_CLASS_BASES = statement_template("graph", "class_bases")
 # languages where a method calls its own class's methods without a receiver
 IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby", "swift", "scala"})
 # languages whose extension functions (`fun Job.cancelAndJoin()`) call their receiver's members
@@ -295,34 +300,20 @@ class CallSites(list[CallSite]):
 
 
 def _edges(
-    conn: DbConnection, scope: Scope, where: LiteralString, params: Row
+    conn: DbConnection, scope: Scope, matched: LiteralString, params: Row
 ) -> tuple[list[dict[str, Any]], int]:
-    """The call edges matching `where` (on `e`, through an index of `code_edges`) in the scope's
-    visible files, in path order: at most `MAX_EDGES`, and how many there are in all.
+    """The call edges matching `matched` (a condition on `e`, served by an index of
+    `code_edges`) in the scope's visible files, in path order: at most `MAX_EDGES`, and how many
+    there are in all (sql/graph/call_edges.sql).
 
     Starts from the matched edges' own file versions (`visible_files_among`), never from every
     file of the scope (a hot name of a large repository: ~10k edges, but 20k+ visible files);
-    the callers' symbols are read for the kept edges only."""
+    only the first files' edges and their callers' symbols are read."""
     rows = conn.execute(
-        f"WITH matched AS MATERIALIZED (SELECT * FROM code_edges e WHERE {where}),"
-        + visible_files_among("SELECT DISTINCT file_version_id FROM matched")
-        # the visible files with their number of matched edges, in path order: the first files
-        # holding `max_edges` edges are found by sorting files, not every edge
-        + ", per_file AS MATERIALIZED (SELECT f.*, m.n, sum(m.n) OVER (ORDER BY f.repository,"
-        "  f.path, f.file_version_id ROWS UNBOUNDED PRECEDING) - m.n AS before"
-        "  FROM files f JOIN (SELECT file_version_id, count(*) AS n FROM matched GROUP BY 1) m"
-        "  ON m.file_version_id = f.file_version_id)"
-        " SELECT page.*, cs.qualified_name AS caller, cs.kind AS caller_kind,"
-        " cs.signature AS caller_signature, fv.language,"
-        " (SELECT coalesce(sum(n), 0)::bigint FROM per_file) AS calls FROM ("
-        "  SELECT e.callee_name, e.qualifier, e.line, e.ordinal, e.kind, e.file_version_id,"
-        "  e.caller_symbol_id, f.repository, f.path, f.commit_sha, f.source"
-        "  FROM per_file f JOIN matched e ON e.file_version_id = f.file_version_id"
-        "  WHERE f.before < %(max_edges)s"
-        "  ORDER BY f.repository, f.path, e.line, e.ordinal LIMIT %(max_edges)s) page"
-        " JOIN file_versions fv ON fv.id = page.file_version_id"
-        " LEFT JOIN code_symbols cs ON cs.id = page.caller_symbol_id"
-        " ORDER BY page.repository, page.path, page.line, page.ordinal",
+        _CALL_EDGES.format(
+            matched=matched,
+            visible_files=visible_files_among("SELECT file_version_id FROM per_version"),
+        ),
         {**scope.params(), **params, "max_edges": MAX_EDGES},
     ).fetchall()
     return rows, rows[0]["calls"] if rows else 0
@@ -344,18 +335,10 @@ def _class_bases(
     for _ in range(levels):
         if not qualified and not written:
             break
-        # from the classes' own symbols (through the lower-case name indexes) to their files,
-        # never through every visible file of the scope
         rows = conn.execute(
-            "WITH classes AS MATERIALIZED (SELECT cs.id, cs.file_version_id, cs.qualified_name,"
-            " cs.name FROM code_symbols cs WHERE"
-            "  (lower(cs.qualified_name) = ANY(%(lower_classes)s)"
-            "   AND cs.qualified_name = ANY(%(classes)s))"
-            "  OR (lower(cs.name) = ANY(%(lower_names)s) AND cs.name = ANY(%(names)s))),"
-            + visible_files_among("SELECT DISTINCT file_version_id FROM classes")
-            + " SELECT DISTINCT c.qualified_name AS klass, c.name, e.callee_name AS base"
-            " FROM files f JOIN classes c ON c.file_version_id = f.file_version_id"
-            " JOIN code_edges e ON e.caller_symbol_id = c.id AND e.kind = 'extends'",
+            _CLASS_BASES.format(
+                visible_files=visible_files_among("SELECT DISTINCT file_version_id FROM classes")
+            ),
             {
                 **scope.params(),
                 "classes": sorted(qualified),

@@ -4,8 +4,12 @@ another definition of the same name is left out; the rest are ambiguous."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import pytest
 
+from tests.conftest import GitRepo
 from tests.retrieval.indexing import fake_embedder, index_repository
 
 FILES = {
@@ -151,3 +155,73 @@ def test_a_name_called_more_often_than_one_answer_resolves_says_there_are_more(
         ("app/jobs.py", 6, "nightly", "item.save", "ambiguous"),
         ("app/store.py", 8, "Child.run", "self.save", "certain"),
     ]
+
+
+def test_the_calls_of_a_name_are_counted_per_file_from_the_index_alone(graph_scope, monkeypatch):
+    # The kernel's kfree has ~11,000 calls: the call edges statement read every one of their
+    # rows to count them per file. The index on the callee's name carries the file version
+    # (sql/migrations/012), so the count is an index-only scan, whatever the table's size.
+    from retrieval import graph
+
+    conn, scope = graph_scope
+    calls: list[tuple[Any, Any]] = []
+    execute = conn.execute
+
+    def spy(query, params=None, **kw):
+        calls.append((query, params))
+        return execute(query, params, **kw)
+
+    monkeypatch.setattr(conn, "execute", spy)
+    graph.find_callers(conn, scope, "save")
+    monkeypatch.undo()
+    [(query, params)] = [(q, p) for q, p in calls if "per_version" in q]
+    with conn.transaction():
+        # the test's few rows would be read by a sequential scan: make it look dear
+        conn.execute("SET LOCAL enable_seqscan = off")
+        conn.execute("SET LOCAL enable_bitmapscan = off")
+        plan = conn.execute("EXPLAIN " + query, params).fetchall()
+    text = "\n".join(r["QUERY PLAN"] for r in plan)
+    assert re.search(
+        r"Index Only Scan using code_edges_callee_idx on code_edges e\w* .*\n\s*"
+        r"Index Cond: \(\(callee_name = 'save'::text\) AND \(kind = 'call'::text\)\)",
+        text,
+    ), text
+
+
+def test_the_first_calls_are_those_of_the_first_repository_by_name_then_path(
+    settings_env, database_url, tmp_path, monkeypatch
+):
+    # Path order is one sort key, the repository's name, a space and the path: a name that
+    # begins another (`graph`, `graph-x`) still sorts first, as the pair would.
+    from core.database import connect
+    from retrieval import graph
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+
+    for name in ("graph-x", "graph"):
+        repo = GitRepo(tmp_path / name)
+        repo.write("b.py", "from a import f\n\n\ndef g():\n    return f()\n")
+        repo.write("a.py", "def f():\n    return 1\n\n\ndef h():\n    return f() + f()\n")
+        repo.commit("calls")
+        index_repository(database_url, repo.path, name, embedder=fake_embedder())
+    conn = connect(database_url, autocommit=True)
+    scope = resolve_scope(conn, ensure_operator(conn), ["graph-x", "graph"])
+    _, every = graph.find_callers(conn, scope, "f")
+    assert [(s.repository, s.path, s.line) for s in every] == [
+        ("graph", "a.py", 6),
+        ("graph", "a.py", 6),
+        ("graph", "b.py", 5),
+        ("graph-x", "a.py", 6),
+        ("graph-x", "a.py", 6),
+        ("graph-x", "b.py", 5),
+    ]
+    monkeypatch.setattr(graph, "MAX_EDGES", 4)
+    _, first = graph.find_callers(conn, scope, "f")
+    assert first.more and first.calls == 6
+    assert [(s.repository, s.path) for s in first] == [
+        ("graph", "a.py"),
+        ("graph", "a.py"),
+        ("graph", "b.py"),
+        ("graph-x", "a.py"),
+    ]
+    conn.close()
