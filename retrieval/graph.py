@@ -21,10 +21,12 @@ from retrieval.reading import clean_path
 from retrieval.scope import VISIBLE_FILES, Scope, visible_files_among
 from retrieval.symbols import exact_symbols, normalize_name
 
-# call edges resolved per answer: each costs ~20 µs of SQL and Python, and an agent reads a few
-# dozen sites; a name called more often (the kernel's `kfree`: 11,190 calls) answers with the
-# first ones in path order and says how many there are (`CallSites`)
-MAX_EDGES = 2000
+# call edges resolved per answer: each costs ~10 µs of SQL and ~8 µs of Python, and an agent
+# reads a few dozen sites (30 per MCP page); a name called more often (the kernel's `kfree`:
+# 11,190 calls) answers with the first ones in path order and says how many there are
+# (`CallSites`). No name in the eight eval sets' corpora has more than 926 calls (PHP's
+# `sprintf`): their answers are whole.
+MAX_EDGES = 1000
 # the edges of a name (or of callers) in path order, and how many (sql/graph/call_edges.sql)
 _CALL_EDGES = statement_template("graph", "call_edges")
 # one level of the callers' classes' bases (sql/graph/class_bases.sql)
@@ -405,7 +407,7 @@ def find_callers(
             if _names_base(edge) and edge["caller"]:
                 continue  # its class's bases hold no definition of the name: it calls outside
             unresolved.append(edge)
-    unresolved = _function_calls(conn, asked, [e for e in unresolved if _may_reach(asked, e)])
+    unresolved = _function_calls(conn, asked, _reachable(asked, unresolved))
     if len(definitions) > len(asked_ids):  # the name has other definitions: calls may be theirs
         unresolved = _receivers_in_sight(conn, asked, unresolved)
     sites = CallSites(certain + [_site(edge, None, "ambiguous") for edge in unresolved])
@@ -432,17 +434,22 @@ def _imports(conn: DbConnection, edges: list[dict[str, Any]]) -> dict[int, list[
     return imports
 
 
-def _may_reach(asked: list[SymbolMatch], edge: dict[str, Any]) -> bool:
-    """False for a call the language's visibility rules keep from every asked definition: Go's
+def _reachable(asked: list[SymbolMatch], edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Without the calls the language's visibility rules keep from every asked definition: Go's
     lower-case names belong to their package (the definition's directory), and an unexported
     function is called there without a qualifier (`n.walk()` is a method's call, and no other
-    package can write `chi.walk()`)."""
+    package can write `chi.walk()`). (Decided once for the asked definitions, not per call: a
+    hot name has thousands.)"""
     if not asked or not all(d.path.endswith(".go") and d.name[:1].islower() for d in asked):
-        return True
+        return edges
     packages = {(d.repository, posixpath.dirname(d.path)) for d in asked}
-    if (edge["repository"], posixpath.dirname(edge["path"])) not in packages:
-        return False
-    return edge["qualifier"] is None or any(d.kind not in FREE_FUNCTION_KINDS for d in asked)
+    any_method = any(d.kind not in FREE_FUNCTION_KINDS for d in asked)
+    return [
+        e
+        for e in edges
+        if (e["repository"], posixpath.dirname(e["path"])) in packages
+        and (e["qualifier"] is None or any_method)
+    ]
 
 
 def _function_calls(

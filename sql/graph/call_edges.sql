@@ -1,6 +1,7 @@
 -- The call edges matching a condition, in the scope's visible files, in path order: the first
--- ones, at most max_edges, with their callers' symbols and their files' language, and on every
--- row the number of matching edges in all the visible files (calls).
+-- ones, at most max_edges, with their callers' symbols and their files' language (the columns
+-- retrieval/graph.py reads), and on every row the number of matching edges in all the visible
+-- files (calls).
 -- A template (retrieval/graph.py fills it with Python's str.format, constant fragments only:
 -- the condition on the edges, written on alias e, and the visible files among those holding
 -- them): no field names in comments. Parameters: the condition's, the visible files', max_edges.
@@ -28,15 +29,13 @@ page_files AS MATERIALIZED (
           FROM per_file) f
     JOIN file_versions fv ON fv.id = f.file_version_id
     WHERE f.before < %(max_edges)s)
-SELECT page.callee_name, page.qualifier, page.line, page.ordinal, page.kind,
-       page.file_version_id, page.caller_symbol_id, page.repository, page.path, page.commit_sha,
-       page.source, page.language, cs.qualified_name AS caller, cs.kind AS caller_kind,
-       cs.signature AS caller_signature,
+SELECT page.callee_name, page.qualifier, page.line, page.file_version_id, page.repository,
+       page.path, page.commit_sha, page.source, page.language, cs.qualified_name AS caller,
+       cs.kind AS caller_kind, cs.signature AS caller_signature,
        (SELECT coalesce(sum(n), 0)::bigint FROM per_file) AS calls
 FROM (
-    SELECT e.callee_name, e.qualifier, e.line, e.ordinal, e.kind, e.file_version_id,
-           e.caller_symbol_id, f.repository, f.path, f.commit_sha, f.source, f.language,
-           f.file_order
+    SELECT e.callee_name, e.qualifier, e.line, e.ordinal, e.file_version_id, e.caller_symbol_id,
+           f.repository, f.path, f.commit_sha, f.source, f.language, f.file_order
     FROM page_files f
     JOIN code_edges e ON e.file_version_id = f.file_version_id AND {matched}
     ORDER BY f.file_order, f.file_version_id, e.line, e.ordinal LIMIT %(max_edges)s) page

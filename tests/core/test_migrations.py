@@ -80,6 +80,7 @@ def test_migrating_a_blank_database_creates_every_table_index_and_extension(pg_s
     assert indexes["code_edges_callee_idx"].endswith("(callee_name, kind, file_version_id)")
     assert indexes["code_edges_file_version_idx"].endswith("(file_version_id)")
     assert "code_edges_pkey" not in indexes
+    assert indexes["snapshot_files_file_version_idx"].endswith("(file_version_id, snapshot_id)")
     column = conn.execute(
         "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute"
         " WHERE attrelid = 'chunk_embeddings'::regclass AND attname = 'embedding'"
@@ -155,7 +156,7 @@ def test_the_migrations_keep_the_numbers_and_names_databases_recorded():
         (9, "embedding_model_choice"),
         (10, "shared_chunk_embeddings"),
         (11, "lexical_postings_compact"),
-        (12, "code_edges_callee_file_version"),
+        (12, "call_graph_indexes"),
     ]
     found = [(m.version, m.name) for m in available_migrations()]
     assert found[: len(recorded)] == recorded

@@ -16,3 +16,11 @@ CREATE INDEX code_edges_callee_idx ON code_edges (callee_name, kind, file_versio
 --    written once, numbered from one list, after its old ones are deleted (indexing/storage.py).
 ALTER TABLE code_edges DROP CONSTRAINT code_edges_pkey;
 CREATE INDEX code_edges_file_version_idx ON code_edges (file_version_id);
+
+-- 3. The visible files among those holding a name's edges are found by file version in the
+--    scope's snapshots: with the snapshot in the index, only the scope's snapshot rows are read
+--    from the heap (4,000 instead of 12,000 for the generated kfree in three snapshots; a
+--    repository keeps several). As small as the index it replaces (a file version listed by
+--    several snapshots was one deduplicated entry there, a few entries here): 1.17 -> 1.15 MB.
+DROP INDEX snapshot_files_file_version_idx;
+CREATE INDEX snapshot_files_file_version_idx ON snapshot_files (file_version_id, snapshot_id);
