@@ -11,6 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
+from functools import cache
 from typing import Any, LiteralString
 
 from core.sql_files import statement_template
@@ -312,13 +313,18 @@ def _edges(
     file of the scope (a hot name of a large repository: ~10k edges, but 20k+ visible files);
     only the first files' edges and their callers' symbols are read."""
     rows = conn.execute(
-        _CALL_EDGES.format(
-            matched=matched,
-            visible_files=visible_files_among("SELECT file_version_id FROM per_version"),
-        ),
-        {**scope.params(), **params, "max_edges": MAX_EDGES},
+        _call_edges_statement(matched), {**scope.params(), **params, "max_edges": MAX_EDGES}
     ).fetchall()
     return rows, rows[0]["calls"] if rows else 0
+
+
+@cache
+def _call_edges_statement(matched: LiteralString) -> LiteralString:
+    """sql/graph/call_edges.sql for one condition (composed once: it is asked per answer)."""
+    return _CALL_EDGES.format(
+        matched=matched,
+        visible_files=visible_files_among("SELECT file_version_id FROM per_version"),
+    )
 
 
 def _class_bases(
