@@ -295,25 +295,32 @@ class _Resolver:
 
 class CallSites(list[CallSite]):
     """Call sites in answer order, and `calls`: how many calls of the name the scope holds.
-    `more` when those are more than one answer resolves: the sites are then those of the first
-    `MAX_EDGES` calls in path order."""
+    `more` when those are more than one answer resolves: the sites are then those of
+    `MAX_EDGES` calls, those in the asked definitions' own files first, then the first ones in
+    path order."""
 
     calls: int = 0
     more: bool = False
 
 
 def _edges(
-    conn: DbConnection, scope: Scope, matched: LiteralString, params: Row
+    conn: DbConnection,
+    scope: Scope,
+    matched: LiteralString,
+    params: Row,
+    first_files: list[int] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
     """The call edges matching `matched` (a condition on `e`, served by an index of
-    `code_edges`) in the scope's visible files, in path order: at most `MAX_EDGES`, and how many
-    there are in all (sql/graph/call_edges.sql).
+    `code_edges`) in the scope's visible files, those of `first_files` (file versions) first,
+    then in path order: at most `MAX_EDGES`, and how many there are in all
+    (sql/graph/call_edges.sql).
 
     Starts from the matched edges' own file versions (`visible_files_among`), never from every
     file of the scope (a hot name of a large repository: ~10k edges, but 20k+ visible files);
     only the first files' edges and their callers' symbols are read."""
     rows = conn.execute(
-        _call_edges_statement(matched), {**scope.params(), **params, "max_edges": MAX_EDGES}
+        _call_edges_statement(matched),
+        {**scope.params(), **params, "first_files": first_files or [], "max_edges": MAX_EDGES},
     ).fetchall()
     return rows, rows[0]["calls"] if rows else 0
 
@@ -385,8 +392,8 @@ def find_callers(
     conn: DbConnection, scope: Scope, name: str, *, path: str | None = None
 ) -> tuple[list[SymbolMatch], CallSites]:
     """(definitions asked about, call sites): certain ones first, then ambiguous ones; of the
-    first `MAX_EDGES` call edges of the name in path order (`CallSites.more` says there were
-    more)."""
+    first `MAX_EDGES` call edges of the name, those in the asked definitions' files first, then
+    in path order (`CallSites.more` says there were more)."""
     name = normalize_name(name)
     bare = name.rsplit(".", 1)[-1]
     asked = exact_symbols(conn, scope, name, limit=200)
@@ -396,8 +403,16 @@ def find_callers(
         wanted = clean_path(path)
         asked = [d for d in asked if d.path == wanted]
     definitions = {d.symbol_id: d for d in asked + everything}
+    # the definitions' own files first: a call there reaches the definition beside it (a C
+    # file's, a module's own), and a name with more calls than one answer resolves (the
+    # kernel's kfree) would otherwise lose those certain sites when the files come late in
+    # path order (mm/slab.c)
     edges, calls = _edges(
-        conn, scope, "e.kind = 'call' AND e.callee_name = %(bare)s", {"bare": bare}
+        conn,
+        scope,
+        "e.kind = 'call' AND e.callee_name = %(bare)s",
+        {"bare": bare},
+        sorted({d.file_version_id for d in asked}),
     )
     imports = _imports(conn, edges)
     resolver = _Resolver(list(definitions.values()), imports, _class_bases(conn, scope, edges))

@@ -1,10 +1,12 @@
--- The call edges matching a condition, in the scope's visible files, in path order: the first
--- ones, at most max_edges, with their callers' symbols and their files' language (the columns
--- retrieval/graph.py reads), and on every row the number of matching edges in all the visible
--- files (calls).
+-- The call edges matching a condition, in the scope's visible files, in path order: at most
+-- max_edges, those in the given files (first_files: the asked definitions' own, whose calls
+-- are the likeliest to resolve there) taken first, then the first others in path order; with
+-- their callers' symbols and their files' language (the columns retrieval/graph.py reads),
+-- and on every row the number of matching edges in all the visible files (calls).
 -- A template (retrieval/graph.py fills it with Python's str.format, constant fragments only:
 -- the condition on the edges, written on alias e, and the visible files among those holding
--- them): no field names in comments. Parameters: the condition's, the visible files', max_edges.
+-- them): no field names in comments. Parameters: the condition's, the visible files',
+-- first_files, max_edges.
 --
 -- The edges are counted per file version from the index alone (a hot name has thousands of
 -- edges: the index on the callee's name carries the file version, sql/migrations/012), the
@@ -20,11 +22,12 @@ WITH per_version AS MATERIALIZED (
 {visible_files},
 per_file AS MATERIALIZED (
     SELECT f.repository, f.path, f.commit_sha, f.source, f.file_version_id, m.n,
+           f.file_version_id = ANY(%(first_files)s::bigint[]) AS first,
            (f.repository || ' ' || f.path) COLLATE "C" AS file_order
     FROM files f JOIN per_version m ON m.file_version_id = f.file_version_id),
 page_files AS MATERIALIZED (
     SELECT f.*, fv.language
-    FROM (SELECT *, sum(n) OVER (ORDER BY file_order, file_version_id
+    FROM (SELECT *, sum(n) OVER (ORDER BY first DESC, file_order, file_version_id
                                  ROWS UNBOUNDED PRECEDING) - n AS before
           FROM per_file) f
     JOIN file_versions fv ON fv.id = f.file_version_id
@@ -35,9 +38,10 @@ SELECT page.callee_name, page.qualifier, page.line, page.file_version_id, page.r
        (SELECT coalesce(sum(n), 0)::bigint FROM per_file) AS calls
 FROM (
     SELECT e.callee_name, e.qualifier, e.line, e.ordinal, e.file_version_id, e.caller_symbol_id,
-           f.repository, f.path, f.commit_sha, f.source, f.language, f.file_order
+           f.repository, f.path, f.commit_sha, f.source, f.language, f.first, f.file_order
     FROM page_files f
     JOIN code_edges e ON e.file_version_id = f.file_version_id AND {matched}
-    ORDER BY f.file_order, f.file_version_id, e.line, e.ordinal LIMIT %(max_edges)s) page
+    ORDER BY f.first DESC, f.file_order, f.file_version_id, e.line, e.ordinal
+    LIMIT %(max_edges)s) page
 LEFT JOIN code_symbols cs ON cs.id = page.caller_symbol_id
 ORDER BY page.file_order, page.file_version_id, page.line, page.ordinal
