@@ -16,18 +16,21 @@
 -- repository name has no space and every byte of it sorts after one, so the name, a space and
 -- the path sort as the pair would. One key is decided by its first bytes; a sort on the pair
 -- compares the repository's name, the same for every file of a scope, then takes the path out
--- of each row again, which made sorting 4,000 files cost ~10 ms of the server's CPU.
+-- of each row again, which made sorting 4,000 files cost ~10 ms of the server's CPU (a flag
+-- for the first files ahead of it, ~3 ms: it is a prefix of the window's one key instead).
 WITH per_version AS MATERIALIZED (
     SELECT e.file_version_id, count(*) AS n FROM code_edges e WHERE {matched} GROUP BY 1),
 {visible_files},
 per_file AS MATERIALIZED (
     SELECT f.repository, f.path, f.commit_sha, f.source, f.file_version_id, m.n,
-           f.file_version_id = ANY(%(first_files)s::bigint[]) AS first,
-           (f.repository || ' ' || f.path) COLLATE "C" AS file_order
+           (f.repository || ' ' || f.path) COLLATE "C" AS file_order,
+           -- the window's: the first files (0), then the others (1), each in path order
+           ((CASE WHEN f.file_version_id = ANY(%(first_files)s::bigint[]) THEN '0' ELSE '1' END)
+            || f.repository || ' ' || f.path) COLLATE "C" AS window_order
     FROM files f JOIN per_version m ON m.file_version_id = f.file_version_id),
 page_files AS MATERIALIZED (
     SELECT f.*, fv.language
-    FROM (SELECT *, sum(n) OVER (ORDER BY first DESC, file_order, file_version_id
+    FROM (SELECT *, sum(n) OVER (ORDER BY window_order, file_version_id
                                  ROWS UNBOUNDED PRECEDING) - n AS before
           FROM per_file) f
     JOIN file_versions fv ON fv.id = f.file_version_id
@@ -38,10 +41,9 @@ SELECT page.callee_name, page.qualifier, page.line, page.file_version_id, page.r
        (SELECT coalesce(sum(n), 0)::bigint FROM per_file) AS calls
 FROM (
     SELECT e.callee_name, e.qualifier, e.line, e.ordinal, e.file_version_id, e.caller_symbol_id,
-           f.repository, f.path, f.commit_sha, f.source, f.language, f.first, f.file_order
+           f.repository, f.path, f.commit_sha, f.source, f.language, f.file_order
     FROM page_files f
     JOIN code_edges e ON e.file_version_id = f.file_version_id AND {matched}
-    ORDER BY f.first DESC, f.file_order, f.file_version_id, e.line, e.ordinal
-    LIMIT %(max_edges)s) page
+    ORDER BY f.window_order, f.file_version_id, e.line, e.ordinal LIMIT %(max_edges)s) page
 LEFT JOIN code_symbols cs ON cs.id = page.caller_symbol_id
 ORDER BY page.file_order, page.file_version_id, page.line, page.ordinal
