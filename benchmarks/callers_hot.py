@@ -7,7 +7,9 @@ by `codeatlas index` with the fake embedder until published, then two more commi
 one file each (so the repository has three snapshots, as an indexed repository has over time).
 Then warm latencies of `find_callers` for the hot names and for cold ones, measured by each
 checkout given (`--compare /work/main` measures main's `retrieval/` against this checkout's in
-the same run, rounds interleaved, on the same database).
+the same run, rounds interleaved, on the same database; with `--own-database` each checkout reads
+a copy of it migrated by that checkout's own `sql/migrations/`, so a branch that adds an index is
+measured with it and main without it).
 """
 
 from __future__ import annotations
@@ -41,6 +43,12 @@ from retrieval.scope import resolve_scope
 
 url, names, runs = sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
 conn = connect(url)
+schema = {
+    "migration": conn.execute("SELECT max(version) AS v FROM schema_migrations").fetchone()["v"],
+    "code_edges_indexes": sorted(
+        r["indexdef"].split(" USING ")[-1] for r in conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = 'code_edges'").fetchall()),
+}
 principal = ensure_operator(conn)
 scope = resolve_scope(conn, principal, [sys.argv[5]])
 conn.commit()
@@ -60,7 +68,7 @@ for name in names:
                  "more": getattr(sites, "more", None)}
 import retrieval
 assert retrieval.__file__.startswith(sys.argv[1]), retrieval.__file__
-print(json.dumps({"names": out}))
+print(json.dumps({"names": out, "schema": schema}))
 """
 
 
@@ -138,6 +146,49 @@ def measure(checkout: Path, url: str, names: list[str], runs: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+# each checkout's copy of the database migrated by that checkout (`--own-database`)
+_MIGRATE = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from core.database import connect_plain
+from core.migrations import available_migrations, migrate
+
+conn = connect_plain(sys.argv[2])
+mine = {m.version for m in available_migrations()}
+done = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations").fetchall()}
+if done - mine:
+    sys.exit(f"the database has migrations {sorted(done - mine)} that {sys.argv[1]} lacks:"
+             " build it with the oldest checkout compared, then measure with --measure-only")
+print(migrate(conn))
+"""
+
+
+def own_copy(checkout: Path, server: str, base: str, copy: str) -> str:
+    """URL of a fresh copy of database `base` (CREATE DATABASE … TEMPLATE), migrated by
+    `checkout`'s own migrations: what that checkout would run against."""
+    import psycopg
+
+    from core.database import with_database
+
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{copy}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{copy}" TEMPLATE "{base}"')
+    url = with_database(server, copy)
+    out = subprocess.run(
+        [sys.executable, "-c", _MIGRATE, str(checkout), url],
+        capture_output=True,
+        text=True,
+        cwd=checkout,
+        env={**os.environ, "PYTHONPATH": str(checkout)},
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"migrating the copy for {checkout} failed:\n{out.stderr[-3000:]}")
+    # the new indexes' statistics and visibility map, as autovacuum leaves a table at rest
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE code_edges")
+    return url
+
+
 def _p(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
@@ -158,13 +209,27 @@ def main() -> None:
         help="another checkout to measure too (e.g. /work/main)",
     )
     parser.add_argument("--measure-only", action="store_true")
+    parser.add_argument(
+        "--own-database",
+        action="store_true",
+        help="each checkout reads its own copy of the database, migrated by its own migrations"
+        " (the copy is bench_DB_1, _2, … in the order measured)",
+    )
     parser.add_argument("--label", default="hot_callers", help="names the result file")
     parser.add_argument("--db", default="hot_callers", help="names the database (bench_DB)")
     args = parser.parse_args()
 
     prepare_environment()
+    from core.config import load_settings  # after the environment points at the work area
+    from core.database import server_url, with_database
+
     repo = WORK / "hotcalls"
-    url = database(f"bench_{args.db}", fresh=not args.measure_only)
+    base = f"bench_{args.db}"
+    if args.own_database and args.measure_only:
+        # as built: this checkout's migrations are applied to its own copy only
+        url = with_database(server_url(load_settings()), base)
+    else:
+        url = database(base, fresh=not args.measure_only)
     result: dict = {"machine": describe(url), "files": args.files, "hot_files": args.hot}
     if not args.measure_only:
         commits = build_repo(repo, args.files, args.hot)
@@ -172,6 +237,12 @@ def main() -> None:
             run_index(repo, REPOSITORY, url, "fake", ref, until_published=True) for ref in commits
         ]
     checkouts = [*args.compare, ROOT.parent]  # ROOT is benchmarks/
+    urls = {str(c): url for c in checkouts}
+    if args.own_database:
+        server = with_database(url, "postgres")
+        for n, checkout in enumerate(checkouts, 1):
+            urls[str(checkout)] = own_copy(checkout, server, base, f"{base}_{n}")
+    schemas: dict[str, dict] = {}
     names = HOT_NAMES + COLD_NAMES
     samples: dict[str, dict[str, list[float]]] = {str(c): {n: [] for n in names} for c in checkouts}
     answers: dict[str, dict] = {}
@@ -179,7 +250,8 @@ def main() -> None:
     loads = [os.getloadavg()[0]]
     for _ in range(args.rounds):
         for checkout in checkouts:
-            got = measure(checkout, url, names, args.runs)
+            got = measure(checkout, urls[str(checkout)], names, args.runs)
+            schemas[str(checkout)] = got["schema"]
             for name, figures in got["names"].items():
                 samples[str(checkout)][name] += figures["ms"]
             answers[str(checkout)] = {
@@ -189,6 +261,7 @@ def main() -> None:
     result["measured"] = {
         "utc": f"{started}–{time.strftime('%H:%M:%S', time.gmtime())}",
         "load": [round(min(loads), 1), round(max(loads), 1)],
+        "databases": {c: {"url": u, **schemas[c]} for c, u in urls.items()},
         "checkouts": {
             c: {
                 n: {"p50": _p(s, 0.5), "p95": _p(s, 0.95), **answers[c][n]}

@@ -278,8 +278,9 @@ def find_callers(
     if isinstance(sites, graph.CallSites) and sites.more:
         result["more_sites"] = True
         result["note"] = (
-            f"{sites.calls} calls of this name: these are the sites of the first"
-            f" {graph.MAX_EDGES} in path order (total counts those); search_code finds the"
+            f"{sites.calls} calls of this name: these are the sites of {graph.MAX_EDGES},"
+            " those in the definitions' own files first, then the first in path order (total"
+            " counts those); search_code finds the"
             " callers of a particular subject"
         )
     return _answer(call, result)

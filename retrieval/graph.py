@@ -11,8 +11,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
+from functools import cache
 from typing import Any, LiteralString
 
+from core.sql_files import statement_template
 from core.terms import enclosing_name
 from retrieval.hits import CallSite, SymbolMatch
 from retrieval.principals import DbConnection, Row
@@ -20,10 +22,16 @@ from retrieval.reading import clean_path
 from retrieval.scope import VISIBLE_FILES, Scope, visible_files_among
 from retrieval.symbols import exact_symbols, normalize_name
 
-# call edges resolved per answer: each costs ~20 µs of SQL and Python, and an agent reads a few
-# dozen sites; a name called more often (the kernel's `kfree`: 11,190 calls) answers with the
-# first ones in path order and says how many there are (`CallSites`)
-MAX_EDGES = 2000
+# call edges resolved per answer: each costs ~10 µs of SQL and ~8 µs of Python, and an agent
+# reads a few dozen sites (30 per MCP page); a name called more often (the kernel's `kfree`:
+# 11,190 calls) answers with the first ones in path order and says how many there are
+# (`CallSites`). No name in the eight eval sets' corpora has more than 926 calls (PHP's
+# `sprintf`): their answers are whole.
+MAX_EDGES = 1000
+# the edges of a name (or of callers) in path order, and how many (sql/graph/call_edges.sql)
+_CALL_EDGES = statement_template("graph", "call_edges")
+# one level of the callers' classes' bases (sql/graph/class_bases.sql)
+_CLASS_BASES = statement_template("graph", "class_bases")
 # languages where a method calls its own class's methods without a receiver
 IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby", "swift", "scala"})
 # languages whose extension functions (`fun Job.cancelAndJoin()`) call their receiver's members
@@ -287,45 +295,43 @@ class _Resolver:
 
 class CallSites(list[CallSite]):
     """Call sites in answer order, and `calls`: how many calls of the name the scope holds.
-    `more` when those are more than one answer resolves: the sites are then those of the first
-    `MAX_EDGES` calls in path order."""
+    `more` when those are more than one answer resolves: the sites are then those of
+    `MAX_EDGES` calls, those in the asked definitions' own files first, then the first ones in
+    path order."""
 
     calls: int = 0
     more: bool = False
 
 
 def _edges(
-    conn: DbConnection, scope: Scope, where: LiteralString, params: Row
+    conn: DbConnection,
+    scope: Scope,
+    matched: LiteralString,
+    params: Row,
+    first_files: list[int] | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """The call edges matching `where` (on `e`, through an index of `code_edges`) in the scope's
-    visible files, in path order: at most `MAX_EDGES`, and how many there are in all.
+    """The call edges matching `matched` (a condition on `e`, served by an index of
+    `code_edges`) in the scope's visible files, those of `first_files` (file versions) first,
+    then in path order: at most `MAX_EDGES`, and how many there are in all
+    (sql/graph/call_edges.sql).
 
     Starts from the matched edges' own file versions (`visible_files_among`), never from every
     file of the scope (a hot name of a large repository: ~10k edges, but 20k+ visible files);
-    the callers' symbols are read for the kept edges only."""
+    only the first files' edges and their callers' symbols are read."""
     rows = conn.execute(
-        f"WITH matched AS MATERIALIZED (SELECT * FROM code_edges e WHERE {where}),"
-        + visible_files_among("SELECT DISTINCT file_version_id FROM matched")
-        # the visible files with their number of matched edges, in path order: the first files
-        # holding `max_edges` edges are found by sorting files, not every edge
-        + ", per_file AS MATERIALIZED (SELECT f.*, m.n, sum(m.n) OVER (ORDER BY f.repository,"
-        "  f.path, f.file_version_id ROWS UNBOUNDED PRECEDING) - m.n AS before"
-        "  FROM files f JOIN (SELECT file_version_id, count(*) AS n FROM matched GROUP BY 1) m"
-        "  ON m.file_version_id = f.file_version_id)"
-        " SELECT page.*, cs.qualified_name AS caller, cs.kind AS caller_kind,"
-        " cs.signature AS caller_signature, fv.language,"
-        " (SELECT coalesce(sum(n), 0)::bigint FROM per_file) AS calls FROM ("
-        "  SELECT e.callee_name, e.qualifier, e.line, e.ordinal, e.kind, e.file_version_id,"
-        "  e.caller_symbol_id, f.repository, f.path, f.commit_sha, f.source"
-        "  FROM per_file f JOIN matched e ON e.file_version_id = f.file_version_id"
-        "  WHERE f.before < %(max_edges)s"
-        "  ORDER BY f.repository, f.path, e.line, e.ordinal LIMIT %(max_edges)s) page"
-        " JOIN file_versions fv ON fv.id = page.file_version_id"
-        " LEFT JOIN code_symbols cs ON cs.id = page.caller_symbol_id"
-        " ORDER BY page.repository, page.path, page.line, page.ordinal",
-        {**scope.params(), **params, "max_edges": MAX_EDGES},
+        _call_edges_statement(matched),
+        {**scope.params(), **params, "first_files": first_files or [], "max_edges": MAX_EDGES},
     ).fetchall()
     return rows, rows[0]["calls"] if rows else 0
+
+
+@cache
+def _call_edges_statement(matched: LiteralString) -> LiteralString:
+    """sql/graph/call_edges.sql for one condition (composed once: it is asked per answer)."""
+    return _CALL_EDGES.format(
+        matched=matched,
+        visible_files=visible_files_among("SELECT file_version_id FROM per_version"),
+    )
 
 
 def _class_bases(
@@ -344,18 +350,10 @@ def _class_bases(
     for _ in range(levels):
         if not qualified and not written:
             break
-        # from the classes' own symbols (through the lower-case name indexes) to their files,
-        # never through every visible file of the scope
         rows = conn.execute(
-            "WITH classes AS MATERIALIZED (SELECT cs.id, cs.file_version_id, cs.qualified_name,"
-            " cs.name FROM code_symbols cs WHERE"
-            "  (lower(cs.qualified_name) = ANY(%(lower_classes)s)"
-            "   AND cs.qualified_name = ANY(%(classes)s))"
-            "  OR (lower(cs.name) = ANY(%(lower_names)s) AND cs.name = ANY(%(names)s))),"
-            + visible_files_among("SELECT DISTINCT file_version_id FROM classes")
-            + " SELECT DISTINCT c.qualified_name AS klass, c.name, e.callee_name AS base"
-            " FROM files f JOIN classes c ON c.file_version_id = f.file_version_id"
-            " JOIN code_edges e ON e.caller_symbol_id = c.id AND e.kind = 'extends'",
+            _CLASS_BASES.format(
+                visible_files=visible_files_among("SELECT DISTINCT file_version_id FROM classes")
+            ),
             {
                 **scope.params(),
                 "classes": sorted(qualified),
@@ -394,8 +392,8 @@ def find_callers(
     conn: DbConnection, scope: Scope, name: str, *, path: str | None = None
 ) -> tuple[list[SymbolMatch], CallSites]:
     """(definitions asked about, call sites): certain ones first, then ambiguous ones; of the
-    first `MAX_EDGES` call edges of the name in path order (`CallSites.more` says there were
-    more)."""
+    first `MAX_EDGES` call edges of the name, those in the asked definitions' files first, then
+    in path order (`CallSites.more` says there were more)."""
     name = normalize_name(name)
     bare = name.rsplit(".", 1)[-1]
     asked = exact_symbols(conn, scope, name, limit=200)
@@ -405,8 +403,16 @@ def find_callers(
         wanted = clean_path(path)
         asked = [d for d in asked if d.path == wanted]
     definitions = {d.symbol_id: d for d in asked + everything}
+    # the definitions' own files first: a call there reaches the definition beside it (a C
+    # file's, a module's own), and a name with more calls than one answer resolves (the
+    # kernel's kfree) would otherwise lose those certain sites when the files come late in
+    # path order (mm/slab.c)
     edges, calls = _edges(
-        conn, scope, "e.kind = 'call' AND e.callee_name = %(bare)s", {"bare": bare}
+        conn,
+        scope,
+        "e.kind = 'call' AND e.callee_name = %(bare)s",
+        {"bare": bare},
+        sorted({d.file_version_id for d in asked}),
     )
     imports = _imports(conn, edges)
     resolver = _Resolver(list(definitions.values()), imports, _class_bases(conn, scope, edges))
@@ -422,7 +428,7 @@ def find_callers(
             if _names_base(edge) and edge["caller"]:
                 continue  # its class's bases hold no definition of the name: it calls outside
             unresolved.append(edge)
-    unresolved = _function_calls(conn, asked, [e for e in unresolved if _may_reach(asked, e)])
+    unresolved = _function_calls(conn, asked, _reachable(asked, unresolved))
     if len(definitions) > len(asked_ids):  # the name has other definitions: calls may be theirs
         unresolved = _receivers_in_sight(conn, asked, unresolved)
     sites = CallSites(certain + [_site(edge, None, "ambiguous") for edge in unresolved])
@@ -440,26 +446,36 @@ def _imports(conn: DbConnection, edges: list[dict[str, Any]]) -> dict[int, list[
     names = {e["callee_name"] for e in edges} | {
         e["qualifier"].split(".")[0] for e in edges if e["qualifier"]
     }
+    # the names' imports first, through the index on the name, then the edges' files among
+    # them: given the files' array as an index condition too, the planner (its generic plan
+    # above all) reads every edge of each file through the file-version index instead, all of a
+    # kernel file's hundreds
     for row in conn.execute(
-        "SELECT file_version_id, callee_name, qualifier FROM code_edges"
-        " WHERE kind = 'import' AND file_version_id = ANY(%s) AND callee_name = ANY(%s)",
-        (sorted({e["file_version_id"] for e in edges}), sorted(names)),
+        "WITH named AS MATERIALIZED (SELECT file_version_id, callee_name, qualifier"
+        " FROM code_edges WHERE kind = 'import' AND callee_name = ANY(%(names)s))"
+        " SELECT * FROM named WHERE file_version_id = ANY(%(files)s)",
+        {"names": sorted(names), "files": sorted({e["file_version_id"] for e in edges})},
     ).fetchall():
         imports[row["file_version_id"]].append(row)
     return imports
 
 
-def _may_reach(asked: list[SymbolMatch], edge: dict[str, Any]) -> bool:
-    """False for a call the language's visibility rules keep from every asked definition: Go's
+def _reachable(asked: list[SymbolMatch], edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Without the calls the language's visibility rules keep from every asked definition: Go's
     lower-case names belong to their package (the definition's directory), and an unexported
     function is called there without a qualifier (`n.walk()` is a method's call, and no other
-    package can write `chi.walk()`)."""
+    package can write `chi.walk()`). (Decided once for the asked definitions, not per call: a
+    hot name has thousands.)"""
     if not asked or not all(d.path.endswith(".go") and d.name[:1].islower() for d in asked):
-        return True
+        return edges
     packages = {(d.repository, posixpath.dirname(d.path)) for d in asked}
-    if (edge["repository"], posixpath.dirname(edge["path"])) not in packages:
-        return False
-    return edge["qualifier"] is None or any(d.kind not in FREE_FUNCTION_KINDS for d in asked)
+    any_method = any(d.kind not in FREE_FUNCTION_KINDS for d in asked)
+    return [
+        e
+        for e in edges
+        if (e["repository"], posixpath.dirname(e["path"])) in packages
+        and (e["qualifier"] is None or any_method)
+    ]
 
 
 def _function_calls(

@@ -263,7 +263,7 @@ def run_callers(args: argparse.Namespace, reader: Reader) -> int:
             "definitions": [d.as_dict() for d in definitions],
             "callers": [s.as_dict() for s in sites],
         }
-        if sites.more:  # the first MAX_EDGES calls' sites only
+        if sites.more:  # the sites of MAX_EDGES calls only
             answer |= {"more_sites": True, "calls": sites.calls}
         print(json.dumps(answer))
         return 0
@@ -281,8 +281,8 @@ def run_callers(args: argparse.Namespace, reader: Reader) -> int:
         print(f"{args.name} has no callers in {args.repo}", file=sys.stderr)
     if sites.more:
         print(
-            f"# {sites.calls} calls of {args.name!r}: these are the sites of the first"
-            f" {graph.MAX_EDGES} in path order",
+            f"# {sites.calls} calls of {args.name!r}: these are the sites of {graph.MAX_EDGES},"
+            " those in the definitions' own files first, then the first in path order",
             file=sys.stderr,
         )
     return 0

@@ -75,6 +75,12 @@ def test_migrating_a_blank_database_creates_every_table_index_and_extension(pg_s
         "SELECT 1 FROM pg_trigger WHERE tgname = 'code_chunks_delete_postings'"
     ).fetchall()
     assert "code_chunks_tsv_idx" not in indexes  # the ts_rank_cd path is gone
+    # call edges (migration 012): a name's edges counted per file from the index alone; the
+    # edges found by file version through a plain index instead of a key per edge
+    assert indexes["code_edges_callee_idx"].endswith("(callee_name, kind, file_version_id)")
+    assert indexes["code_edges_file_version_idx"].endswith("(file_version_id)")
+    assert "code_edges_pkey" not in indexes
+    assert indexes["snapshot_files_file_version_idx"].endswith("(file_version_id, snapshot_id)")
     column = conn.execute(
         "SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute"
         " WHERE attrelid = 'chunk_embeddings'::regclass AND attname = 'embedding'"
@@ -149,6 +155,8 @@ def test_the_migrations_keep_the_numbers_and_names_databases_recorded():
         (8, "overlay_expires_at"),
         (9, "embedding_model_choice"),
         (10, "shared_chunk_embeddings"),
+        (11, "lexical_postings_compact"),
+        (12, "call_graph_indexes"),
     ]
     found = [(m.version, m.name) for m in available_migrations()]
     assert found[: len(recorded)] == recorded

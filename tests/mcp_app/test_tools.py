@@ -83,6 +83,7 @@ def test_find_callers_says_when_a_name_has_more_calls_than_one_answer_resolves(
     )
     answer = payload(capped)
     assert answer["more_sites"] is True and answer["note"].startswith("3 calls of this name")
+    assert "these are the sites of 2, those in" in answer["note"]  # the window's own size
     assert answer["total"] == 2 and answer["next_offset"] == 1 and len(answer["callers"]) == 1
 
 
