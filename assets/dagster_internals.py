@@ -238,3 +238,17 @@ def engine_event_pid(instance: DagsterInstance, run_id: str) -> int | None:
             with contextlib.suppress(TypeError, ValueError):
                 return int(getattr(pid, "value", pid))
     return None
+
+
+def sensor_tick_started(instance: DagsterInstance, sensor: str, run_id: str) -> float | None:
+    """When the tick of sensor `sensor` that requested run `run_id` began (None: not among its
+    last 20 ticks): the sensor states and their ticks have no public reader."""
+    from dagster._core.scheduler.instigation import InstigatorType
+
+    for state in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR):
+        if state.instigator_name != sensor:
+            continue
+        for tick in instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=20):
+            if run_id in tick.run_ids:
+                return tick.timestamp
+    return None

@@ -111,15 +111,9 @@ def _step_times(instance, run_id: str) -> dict[str, float]:
 
 def _tick_started(instance, run_id: str) -> float | None:
     """When the `webhook_push_sensor` tick that requested the run began (None: not found)."""
-    from dagster._core.scheduler.instigation import InstigatorType
+    from assets.dagster_internals import sensor_tick_started
 
-    for state in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR):
-        if state.instigator_name != "webhook_push_sensor":
-            continue
-        for tick in instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=20):
-            if run_id in tick.run_ids:
-                return tick.timestamp
-    return None
+    return sensor_tick_started(instance, "webhook_push_sensor", run_id)
 
 
 def _setup(

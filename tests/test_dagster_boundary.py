@@ -11,7 +11,7 @@ import dagster
 
 ROOT = Path(__file__).resolve().parent.parent
 ADAPTER = ROOT / "assets" / "dagster_internals.py"
-SKIPPED = {".venv", ".state", ".git", "node_modules"}
+SKIPPED = {".venv", ".state", ".git", "node_modules", ".work"}  # .work: benchmark corpora
 
 
 def _python_files() -> list[Path]:
