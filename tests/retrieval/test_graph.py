@@ -159,13 +159,8 @@ def test_a_name_called_more_often_than_one_answer_resolves_says_there_are_more(
     ]
 
 
-def test_the_calls_of_a_name_are_counted_per_file_from_the_index_alone(graph_scope, monkeypatch):
-    # The kernel's kfree has ~11,000 calls: the call edges statement read every one of their
-    # rows to count them per file. The index on the callee's name carries the file version
-    # (sql/migrations/012), so the count is an index-only scan, whatever the table's size.
-    from retrieval import graph
-
-    conn, scope = graph_scope
+def _statements_of(conn, monkeypatch, call) -> list[tuple[Any, Any]]:
+    """The (statement, parameters) `call()` executes on `conn`, in order."""
     calls: list[tuple[Any, Any]] = []
     execute = conn.execute
 
@@ -174,8 +169,19 @@ def test_the_calls_of_a_name_are_counted_per_file_from_the_index_alone(graph_sco
         return execute(query, params, **kw)
 
     monkeypatch.setattr(conn, "execute", spy)
-    graph.find_callers(conn, scope, "save")
+    call()
     monkeypatch.undo()
+    return calls
+
+
+def test_the_calls_of_a_name_are_counted_per_file_from_the_index_alone(graph_scope, monkeypatch):
+    # The kernel's kfree has ~11,000 calls: the call edges statement read every one of their
+    # rows to count them per file. The index on the callee's name carries the file version
+    # (sql/migrations/012), so the count is an index-only scan, whatever the table's size.
+    from retrieval import graph
+
+    conn, scope = graph_scope
+    calls = _statements_of(conn, monkeypatch, lambda: graph.find_callers(conn, scope, "save"))
     [(query, params)] = [(q, p) for q, p in calls if "per_version" in q]
     with conn.transaction():
         # the test's few rows would be read by a sequential scan: make it look dear
@@ -202,16 +208,7 @@ def test_the_imports_of_the_callers_files_are_found_by_name_even_by_a_generic_pl
     from retrieval import graph
 
     conn, scope = graph_scope
-    calls: list[tuple[Any, Any]] = []
-    execute = conn.execute
-
-    def spy(query, params=None, **kw):
-        calls.append((query, params))
-        return execute(query, params, **kw)
-
-    monkeypatch.setattr(conn, "execute", spy)
-    graph.find_callers(conn, scope, "get")
-    monkeypatch.undo()
+    calls = _statements_of(conn, monkeypatch, lambda: graph.find_callers(conn, scope, "get"))
     [(query, params)] = [(q, p) for q, p in calls if "kind = 'import'" in q]
     with conn.transaction():
         conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
