@@ -54,9 +54,15 @@ def _snapshot_id(conn, project: str, commit: str) -> int | None:
 
 
 def measure(
-    url: str, instances: list[Instance], systems: list[str], weights=None, log=sys.stderr
+    url: str,
+    instances: list[Instance],
+    systems: list[str],
+    weights=None,
+    log=sys.stderr,
+    embed_query=None,
 ) -> dict:
-    """Every system on every instance whose release is indexed and whose gold resolves."""
+    """Every system on every instance whose release is indexed and whose gold resolves; the
+    searches embed their queries with `embed_query` (none: no semantic retrieval)."""
     from core.database import connect, open_pool
     from retrieval.concurrency import spare_connections
     from retrieval.principals import ensure_operator
@@ -70,10 +76,10 @@ def measure(
     pool.wait()
     spare = spare_connections(pool)
     makers = {
-        "search-10": search_system(conn, 10, spare),
-        "search-50": search_system(conn, 50, spare),
-        "question-10": search_system(conn, 10, spare, read_reports=False),
-        "locate": locate_system(conn, weights, spare),
+        "search-10": search_system(conn, 10, spare, embed_query=embed_query),
+        "search-50": search_system(conn, 50, spare, embed_query=embed_query),
+        "question-10": search_system(conn, 10, spare, read_reports=False, embed_query=embed_query),
+        "locate": locate_system(conn, weights, spare, embed_query),
     }
     per: dict[str, dict] = {}
     dropped: Counter[str] = Counter()
@@ -390,7 +396,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.half != "all":
         instances = [i for i in instances if i.index % 2 == (args.half == "odd")]
     started = time.monotonic()
-    measured = measure(url, instances, systems, weights)
+    embedder = embedders.make(args.embedder)
+    embed_query = None
+    if embedders.is_real(embedder):
+
+        def embed_query(model: str, text: str):
+            return embedder.embed_query(text) if model == embedder.model_name else None
+
+    measured = measure(url, instances, systems, weights, embed_query=embed_query)
     summary = summarise(measured["instances"], systems)
     meta = {
         "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

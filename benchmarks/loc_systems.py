@@ -128,9 +128,12 @@ class SnapshotCorpus:
         return Ranking([f.path for f in found], found)
 
 
-def search_system(conn, limit: int, connections=None, read_reports: bool = True) -> System:
-    """`search_code` hybrid at `limit` hits (the fake embedder's vectors when indexed so), its
-    retrievers on `connections` as the MCP server runs them."""
+def search_system(
+    conn, limit: int, connections=None, read_reports: bool = True, embed_query=None
+) -> System:
+    """`search_code` hybrid at `limit` hits, its retrievers on `connections` as the MCP server
+    runs them; `embed_query` gives the query vectors (none with the fake embedder: its vectors
+    mean nothing)."""
     from retrieval.search import search_code
 
     def run(scope, issue: str) -> Ranking:
@@ -142,6 +145,7 @@ def search_system(conn, limit: int, connections=None, read_reports: bool = True)
             mode="hybrid",
             connections=connections,
             read_reports=read_reports,
+            embed_query=embed_query,
         )
         conn.commit()
         found = [FoundFunction(h.path, h.symbol, h.start_line, h.end_line) for h in report.hits]
@@ -150,9 +154,10 @@ def search_system(conn, limit: int, connections=None, read_reports: bool = True)
     return run
 
 
-def locate_system(conn, weights=None, connections=None) -> System:
+def locate_system(conn, weights=None, connections=None, embed_query=None) -> System:
     """`locate`: its files in its order, its functions in `LocateReport.functions()` order; its
-    lookups on `connections` as the MCP server runs them."""
+    lookups on `connections` as the MCP server runs them, its semantic lookup with
+    `embed_query`."""
     from retrieval.locate import WEIGHTS, locate
 
     def run(scope, issue: str) -> Ranking:
@@ -163,6 +168,7 @@ def locate_system(conn, weights=None, connections=None) -> System:
             limit_files=10,
             weights=weights or WEIGHTS,
             connections=connections,
+            embed_query=embed_query,
         )
         conn.commit()
         found = [

@@ -8,7 +8,9 @@ a question; here every piece of evidence is matched on its own terms and added u
 - dotted names read as module paths (`django.db.models.query` -> `django/db/models/query.py`);
 - identifiers written as code, looked up as definitions, counting 1/n for a name n files define;
 - the prose through BM25 (`lexical_candidates`) with the report's rarest words (idf-weighted,
-  capped), summed per file as its best unit plus a decayed share of its other units.
+  capped), summed per file as its best unit plus a decayed share of its other units;
+- the report's meaning (given a query embedder): the chunks nearest to its opening, added up per
+  file as the prose is.
 
 Tests, fixtures, examples, docs, benchmarks and vendored copies (`retrieval/path_roles.py`) count
 a third unless a frame or a quoted path names them. docs/retrieval.md ("Locate") has the
@@ -26,13 +28,14 @@ from typing import Any, LiteralString
 from core.sql_files import statement
 from core.terms import K1, B, query_terms, term_id
 from indexing.parsing.grammars import FUNCTION_KINDS
-from retrieval.concurrency import Connections, run_concurrently
+from retrieval.concurrency import Connections, Task, run_concurrently
 from retrieval.hits import INTERNAL, Hit, public_record, unit_range
 from retrieval.issue_text import IssueEvidence, read_issue
 from retrieval.lexical import lexical_candidates
 from retrieval.path_roles import CODE, path_role
 from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
+from retrieval.semantic import QueryEmbedder, semantic_candidates
 
 
 @dataclass(frozen=True)
@@ -56,12 +59,20 @@ class LocateWeights:
     max_terms: int = 32
     # score every function of the leading files with the report's terms (`_add_file_functions`)
     file_functions: bool = True
+    # the nearest chunks to the report's opening (with a query embedder), against the best file
+    # by meaning (which scores 1): the neutral weight, as a frame's or a quoted path's; chosen
+    # over 0.5, 1.5 and 2 on the even half of the localisation set (docs/retrieval.md)
+    semantic: float = 1.0
 
 
 WEIGHTS = LocateWeights()
 # chunks BM25 returns: enough for ten files after the units of one file are collapsed (300 read
 # four times as many candidates and cost ~200 ms more per report on two loaded cores)
 TEXT_DEPTH = 100
+# chunks the semantic lookup returns, and how much of the report it embeds (the models read 256
+# tokens: the title and the opening paragraph say what is wrong)
+SEMANTIC_DEPTH = 100
+REPORT_OPENING = 2000
 # an identifier defined in more files than this names nothing in particular (`get`, `run`)
 MAX_DEFINING_FILES = 10
 # identifiers looked up per report (the most mentioned first)
@@ -138,6 +149,7 @@ class _Unit:
     end_line: int
     named: float = 0.0  # frames and identifiers that name it
     text: float = 0.0  # its best chunk's BM25 score
+    meaning: float = 0.0  # its best chunk's nearness to the report (1 nearest, 0 farthest)
     evidence: list[str] = field(default_factory=list[str])
 
 
@@ -149,6 +161,7 @@ class _FileState:
     source: str
     file_version_id: int
     text: list[float] = field(default_factory=list[float])
+    meaning: list[float] = field(default_factory=list[float])
     frame: float = 0.0
     path_named: float = 0.0
     symbols: float = 0.0
@@ -175,27 +188,32 @@ def locate(
     limit_files: int = 10,
     weights: LocateWeights = WEIGHTS,
     connections: Connections | None = None,
+    embed_query: QueryEmbedder | None = None,
 ) -> LocateReport:
     """The files of the scope most likely to change for the bug report, best first, each with
     its likely functions and the evidence that placed it. Given spare `connections` (the MCP
-    server's), the three lookups (paths, identifiers, prose) run at the same time: the call
-    takes as long as the slowest instead of their sum."""
+    server's), the lookups (paths, identifiers, prose, meaning) run at the same time: the call
+    takes as long as the slowest instead of their sum. `embed_query(model, text)` gives the
+    report's vectors for the semantic lookup (None, or a zero `weights.semantic`: none)."""
     if not issue_text.strip() or not scope.repositories:
         return LocateReport(files=[])
     evidence = read_issue(issue_text)
     files: dict[FileKey, _FileState] = {}
-    path_rows, symbol_rows, (terms, text_rows) = run_concurrently(
-        conn,
-        [
-            lambda c: _path_rows(c, scope, evidence),
-            lambda c: _symbol_rows(c, scope, evidence),
-            lambda c: _text_rows(c, scope, issue_text, weights),
-        ],
-        connections,
+    lookups: list[Task] = [
+        lambda c: _path_rows(c, scope, evidence),
+        lambda c: _symbol_rows(c, scope, evidence),
+        lambda c: _text_rows(c, scope, issue_text, weights),
+    ]
+    if embed_query is not None and weights.semantic:
+        lookups.append(lambda c: _semantic_rows(c, scope, issue_text, embed_query))
+    path_rows, symbol_rows, (terms, text_rows), *semantic = run_concurrently(
+        conn, lookups, connections
     )
+    semantic_rows: list[list[Row]] = semantic[0] if semantic else []
     _add_paths(conn, evidence, path_rows, files)
     _add_symbols(evidence, symbol_rows, files)
     _add_text(text_rows, files)
+    _add_meaning(semantic_rows, files)
     ranked = _rank(files, weights)
     if weights.file_functions:
         leading = [files[(f.repository, f.path, f.source)] for f in ranked[:limit_files]]
@@ -483,6 +501,42 @@ def _add_text(rows: list[Row], files: dict[FileKey, _FileState]) -> None:
             found.text = max(found.text, row["rank"])
 
 
+def _semantic_rows(
+    conn: DbConnection, scope: Scope, text: str, embed_query: QueryEmbedder
+) -> list[list[Row]]:
+    """The chunks nearest to the report's opening, per embedding model of the scope."""
+    found: list[list[Row]] = []
+    for model in scope.by_model():
+        vector = embed_query(model, text[:REPORT_OPENING])
+        if vector is not None:
+            found.append(semantic_candidates(conn, scope, model, vector, SEMANTIC_DEPTH))
+    return found
+
+
+def _add_meaning(rankings: list[list[Row]], files: dict[FileKey, _FileState]) -> None:
+    """Each model's nearest chunks scaled between its nearest (1) and its farthest returned (0),
+    so that two models' distances compare; each unit's best kept per file, as `_add_text` keeps
+    its score."""
+    for rows in rankings:
+        if not rows:
+            continue
+        near, far = rows[0]["distance"], rows[-1]["distance"]
+        seen: set[tuple[FileKey, str]] = set()
+        for row in rows:
+            value = (far - row["distance"]) / (far - near) if far > near else 1.0
+            state = _state(files, row)
+            key = (row["repository"], row["path"], row["source"])
+            unit = row["qualified_name"] if row["symbol_id"] is not None else f"#{row['chunk_id']}"
+            if (key, unit) in seen or value <= 0:
+                continue
+            seen.add((key, unit))
+            state.meaning.append(value)
+            if row["symbol_id"] is not None and row["symbol_kind"] in FUNCTION_KINDS:
+                start, end = unit_range(row["symbol_start"], row["symbol_end"], row["outline_end"])
+                found = state.unit(unit, row["symbol_kind"], start, end)
+                found.meaning = max(found.meaning, value)
+
+
 _FUNCTION_SCORES_SQL = statement("lexical", "function_scores")
 
 
@@ -527,11 +581,14 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
     frame or a quoted path names them."""
     text = {key: _text_score(s.text, weights.decay) for key, s in files.items()}
     top_text = max(text.values(), default=0.0) or 1.0
+    meaning = {key: _text_score(s.meaning, weights.decay) for key, s in files.items()}
+    top_meaning = max(meaning.values(), default=0.0) or 1.0
     top_unit = max((u.text for s in files.values() for u in s.units.values()), default=0.0)
     located: list[LocatedFile] = []
     for key, s in files.items():
         score = (
             text[key] / top_text
+            + weights.semantic * meaning[key] / top_meaning
             + weights.frame * s.frame
             + weights.path * s.path_named
             + weights.symbol * math.log1p(s.symbols)
@@ -541,17 +598,22 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
             score *= weights.auxiliary
         if text[key] > 0 and "text" not in s.evidence:
             s.evidence.append("text")
+        if meaning[key] > 0 and "meaning" not in s.evidence:
+            s.evidence.append("meaning")
         functions: list[LocatedFunction] = []
         for unit in s.units.values():
             unit_text = unit.text / top_unit if top_unit else 0.0
+            unit_meaning = weights.semantic * unit.meaning
             functions.append(
                 LocatedFunction(
                     symbol=unit.symbol,
                     kind=unit.kind,
                     start_line=unit.start_line,
                     end_line=unit.end_line,
-                    score=round(unit.named + unit_text, 4),
-                    evidence=unit.evidence + (["text"] if unit_text else []),
+                    score=round(unit.named + unit_text + unit_meaning, 4),
+                    evidence=unit.evidence
+                    + (["text"] if unit_text else [])
+                    + (["meaning"] if unit_meaning else []),
                 )
             )
         functions.sort(key=lambda u: (-u.score, u.start_line))
@@ -658,6 +720,7 @@ def _retrievers(evidence: list[str]) -> list[str]:
         "module named": "path",
         "symbol named": "symbol",
         "text": "lexical",
+        "meaning": "semantic",
     }
     found = [kinds[k] for k in kinds if any(e.startswith(k) for e in evidence)]
     return sorted(set(found), key=found.index)

@@ -327,7 +327,7 @@ def search_code(
     hybrid mode by `locate`'s ranking, its functions and files best file first
     (docs/retrieval.md, "Locate"), unless `read_reports` is False."""
     if mode == "hybrid" and read_reports and is_report(query):
-        return _report_search(conn, scope, query, limit, offset, connections)
+        return _report_search(conn, scope, query, limit, offset, connections, embed_query)
     found = candidates(
         conn,
         scope,
@@ -356,12 +356,13 @@ def _report_search(
     limit: int,
     offset: int,
     connections: Connections | None,
+    embed_query: QueryEmbedder | None,
 ) -> SearchReport:
     """A bug report's hits: `locate`'s functions and files in its order (of at most
     `REPORT_FILES` files: a file holds one hit or more, so the pages of `limit` hits from
     `offset` end there)."""
     files = min(REPORT_FILES, max(10, offset + limit))
-    located = locate(conn, scope, report, files, connections=connections)
+    located = locate(conn, scope, report, files, connections=connections, embed_query=embed_query)
     hits = located_hits(conn, located)
     notes = [
         "read as a bug report (several lines, or more words than a question): ranked by its"

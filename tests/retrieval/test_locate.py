@@ -165,3 +165,76 @@ def test_a_question_and_a_report_read_as_a_question_keep_the_fused_ranking(track
     assert as_question.hits and all("locate" not in h.retrievers for h in as_question.hits)
     lexical = search_code(conn, scope, REPORT, limit=10, mode="lexical")
     assert all("locate" not in h.retrievers for h in lexical.hits)
+
+
+# a report in words that no indexed code uses: BM25, paths and identifiers find nothing in it
+MEANING_REPORT = (
+    "Badges appear indistinguishable\n"
+    "Whenever badges coincide visually nobody recognises which badge means what. Expected"
+    " recognisable tints."
+)
+
+
+def _stored_vector(conn, path: str) -> tuple[str, list[float]]:
+    """(model, the stored vector of the first chunk of `path`)."""
+    row = conn.execute(
+        "SELECT e.embedding_model, e.embedding::text AS v FROM snapshot_files sf"
+        " JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
+        " JOIN chunk_embeddings e ON e.content_hash = c.content_hash"
+        " WHERE sf.path = %s ORDER BY c.start_line LIMIT 1",
+        (path,),
+    ).fetchone()
+    return row["embedding_model"], [float(x) for x in row["v"].strip("[]").split(",")]
+
+
+def test_a_report_only_its_meaning_points_at_is_located_through_its_nearest_chunks(tracker):
+    """The semantic lookup: the query embedder says the report means `label_colour`'s chunk
+    (its stored vector); with it, that file and function lead, marked `meaning`."""
+
+    conn, scope = tracker
+    model, vector = _stored_vector(conn, "tracker/labels.py")
+    asked: list[tuple[str, str]] = []
+
+    def embed_query(m: str, text: str):
+        asked.append((m, text))
+        return vector if m == model else None
+
+    with_meaning = LocateWeights(semantic=1.0)
+    report = locate(conn, scope, MEANING_REPORT, weights=with_meaning, embed_query=embed_query)
+    first = report.files[0]
+    assert first.path == "tracker/labels.py" and "meaning" in first.evidence
+    assert first.functions[0].symbol == "label_colour"
+    assert "meaning" in first.functions[0].evidence
+    assert asked == [(model, MEANING_REPORT)]  # the opening only: this report is short
+    # without a query embedder, or at weight 0, the lookup does not run: nothing is found
+    assert locate(conn, scope, MEANING_REPORT).files == []
+    unweighted = locate(
+        conn, scope, MEANING_REPORT, embed_query=embed_query, weights=LocateWeights(semantic=0.0)
+    )
+    assert all("meaning" not in f.evidence for f in unweighted.files)
+    assert len(asked) == 1
+    # a long report embeds its opening only
+    locate(
+        conn, scope, MEANING_REPORT + " more" * 2000, weights=with_meaning, embed_query=embed_query
+    )
+    assert len(asked[-1][1]) == 2000
+
+
+def test_search_reads_a_pasted_report_by_its_meaning_too(tracker):
+    """`search_code` hands its query embedder to `locate`: a report whose words no code uses is
+    answered by the chunk its meaning points at, at the default weights, marked `semantic`."""
+    from retrieval.search import search_code
+
+    conn, scope = tracker
+    model, vector = _stored_vector(conn, "tracker/labels.py")
+    report = MEANING_REPORT + "\n" + " ".join(["Shades merge together everywhere."] * 4)
+
+    def embed_query(m: str, _text: str):
+        return vector if m == model else None
+
+    found = search_code(conn, scope, report, limit=5, embed_query=embed_query)
+    assert any("bug report" in note for note in found.notes)
+    first = found.hits[0]
+    assert (first.path, first.symbol) == ("tracker/labels.py", "label_colour")
+    assert first.retrievers[0] == "locate" and "semantic" in first.retrievers
+    assert not search_code(conn, scope, report, limit=5).hits  # no embedder: nothing to go on
