@@ -63,6 +63,27 @@ def stats_of(conn: psycopg.Connection, repository: str, commit_sha: str) -> dict
     return (row or {}).get("stats") or {}
 
 
+def published_file_list(
+    conn: psycopg.Connection, snapshot_id: int, parser_version: str, max_file_bytes: int
+) -> dict[str, Any] | None:
+    """(id, commit_sha) of the snapshot if it is published at this parser version and file
+    size limit (its file list is then final: every indexable path has its parsed file version),
+    else None."""
+    return conn.execute(
+        "SELECT id, commit_sha FROM snapshots WHERE id = %s AND status = 'ready'"
+        " AND parser_version = %s AND (stats ->> 'max_file_bytes')::bigint = %s",
+        (snapshot_id, parser_version, max_file_bytes),
+    ).fetchone()
+
+
+def published_stats(conn: psycopg.Connection, snapshot_id: int) -> dict[str, Any]:
+    """The statistics publishing stored for a snapshot ({} unless it is ready)."""
+    row = conn.execute(
+        "SELECT stats FROM snapshots WHERE id = %s AND status = 'ready'", (snapshot_id,)
+    ).fetchone()
+    return (row or {}).get("stats") or {}
+
+
 def mark_ready(conn: psycopg.Connection, snapshot_id: int, parser_version: str, stats) -> None:
     """The snapshot is complete at this parser version, with its statistics (publishing)."""
     conn.execute(
