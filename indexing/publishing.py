@@ -47,6 +47,9 @@ def publish(
         # the file list's size limit: a later snapshot starts from this one's list only if the
         # limit is the same (indexing.snapshot_files.record_source_files)
         stats["max_file_bytes"] = settings.max_file_bytes
+        if repo_row["current_snapshot_id"] not in (None, snap_id):
+            # its vectors spare this snapshot's first embedding (indexing.embedding_step)
+            stats["previous_snapshot_id"] = repo_row["current_snapshot_id"]
         snapshots.mark_ready(conn, snap_id, parser_version, stats)
         becomes_current = _is_newest(conn, settings, repo_row, commit_sha)
         if becomes_current:

@@ -84,6 +84,49 @@ def published_stats(conn: psycopg.Connection, snapshot_id: int) -> dict[str, Any
     return (row or {}).get("stats") or {}
 
 
+def previous_with_vectors(conn: psycopg.Connection, snapshot_id: int, model: str) -> int | None:
+    """The snapshot that was current when `snapshot_id` was published, if every chunk content of
+    it has a vector for `model` (`mark_vectors_complete`): then only the file versions that
+    entered since need vectors."""
+    row = conn.execute(
+        "SELECT b.id FROM snapshots s"
+        " JOIN snapshots b ON b.id = (s.stats ->> 'previous_snapshot_id')::bigint"
+        " WHERE s.id = %s AND b.repository_id = s.repository_id"
+        " AND coalesce(b.stats -> 'vectors', '[]'::jsonb) ? %s",
+        (snapshot_id, model),
+    ).fetchone()
+    return row["id"] if row else None
+
+
+def has_vectors(conn: psycopg.Connection, snapshot_id: int, model: str) -> bool:
+    """Whether the snapshot was marked as having a vector for every chunk content (`model`)."""
+    row = conn.execute(
+        "SELECT 1 FROM snapshots WHERE id = %s AND coalesce(stats -> 'vectors', '[]'::jsonb) ? %s",
+        (snapshot_id, model),
+    ).fetchone()
+    return row is not None
+
+
+def mark_vectors_complete(conn: psycopg.Connection, snapshot_id: int, model: str) -> None:
+    """Every chunk content of the snapshot has a vector for `model` (its embedding finished);
+    forgotten when it is published again or the model's vectors are dropped."""
+    conn.execute(
+        "UPDATE snapshots SET stats = jsonb_set(stats, '{vectors}',"
+        " coalesce(stats -> 'vectors', '[]'::jsonb) || to_jsonb(%s::text))"
+        " WHERE id = %s AND NOT coalesce(stats -> 'vectors', '[]'::jsonb) ? %s",
+        (model, snapshot_id, model),
+    )
+
+
+def forget_vectors(conn: psycopg.Connection, model: str) -> None:
+    """No snapshot counts as having `model`'s vectors any more (they are being dropped)."""
+    conn.execute(
+        "UPDATE snapshots SET stats = jsonb_set(stats, '{vectors}', (stats -> 'vectors') - %s)"
+        " WHERE stats -> 'vectors' ? %s",
+        (model, model),
+    )
+
+
 def mark_ready(conn: psycopg.Connection, snapshot_id: int, parser_version: str, stats) -> None:
     """The snapshot is complete at this parser version, with its statistics (publishing)."""
     conn.execute(

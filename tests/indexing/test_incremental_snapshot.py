@@ -62,6 +62,8 @@ def _stored(url: str, name: str) -> dict:
             "SELECT term, df FROM lexical_term_stats WHERE repository_id = %s ORDER BY term",
             (repo["id"],),
         ).fetchall()
+    assert stats is not None
+    stats["stats"].pop("previous_snapshot_id", None)  # an id: each repository has its own
     return {"files": files, "snapshot": stats, "corpus": corpus, "terms": terms}
 
 
@@ -184,3 +186,70 @@ def test_a_changed_size_limit_or_a_rerun_lists_the_whole_tree(tree, database_url
     assert inc == _stored(database_url, "listed")
     # pkg/big.py is too large for the smaller limit
     assert {f["path"]: f["skip_reason"] for f in inc["files"]}["pkg/big.py"] == "too large"
+
+
+def _embed(url: str, name: str, sha: str) -> dict:
+    from indexing.embedding_step import embed_snapshot
+    from tests.retrieval.indexing import fake_embedder
+
+    return embed_snapshot(url, name, sha, fake_embedder())
+
+
+def _coverage(url: str, name: str, sha: str) -> tuple[int, int]:
+    from indexing import snapshots
+    from indexing.embedding_step import coverage
+    from tests.retrieval.indexing import fake_embedder
+
+    with connection(url) as conn:
+        snap = snapshots.id_of(conn, repositories.get(conn, name).id, sha)
+        assert snap is not None
+        return coverage(conn, snap, fake_embedder().model_name)
+
+
+def test_a_commit_embeds_only_what_entered_after_a_snapshot_with_every_vector(tree, database_url):
+    from indexing import snapshots
+    from indexing.embedding_step import coverage_since
+    from tests.retrieval.indexing import fake_embedder
+
+    model = fake_embedder().model_name
+    first_sha = tree.git("rev-parse", "HEAD")
+    _register(database_url, "inc", tree)
+    _index(database_url, "inc", first_sha)
+    first = _embed(database_url, "inc", first_sha)
+    assert first["from_snapshot"] is None and first["embedded"] > 0  # nothing to start from
+    sha = _second_commit(tree)
+    _index(database_url, "inc", sha)
+    second = _embed(database_url, "inc", sha)
+    with connection(database_url) as conn:
+        first_id = snapshots.id_of(conn, repositories.get(conn, "inc").id, first_sha)
+        second_id = snapshots.id_of(conn, repositories.get(conn, "inc").id, sha)
+        assert second_id is not None
+        since = coverage_since(conn, second_id, model)
+    assert second["from_snapshot"] == first_id
+    # the new function bodies: fn_1's, zebra_count, no_longer_empty, g's (not shared_helper)
+    assert second["embedded"] == 4
+    embedded, total = _coverage(database_url, "inc", sha)
+    assert embedded == total > 4  # the whole snapshot has its vectors
+    assert since == (4, 4, first_id)  # the check counts what entered
+    again = _embed(database_url, "inc", sha)  # a re-run reads the whole snapshot
+    assert (again["embedded"], again["from_snapshot"]) == (0, None)
+
+
+def test_a_dropped_models_vectors_are_no_base_for_the_next_commit(tree, database_url):
+    from indexing import snapshots
+    from tests.retrieval.indexing import fake_embedder
+
+    model = fake_embedder().model_name
+    first_sha = tree.git("rev-parse", "HEAD")
+    _register(database_url, "inc", tree)
+    _index(database_url, "inc", first_sha)
+    _embed(database_url, "inc", first_sha)
+    with transaction(database_url) as conn:  # what drop_model does to the model's vectors
+        conn.execute("DELETE FROM chunk_embeddings WHERE embedding_model = %s", (model,))
+        snapshots.forget_vectors(conn, model)
+    sha = _second_commit(tree)
+    _index(database_url, "inc", sha)
+    second = _embed(database_url, "inc", sha)
+    assert second["from_snapshot"] is None
+    embedded, total = _coverage(database_url, "inc", sha)
+    assert embedded == total == second["embedded"]
