@@ -20,7 +20,7 @@ from assets.resources import EmbeddingProvider, IndexDatabase
 from core.database import connection, transaction
 from indexing import repositories, snapshots
 from indexing.embedding_registry import embedder_for_model, record_model
-from indexing.embedding_step import coverage, embed_snapshot
+from indexing.embedding_step import coverage_since, embed_snapshot
 from indexing.model_switch import adopt_configured_model, begin_upgrade, try_switch
 
 # the run tag of a model upgrade's backfill: the stored model name its runs embed for
@@ -96,9 +96,11 @@ def every_chunk_has_a_vector(
         )
         repo = repositories.get(conn, repository)
         snap_id = snapshots.id_of(conn, repo.id, sha)
-        embedded, total = coverage(conn, snap_id, model) if snap_id else (0, 0)
+        # the previous snapshot's vectors were complete: then the entering files' are counted
+        embedded, total, since = coverage_since(conn, snap_id, model) if snap_id else (0, 0, None)
+    metadata: dict = {"embedded": embedded, "total": total, "model": model}
+    if since is not None:
+        metadata["counted_since_snapshot"] = since
     return AssetCheckResult(
-        passed=embedded == total,
-        severity=AssetCheckSeverity.WARN,
-        metadata={"embedded": embedded, "total": total, "model": model},
+        passed=embedded == total, severity=AssetCheckSeverity.WARN, metadata=metadata
     )

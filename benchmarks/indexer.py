@@ -30,12 +30,14 @@ def run_index(
     ref: str | None = None,
     *,
     until_published: bool = False,
+    watch: bool = False,
 ) -> dict:
     """`codeatlas index REPO --name NAME [--ref REF]` against `database_url` with the embedder.
 
     The command's log is written to `logs/` as it runs (`tail -f` follows a long run).
     `until_published` ends the command (SIGTERM: it exits cleanly) once its snapshot is
     published, i.e. searchable, before the vectors: for trees whose vectors would take hours.
+    `watch` records when it was published (`published_seconds`) and lets it run to the end.
     """
     env = {**os.environ, "CODEATLAS_DATABASE_URL": database_url, **environment(provider)}
     logs = WORK / "logs"
@@ -55,12 +57,15 @@ def run_index(
         # os.wait4, never proc.poll(): that would reap the child and lose its resource usage
         deadline = None
         while True:
-            pid, status, usage = os.wait4(proc.pid, 0 if not until_published else os.WNOHANG)
+            polling = until_published or (watch and published_after is None)
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG if polling else 0)
             if pid:
                 break
             time.sleep(0.2)
             if published_after is None and _PUBLISHED.search(path.read_text(errors="replace")):
                 published_after = time.monotonic() - started
+                if not until_published:
+                    continue
                 time.sleep(3)  # the step records its success after the log line
                 # os.kill, not proc.send_signal: that polls first and would reap a child that
                 # ended meanwhile (a small run), which the wait4 above then no longer finds
@@ -72,7 +77,7 @@ def run_index(
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - started
     log = path.read_text(errors="replace")
-    if published_after is not None:
+    if published_after is not None and until_published:
         proc.returncode = 0  # published, then ended by us (SIGTERM: 143, 130 or -15), as asked
     if proc.returncode != 0:
         raise RuntimeError(f"codeatlas index {name} failed ({proc.returncode}):\n{log[-3000:]}")
@@ -96,4 +101,5 @@ def run_index(
         "job_seconds": round(inner, 2),  # the Dagster run as `codeatlas index` reports it
         "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
         "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
+        "log": str(path),
     }

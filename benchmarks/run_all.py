@@ -26,8 +26,9 @@ from benchmarks.workspace import prepare_environment
 
 OTHER_BENCHMARKS = ("chunking_bench", "embedding_bench", "freshness_bench")
 # run by hand (hours and ~19 GB: `python -m benchmarks.lexical_scale`; the Linux kernel:
-# `python -m benchmarks.kernel`); their results files are included as they are
-BY_HAND = ("lexical_scale", "everyday_use", "ranker", "kernel")
+# `python -m benchmarks.kernel`, `python -m benchmarks.commit_scaling`); their results files are
+# included as they are
+BY_HAND = ("lexical_scale", "everyday_use", "ranker", "kernel", "commit_scaling")
 
 
 def _others(skip: bool) -> dict:

@@ -17,9 +17,15 @@ COMMIT_EVERY = 512
 ANALYZE_AFTER_VECTORS = 500
 
 
-def missing_content(conn, snapshot_id: int, model: str) -> list[dict]:
+def missing_content(conn, snapshot_id: int, model: str, base_id: int | None = None) -> list[dict]:
     """(content_hash, length) of the snapshot's chunk contents with no vector for `model` (in
-    any repository: vectors are shared by content)."""
+    any repository: vectors are shared by content); with `base_id`, a snapshot that has every
+    vector of `model`, only those of the file versions it lacks."""
+    if base_id is not None:
+        return conn.execute(
+            statement("chunk_embeddings", "missing_in_entering"),
+            {"snapshot_id": snapshot_id, "model": model, "base_id": base_id},
+        ).fetchall()
     return conn.execute(
         statement("chunk_embeddings", "missing_in_snapshot"),
         {"snapshot_id": snapshot_id, "model": model},
@@ -42,7 +48,15 @@ def embed_snapshot(
             raise RuntimeError(f"{repository_name}@{commit_sha}: no snapshot to embed")
         embedding_registry.ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
         conn.commit()
-        todo = missing_content(conn, snap_id, embedder.model_name)
+        # a first embedding starts from the previous snapshot's vectors when it has them all
+        # (issue 30: reading every chunk of the kernel for the few that are new took seconds);
+        # a snapshot embedded before (a re-run, the nightly check) is read whole
+        base = (
+            None
+            if snapshots.has_vectors(conn, snap_id, embedder.model_name)
+            else snapshots.previous_with_vectors(conn, snap_id, embedder.model_name)
+        )
+        todo = missing_content(conn, snap_id, embedder.model_name, base)
     # similar lengths together: less padding per batch; contents are read one group at a time
     # so memory stays bounded however large the repository
     todo.sort(key=lambda r: r["length"])
@@ -65,11 +79,14 @@ def embed_snapshot(
         # shortest chunks go first, so the ETA follows the text still to embed, not the count
         eta = elapsed * (total_chars - done_chars) / done_chars if done_chars else 0.0
         progress(f"embedded {done}/{len(todo)} chunks ({rate:.1f}/s, ETA {eta:.0f}s)")
+    with transaction(url) as tx:
+        snapshots.mark_vectors_complete(tx, snap_id, embedder.model_name)
     if len(todo) >= ANALYZE_AFTER_VECTORS:
         analyze(url, ("chunk_embeddings",))
     return {
         "model": embedder.model_name,
         "embedded": len(todo),
+        "from_snapshot": base,
         "seconds": round(time.monotonic() - started, 3),
     }
 
@@ -86,6 +103,23 @@ def _documents(conn, embedder: Embedder, snapshot_id: int, hashes: list[str]) ->
         for r in rows
     }
     return [by_hash[h] for h in hashes]
+
+
+def coverage_since(
+    conn: psycopg.Connection[Any], snapshot_id: int, model: str
+) -> tuple[int, int, int | None]:
+    """`coverage` of the snapshot, counted over the file versions that entered since the
+    previous snapshot when that one has every vector of `model` (then the third value, else
+    None): what a commit's own check reads."""
+    base = snapshots.previous_with_vectors(conn, snapshot_id, model)
+    if base is None:
+        return (*coverage(conn, snapshot_id, model), None)
+    row = conn.execute(
+        statement("chunk_embeddings", "coverage_of_entering"),
+        {"snapshot_id": snapshot_id, "model": model, "base_id": base},
+    ).fetchone()
+    assert row is not None
+    return row["embedded"], row["total"], base
 
 
 def coverage(conn: psycopg.Connection[Any], snapshot_id: int, model: str) -> tuple[int, int]:

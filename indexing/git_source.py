@@ -171,6 +171,46 @@ def list_tree(repo: Path, sha: str) -> list[TreeEntry]:
     return entries
 
 
+def changed_entries(repo: Path, old: str, new: str) -> tuple[list[TreeEntry], list[str]]:
+    """What `new`'s tree changes against `old`'s: the entries added or changed (as `list_tree`
+    gives them: blob sha, size, mode) and the paths that are gone (no rename detection: a rename
+    is a path gone and a path added)."""
+    out = git(repo, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", old, new)
+    fields = out.split(b"\0")
+    changed: list[tuple[str, str, str]] = []  # (path, sha, mode)
+    gone: list[str] = []
+    i = 0
+    while i + 1 < len(fields):
+        meta, path = fields[i], fields[i + 1].decode("utf-8", errors="surrogateescape")
+        i += 2
+        if not meta.startswith(b":"):
+            raise GitError(f"git diff-tree: unexpected output {meta[:80]!r}")
+        _old_mode, new_mode, _old_sha, new_sha, status = meta[1:].decode().split()
+        if status == "D":
+            gone.append(path)
+        else:
+            changed.append((path, new_sha, new_mode))
+    sizes = _blob_sizes(repo, sorted({sha for _, sha, mode in changed if mode != "160000"}))
+    entries = [
+        TreeEntry(path=path, blob_sha=sha, size=sizes.get(sha, 0), mode=mode)
+        for path, sha, mode in changed
+    ]
+    return entries, gone
+
+
+def _blob_sizes(repo: Path, shas: list[str]) -> dict[str, int]:
+    """The size of each blob (`git cat-file --batch-check`)."""
+    if not shas:
+        return {}
+    out = git(repo, "cat-file", "--batch-check", input_bytes="\n".join(shas).encode() + b"\n")
+    sizes = {}
+    for line in out.decode().splitlines():
+        sha, kind, size = line.split()
+        if kind == "blob":
+            sizes[sha] = int(size)
+    return sizes
+
+
 def read_blobs(repo: Path, shas: Iterable[str]) -> Iterator[tuple[str, bytes]]:
     """Stream (sha, content) for each blob through one `git cat-file --batch` process."""
     proc = subprocess.Popen(

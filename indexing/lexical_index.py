@@ -127,8 +127,8 @@ def refresh_corpus_stats(conn: psycopg.Connection, repository_id: int, snapshot_
     """Make the repository's document frequencies those of `snapshot_id` (call in the
     transaction that makes it current): a delta from the snapshot they describe, or a rebuild."""
     corpus = conn.execute(
-        "SELECT snapshot_id, lexical_version FROM lexical_corpus WHERE repository_id = %s"
-        " FOR UPDATE",
+        "SELECT snapshot_id, lexical_version, documents, total_length FROM lexical_corpus"
+        " WHERE repository_id = %s FOR UPDATE",
         (repository_id,),
     ).fetchone()
     incremental = (
@@ -146,13 +146,23 @@ def refresh_corpus_stats(conn: psycopg.Connection, repository_id: int, snapshot_
         statement("lexical", "apply_term_stats_delta"),
         {"new": snapshot_id, "old": old, "repo": repository_id},
     )
-    totals = conn.execute(
-        "SELECT count(*) AS documents, coalesce(sum(c.lexical_length), 0) AS total_length"
-        " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
-        " WHERE sf.snapshot_id = %s",
-        (snapshot_id,),
-    ).fetchone()
-    assert totals is not None
+    if old is not None and corpus:  # the totals move by the chunks that enter or leave
+        moved = conn.execute(
+            statement("lexical", "corpus_totals_delta"), {"new": snapshot_id, "old": old}
+        ).fetchone()
+        assert moved is not None
+        totals = {
+            "documents": corpus["documents"] + moved["documents"],
+            "total_length": corpus["total_length"] + moved["total_length"],
+        }
+    else:
+        totals = conn.execute(
+            "SELECT count(*) AS documents, coalesce(sum(c.lexical_length), 0) AS total_length"
+            " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
+            " WHERE sf.snapshot_id = %s",
+            (snapshot_id,),
+        ).fetchone()
+        assert totals is not None
     conn.execute(
         "INSERT INTO lexical_corpus (repository_id, snapshot_id, lexical_version, documents,"
         " total_length) VALUES (%(repo)s, %(snap)s, %(version)s, %(docs)s, %(length)s)"

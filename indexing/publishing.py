@@ -43,15 +43,41 @@ def publish(
             raise SnapshotIncompleteError(
                 f"{repository_name}@{commit_sha[:12]}: {missing['n']} files are not parsed yet"
             )
-        stats = conn.execute(
-            statement("snapshot_files", "publish_stats"), {"snapshot_id": snap_id}
-        ).fetchone()
+        stats = _snapshot_stats(conn, snap_id, repo_row["current_snapshot_id"])
+        # the file list's size limit: a later snapshot starts from this one's list only if the
+        # limit is the same (indexing.snapshot_files.record_source_files)
+        stats["max_file_bytes"] = settings.max_file_bytes
+        if repo_row["current_snapshot_id"] not in (None, snap_id):
+            # its vectors spare this snapshot's first embedding (indexing.embedding_step)
+            stats["previous_snapshot_id"] = repo_row["current_snapshot_id"]
         snapshots.mark_ready(conn, snap_id, parser_version, stats)
         becomes_current = _is_newest(conn, settings, repo_row, commit_sha)
         if becomes_current:
             repositories.make_current(conn, repo_row["id"], snap_id, embedding_model)
             lexical_index.refresh_corpus_stats(conn, repo_row["id"], snap_id)
     return {"snapshot_id": snap_id, "current": becomes_current, **(stats or {})}
+
+
+def _snapshot_stats(conn: psycopg.Connection, snap_id: int, base_id: int | None) -> dict:
+    """The snapshot's files, indexed files, chunks and symbols: from those stored for the
+    repository's current snapshot plus the file versions that differ, or counted in full."""
+    base = snapshots.published_stats(conn, base_id) if base_id and base_id != snap_id else {}
+    if isinstance(base.get("chunks"), int) and isinstance(base.get("symbols"), int):
+        row = conn.execute(
+            statement("snapshot_files", "publish_stats_from_base"),
+            {
+                "new": snap_id,
+                "base": base_id,
+                "base_chunks": base["chunks"],
+                "base_symbols": base["symbols"],
+            },
+        ).fetchone()
+    else:
+        row = conn.execute(
+            statement("snapshot_files", "publish_stats"), {"snapshot_id": snap_id}
+        ).fetchone()
+    assert row is not None
+    return dict(row)
 
 
 def _is_newest(conn: psycopg.Connection, settings: Settings, repo_row: dict, sha: str) -> bool:

@@ -35,15 +35,30 @@ def classify(entry: git_source.TreeEntry, max_bytes: int) -> tuple[str | None, s
 def record_source_files(
     url: str, settings: Settings, repository_name: str, commit_sha: str
 ) -> dict:
-    """Create the snapshot row (if new) and replace its file list; return counts."""
+    """Create the snapshot row (if new) and replace its file list; return counts.
+
+    A new snapshot of a repository whose current snapshot is published at this parser version
+    (and file size limit) starts from that snapshot's file list: its rows are copied with their
+    file versions, and only the paths `git diff-tree` names are listed, classified and matched
+    to parsed file versions. The stored rows are those a listing of the whole tree would give
+    once parsed, without work in proportion to the tree's size in Python (issue 30: a one-file
+    commit of the Linux kernel listed and matched 78,635 paths). Re-running a commit, or a
+    repository without such a snapshot, lists the whole tree.
+    """
     started = time.monotonic()
+    version = effective_parser_version(settings)
     with transaction(url) as conn:
         repo = repositories.get(conn, repository_name)
     checkout = repositories.git_dir(settings, repo.origin)
     commit_sha = git_source.resolve_commit(checkout, commit_sha)
-    entries = git_source.list_tree(checkout, commit_sha)
+    with transaction(url) as conn:
+        base = _file_list_base(conn, repo, commit_sha, version, settings.max_file_bytes)
+    gone: list[str] = []
+    if base is not None:
+        entries, gone = git_source.changed_entries(checkout, base["commit_sha"], commit_sha)
+    else:
+        entries = git_source.list_tree(checkout, commit_sha)
     committed_at = datetime.fromtimestamp(git_source.commit_time(checkout, commit_sha), UTC)
-    version = effective_parser_version(settings)
     rows = []
     reasons: Counter[str] = Counter()
     for entry in entries:
@@ -67,20 +82,56 @@ def record_source_files(
         ) as copy:
             for row in rows:
                 copy.write_row(row)
-        conn.execute(statement("snapshot_files", "delete_gone"), ids)
+        if base is not None:
+            conn.execute(
+                statement("snapshot_files", "copy_unchanged"),
+                {**ids, "base_id": base["id"], "gone": gone},
+            )
+        else:
+            conn.execute(statement("snapshot_files", "delete_gone"), ids)
         conn.execute(statement("snapshot_files", "upsert_staged"), ids)
         conn.execute(statement("snapshot_files", "reuse_parsed_file_versions"), ids)
         reused = conn.execute(statement("snapshot_files", "count_parsed"), ids).fetchone()
+        if base is not None:  # the whole list's counts: the copied rows' and the new ones'
+            counted = conn.execute(statement("snapshot_files", "list_counts"), ids).fetchall()
+            reasons = Counter({r["skip_reason"]: r["files"] for r in counted if r["skip_reason"]})
+            files = sum(r["files"] for r in counted)
+            size = sum(r["bytes"] for r in counted if r["skip_reason"] is None)
+        else:
+            files, size = len(rows), sum(r[3] for r in rows if r[4] is None)
     return {
         "snapshot_id": snapshot_id,
         "commit": commit_sha,
-        "files": len(rows),
-        "indexable": len(rows) - sum(reasons.values()),
+        "files": files,
+        "indexable": files - sum(reasons.values()),
         "already_parsed": reused["n"] if reused else 0,
         "skipped": dict(reasons),
-        "bytes": sum(r[3] for r in rows if r[4] is None),
+        "bytes": size,
+        "changed": len(rows) + len(gone) if base is not None else None,
         "seconds": round(time.monotonic() - started, 3),
     }
+
+
+def _file_list_base(
+    conn: psycopg.Connection, repo: repositories.Repository, sha: str, version: str, max_bytes: int
+) -> dict | None:
+    """The snapshot whose file list a new snapshot of `sha` starts from: the repository's
+    current one, published at this parser version and file size limit (a path's skip reason
+    and file version are then the same wherever its blob is), unless `sha`'s snapshot already
+    has a file list (a re-run lists the whole tree)."""
+    if repo.current_snapshot_id is None:
+        return None
+    base = snapshots.published_file_list(conn, repo.current_snapshot_id, version, max_bytes)
+    if base is None or base["commit_sha"] == sha:
+        return None
+    existing = snapshots.id_of(conn, repo.id, sha)
+    listed = (
+        existing is not None
+        and conn.execute(
+            "SELECT 1 FROM snapshot_files WHERE snapshot_id = %s LIMIT 1", (existing,)
+        ).fetchone()
+    )
+    return None if listed else base
 
 
 def skip_blob(conn: psycopg.Connection, snapshot_id: int, blob_sha: str, reason: str) -> None:
@@ -101,6 +152,15 @@ def set_file_version(
         " AND blob_sha = %s AND skip_reason IS NULL",
         (file_version_id, snapshot_id, blob_sha),
     )
+
+
+def indexable_count(conn: psycopg.Connection, snapshot_id: int) -> int:
+    """How many of the snapshot's files are not skipped."""
+    row = conn.execute(
+        "SELECT count(*) AS n FROM snapshot_files WHERE snapshot_id = %s AND skip_reason IS NULL",
+        (snapshot_id,),
+    ).fetchone()
+    return row["n"] if row else 0
 
 
 def paths_at(conn: psycopg.Connection, repository_id: int, commit_sha: str) -> set[str]:

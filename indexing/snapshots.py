@@ -63,6 +63,70 @@ def stats_of(conn: psycopg.Connection, repository: str, commit_sha: str) -> dict
     return (row or {}).get("stats") or {}
 
 
+def published_file_list(
+    conn: psycopg.Connection, snapshot_id: int, parser_version: str, max_file_bytes: int
+) -> dict[str, Any] | None:
+    """(id, commit_sha) of the snapshot if it is published at this parser version and file
+    size limit (its file list is then final: every indexable path has its parsed file version),
+    else None."""
+    return conn.execute(
+        "SELECT id, commit_sha FROM snapshots WHERE id = %s AND status = 'ready'"
+        " AND parser_version = %s AND (stats ->> 'max_file_bytes')::bigint = %s",
+        (snapshot_id, parser_version, max_file_bytes),
+    ).fetchone()
+
+
+def published_stats(conn: psycopg.Connection, snapshot_id: int) -> dict[str, Any]:
+    """The statistics publishing stored for a snapshot ({} unless it is ready)."""
+    row = conn.execute(
+        "SELECT stats FROM snapshots WHERE id = %s AND status = 'ready'", (snapshot_id,)
+    ).fetchone()
+    return (row or {}).get("stats") or {}
+
+
+def previous_with_vectors(conn: psycopg.Connection, snapshot_id: int, model: str) -> int | None:
+    """The snapshot that was current when `snapshot_id` was published, if every chunk content of
+    it has a vector for `model` (`mark_vectors_complete`): then only the file versions that
+    entered since need vectors."""
+    row = conn.execute(
+        "SELECT b.id FROM snapshots s"
+        " JOIN snapshots b ON b.id = (s.stats ->> 'previous_snapshot_id')::bigint"
+        " WHERE s.id = %s AND b.repository_id = s.repository_id"
+        " AND coalesce(b.stats -> 'vectors', '[]'::jsonb) ? %s",
+        (snapshot_id, model),
+    ).fetchone()
+    return row["id"] if row else None
+
+
+def has_vectors(conn: psycopg.Connection, snapshot_id: int, model: str) -> bool:
+    """Whether the snapshot was marked as having a vector for every chunk content (`model`)."""
+    row = conn.execute(
+        "SELECT 1 FROM snapshots WHERE id = %s AND coalesce(stats -> 'vectors', '[]'::jsonb) ? %s",
+        (snapshot_id, model),
+    ).fetchone()
+    return row is not None
+
+
+def mark_vectors_complete(conn: psycopg.Connection, snapshot_id: int, model: str) -> None:
+    """Every chunk content of the snapshot has a vector for `model` (its embedding finished);
+    forgotten when it is published again or the model's vectors are dropped."""
+    conn.execute(
+        "UPDATE snapshots SET stats = jsonb_set(stats, '{vectors}',"
+        " coalesce(stats -> 'vectors', '[]'::jsonb) || to_jsonb(%s::text))"
+        " WHERE id = %s AND NOT coalesce(stats -> 'vectors', '[]'::jsonb) ? %s",
+        (model, snapshot_id, model),
+    )
+
+
+def forget_vectors(conn: psycopg.Connection, model: str) -> None:
+    """No snapshot counts as having `model`'s vectors any more (they are being dropped)."""
+    conn.execute(
+        "UPDATE snapshots SET stats = jsonb_set(stats, '{vectors}', (stats -> 'vectors') - %s)"
+        " WHERE stats -> 'vectors' ? %s",
+        (model, model),
+    )
+
+
 def mark_ready(conn: psycopg.Connection, snapshot_id: int, parser_version: str, stats) -> None:
     """The snapshot is complete at this parser version, with its statistics (publishing)."""
     conn.execute(

@@ -117,6 +117,7 @@ def drop_model(conn: psycopg.Connection, model: str) -> int:
         if index is None:
             raise CodeatlasError(f"no embedding model named {model!r}; `codeatlas models list`")
         deleted = chunk_embeddings.delete_model(conn, model)
+        snapshots.forget_vectors(conn, model)  # no snapshot has them any more
         embedding_registry.forget_model(conn, model, index)
     return deleted
 
