@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from benchmarks.indexer import run_index
-from benchmarks.kernel.corpus import TAGS, fetch_package, kernel_repo, tree_stats
+from benchmarks.kernel.corpus import TAGS, fetch_package, kernel_repo, more_commits, tree_stats
 from benchmarks.kernel.measure import (
     PeakMemory,
     latencies,
@@ -61,6 +61,13 @@ def main() -> None:
         action="store_true",
         help="measure the label's database as it is (storage, latency), without indexing",
     )
+    parser.add_argument(
+        "--more-commits",
+        action="store_true",
+        help="on the label's database as it is: three more commits (a one-file warm-up, then a"
+        " one-file and a fifty-file change) indexed by the code checked out now, into"
+        " kernel_<label>_more.json (commit cost of this code against an index built earlier)",
+    )
     args = parser.parse_args()
 
     from core import embedded_server
@@ -69,8 +76,11 @@ def main() -> None:
     state = prepare_environment()
     package = fetch_package()
     repo = kernel_repo(sample=not args.full)
-    url = database(f"bench_kernel_{args.label}", fresh=not (args.measure_only or args.resume))
+    keep = args.measure_only or args.resume or args.more_commits
+    url = database(f"bench_kernel_{args.label}", fresh=not keep)
     refs = {tag: git(repo, "rev-parse", tag) for tag in TAGS}
+    if args.more_commits:
+        refs = more_commits(repo)
     if args.partial:
         refs = partial_commits(repo, url, REPOSITORY)
     postmaster = embedded_server.postmaster(load_settings().state_dir / "postgres")
@@ -81,11 +91,11 @@ def main() -> None:
         "corpus": {
             "sample": not args.full,
             "partial": args.partial,
-            **tree_stats(repo, refs["base"]),
+            **tree_stats(repo, next(iter(refs.values()))),
         },
         "runs": {},
     }
-    out = ROOT / "results" / f"kernel_{args.label}.json"
+    out = ROOT / "results" / f"kernel_{args.label}{'_more' if args.more_commits else ''}.json"
 
     def save() -> None:  # after every step: a run stopped part way keeps what it measured
         out.write_text(json.dumps(result, indent=1, default=str) + "\n")
@@ -119,6 +129,8 @@ def main() -> None:
                 result["storage"] = storage(url)
                 result["source"] = source_bytes(url, REPOSITORY)
                 save()
+        if args.more_commits:
+            return
         if args.until_published:
             # a second, small repository (the Python eval corpus), so that the scope of all
             # repositories is more than the kernel's

@@ -125,6 +125,31 @@ def _commit_changes(repo: Path) -> None:
     git(repo, "tag", "fifty-files")
 
 
+def more_commits(repo: Path) -> dict[str, str]:
+    """Three more commits on top of the repository's last, each tagged `more-<k>-<what>`: a
+    one-file change to warm up (the first commit a checkout indexes after an index built by
+    other code pays for what that code did not record), then a one-file and a fifty-file
+    change to measure. Tag -> commit."""
+    k = len(git(repo, "tag", "--list", "more-*-warm-up").split())
+    first = 1000 * (k + 1)
+    fifty = sorted(
+        p for p in (repo / FIFTY_FROM).rglob("*.c") if p.relative_to(repo).as_posix() != ONE_FILE
+    )[:50]
+    changes = {
+        f"more-{k}-warm-up": [repo / ONE_FILE],
+        f"more-{k}-one-file": [repo / ONE_FILE],
+        f"more-{k}-fifty-files": fifty,
+    }
+    refs: dict[str, str] = {}
+    for n, (tag, paths) in enumerate(changes.items()):
+        for m, path in enumerate(paths):
+            _append_marker(path, first + 100 * n + m)
+        git(repo, "commit", "-q", "-am", f"benchmark: {tag}")
+        git(repo, "tag", tag)
+        refs[tag] = git(repo, "rev-parse", "HEAD").strip()
+    return refs
+
+
 def kernel_repo(*, sample: bool) -> Path:
     """The kernel (or its sample) committed in a git repository, with the tags of TAGS."""
     package = fetch_package()
