@@ -5,6 +5,7 @@ once (`index_cost` reports how much the releases share)."""
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 
@@ -14,8 +15,9 @@ from benchmarks.workspace import database
 
 
 def database_name(provider: str) -> str:
-    """The localisation benchmark's database for an embedder provider."""
-    return f"bench_loc_{provider}"
+    """The localisation benchmark's database for an embedder spec (`fake`, `local`,
+    `local:bge-small-en-v1.5` -> bench_loc_local_bge_small_en_v1_5)."""
+    return "bench_loc_" + re.sub(r"[^a-z0-9]+", "_", provider.lower())
 
 
 def snapshot_status(url: str, project: str, sha: str, model: str | None) -> str | None:
