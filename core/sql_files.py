@@ -17,6 +17,8 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import LiteralString, cast
 
+from psycopg import sql
+
 SQL_PACKAGE = "sql"
 
 
@@ -35,3 +37,9 @@ def statement(folder: str, name: str) -> LiteralString:
 def statement_template(folder: str, name: str) -> LiteralString:
     """The text of `sql/<folder>/<name>.sql`, a template whose `{field}`s the caller composes."""
     return statement(folder, name)
+
+
+def composed(template: LiteralString, **fragments: LiteralString) -> sql.Composed:
+    """A template with each `{field}` replaced by a fragment of SQL text (another statement
+    file's, shared by several statements): constant text, never values."""
+    return sql.SQL(template).format(**{k: sql.SQL(v) for k, v in fragments.items()})

@@ -9,12 +9,21 @@ from typing import Any
 import psycopg
 
 from core.database import analyze, connection, transaction
-from core.sql_files import statement
+from core.sql_files import composed, statement, statement_template
 from indexing import chunk_embeddings, embedding_registry, repositories, snapshots
 from indexing.embedding.base import Embedder, document_text
 
 COMMIT_EVERY = 512
 ANALYZE_AFTER_VECTORS = 500
+
+
+_ENTERING = statement("snapshot_files", "entering_file_versions")
+_MISSING_IN_ENTERING_SQL = composed(
+    statement_template("chunk_embeddings", "missing_in_entering"), entering=_ENTERING
+)
+_COVERAGE_OF_ENTERING_SQL = composed(
+    statement_template("chunk_embeddings", "coverage_of_entering"), entering=_ENTERING
+)
 
 
 def missing_content(conn, snapshot_id: int, model: str, base_id: int | None = None) -> list[dict]:
@@ -23,7 +32,7 @@ def missing_content(conn, snapshot_id: int, model: str, base_id: int | None = No
     vector of `model`, only those of the file versions it lacks."""
     if base_id is not None:
         return conn.execute(
-            statement("chunk_embeddings", "missing_in_entering"),
+            _MISSING_IN_ENTERING_SQL,
             {"snapshot_id": snapshot_id, "model": model, "base_id": base_id},
         ).fetchall()
     return conn.execute(
@@ -115,7 +124,7 @@ def coverage_since(
     if base is None:
         return (*coverage(conn, snapshot_id, model), None)
     row = conn.execute(
-        statement("chunk_embeddings", "coverage_of_entering"),
+        _COVERAGE_OF_ENTERING_SQL,
         {"snapshot_id": snapshot_id, "model": model, "base_id": base},
     ).fetchone()
     assert row is not None

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import psycopg
 
-from core.sql_files import statement
+from core.sql_files import composed, statement, statement_template
 from core.terms import K1, LEXICAL_VERSION, B, LexicalDocument, chunk_document
 from indexing import storage
 from indexing.parsing.model import ParsedFile
@@ -123,6 +123,15 @@ def ensure_file_terms(conn: psycopg.Connection, file_version_id: int, path: str)
         index_file_terms(conn, file_version_id, path)
 
 
+_DELTA = statement("snapshot_files", "file_version_delta")
+_TERM_STATS_DELTA_SQL = composed(
+    statement_template("lexical", "apply_term_stats_delta"), delta=_DELTA
+)
+_CORPUS_TOTALS_DELTA_SQL = composed(
+    statement_template("lexical", "corpus_totals_delta"), delta=_DELTA
+)
+
+
 def refresh_corpus_stats(conn: psycopg.Connection, repository_id: int, snapshot_id: int) -> None:
     """Make the repository's document frequencies those of `snapshot_id` (call in the
     transaction that makes it current): a delta from the snapshot they describe, or a rebuild."""
@@ -143,13 +152,11 @@ def refresh_corpus_stats(conn: psycopg.Connection, repository_id: int, snapshot_
     old = corpus["snapshot_id"] if incremental and corpus else None
     # documents that enter (+n) or leave (-n) the corpus change their terms' document counts
     conn.execute(
-        statement("lexical", "apply_term_stats_delta"),
+        _TERM_STATS_DELTA_SQL,
         {"new": snapshot_id, "old": old, "repo": repository_id},
     )
     if old is not None and corpus:  # the totals move by the chunks that enter or leave
-        moved = conn.execute(
-            statement("lexical", "corpus_totals_delta"), {"new": snapshot_id, "old": old}
-        ).fetchone()
+        moved = conn.execute(_CORPUS_TOTALS_DELTA_SQL, {"new": snapshot_id, "old": old}).fetchone()
         assert moved is not None
         totals = {
             "documents": corpus["documents"] + moved["documents"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import psycopg
 
 from core.config import Settings
-from core.sql_files import statement
+from core.sql_files import composed, statement, statement_template
 from core.terms import LEXICAL_VERSION
 from indexing import git_source, lexical_index, repositories, snapshots
 
@@ -58,16 +58,22 @@ def publish(
     return {"snapshot_id": snap_id, "current": becomes_current, **(stats or {})}
 
 
+_STATS_FROM_BASE_SQL = composed(
+    statement_template("snapshot_files", "publish_stats_from_base"),
+    delta=statement("snapshot_files", "file_version_delta"),
+)
+
+
 def _snapshot_stats(conn: psycopg.Connection, snap_id: int, base_id: int | None) -> dict:
     """The snapshot's files, indexed files, chunks and symbols: from those stored for the
     repository's current snapshot plus the file versions that differ, or counted in full."""
     base = snapshots.published_stats(conn, base_id) if base_id and base_id != snap_id else {}
     if isinstance(base.get("chunks"), int) and isinstance(base.get("symbols"), int):
         row = conn.execute(
-            statement("snapshot_files", "publish_stats_from_base"),
+            _STATS_FROM_BASE_SQL,
             {
                 "new": snap_id,
-                "base": base_id,
+                "old": base_id,
                 "base_chunks": base["chunks"],
                 "base_symbols": base["symbols"],
             },

@@ -1,14 +1,9 @@
 -- A repository's document frequencies moved from the snapshot `old` (NULL: from nothing) to
 -- `new`: documents that enter (+n) or leave (-n) the corpus, as file versions with a
--- multiplicity, and the change of each of their terms' counts (a count that reaches 0 goes).
-WITH side AS (
-  SELECT file_version_id, count(*) AS n FROM snapshot_files
-  WHERE snapshot_id = %(new)s AND file_version_id IS NOT NULL GROUP BY 1
-  UNION ALL
-  SELECT file_version_id, -count(*) FROM snapshot_files
-  WHERE snapshot_id = %(old)s AND file_version_id IS NOT NULL GROUP BY 1),
-delta AS (SELECT file_version_id, sum(n)::integer AS n FROM side GROUP BY 1
-  HAVING sum(n) <> 0),
+-- multiplicity, and the change of each of their terms' counts (a count that reaches 0 goes;
+-- template: the delta CTE is sql/snapshot_files/file_version_delta.sql).
+WITH delta AS (
+{delta}),
 terms AS (SELECT p.term, sum(d.n)::integer AS n FROM delta d
   JOIN code_chunks c ON c.file_version_id = d.file_version_id
   JOIN lexical_postings p ON p.chunk_id = c.id GROUP BY p.term),
