@@ -338,6 +338,23 @@ def _wait(predicate, timeout: float, what: str, every: float = 0.05):
         time.sleep(every)
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _answers(url: str) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
 def _current_commit(url: str, repository: str = REPOSITORY) -> str | None:
     from core.database import connect
 
@@ -360,8 +377,13 @@ def run_daemon(
     corpus: str = "eval",
     files: int = 1,
     dagster_yaml: Path | None = None,
+    direct: bool = False,
 ) -> dict:
     """The same pushes through a real `dagster-daemon` (sensor ticks, run queue, run launcher).
+
+    `direct` also starts a Dagster webserver and alternates the pushes between two receivers:
+    one that leaves the push to the sensor and one that launches its run at once through the
+    webserver (orchestration/webhooks/launch.py); each round records its `mode`.
 
     `reuse_db` keeps the last run's index (the initial index is then only a re-publish);
     `launcher="default"` replaces the project's warm run launcher by Dagster's default one (a new
@@ -380,6 +402,7 @@ def run_daemon(
     from orchestration.instance import prepare_dagster_home
     from orchestration.webhooks.app import build_app
     from orchestration.webhooks.background import serving
+    from orchestration.webhooks.launch import LAUNCHED_BY_TAG, DirectLauncher, Webserver
 
     work = WORK / "freshness-daemon"
     source = CORPORA[corpus]
@@ -417,11 +440,39 @@ def run_daemon(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    webserver = None
+    if direct:
+        port = _free_port()
+        webserver = subprocess.Popen(
+            [sys.executable, "-m", "dagster_webserver", "-w", str(root / "workspace.yaml")]
+            + ["-h", "127.0.0.1", "-p", str(port)],
+            cwd=root,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        _wait(lambda: _answers(f"http://127.0.0.1:{port}/server_info"), 300, "the webserver")
     rounds: list[dict] = []
     load_at_start = os.getloadavg()
+    warm_up = 2 if direct else 1  # the first push of each mode warms up what it goes through
     try:
-        with serving(build_app(url)) as base, httpx.Client(base_url=base, timeout=30) as client:
-            for i in range(pushes + 1):  # round 0 warms up the daemon's code server
+        with contextlib.ExitStack() as stack:
+            bases = {"sensor": stack.enter_context(serving(build_app(url)))}
+            if webserver is not None:
+                direct_launcher = DirectLauncher(
+                    settings, url, Webserver(f"http://127.0.0.1:{port}")
+                )
+                bases["direct"] = stack.enter_context(
+                    serving(build_app(url, launcher=direct_launcher))
+                )
+            clients = {
+                mode: stack.enter_context(httpx.Client(base_url=base, timeout=30))
+                for mode, base in bases.items()
+            }
+            for i in range(pushes + warm_up):
+                mode = "direct" if direct and i % 2 == 1 else "sensor"
+                client = clients[mode]
                 # a push lands anywhere in the sensor daemon's 5 s loop, not just after a run
                 time.sleep(random.uniform(0, SENSOR_INTERVAL))
                 probe = f"freshness_probe_d{i}_{secrets.token_hex(3)}"
@@ -452,10 +503,13 @@ def run_daemon(
                 created = record.create_timestamp.timestamp()
                 ticked = _tick_started(instance, record.dagster_run.run_id) or created
                 launched = marks.get("run_launched", created)
-                if i == 0:
+                if i < warm_up:
                     continue
                 rounds.append(
                     {
+                        "mode": mode,
+                        # in direct mode the sensor can still take a push first
+                        "launched_by": record.dagster_run.tags.get(LAUNCHED_BY_TAG, "sensor"),
                         "receive": t_received - t_pushed,
                         "pickup": created - t_received,
                         # the sensor daemon's loop until the tick began, then the tick until
@@ -474,6 +528,10 @@ def run_daemon(
                     }
                 )
     finally:
+        if webserver is not None:
+            os.killpg(webserver.pid, 15)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                webserver.wait(30)
         os.killpg(daemon.pid, 15)
         with contextlib.suppress(subprocess.TimeoutExpired):
             daemon.wait(30)
@@ -513,6 +571,17 @@ def run_daemon(
         "all_found": all(r["found"] for r in rounds),
         "median_seconds": {p: round(statistics.median(r[p] for r in rounds), 3) for p in parts},
         "max_seconds": {p: round(max(r[p] for r in rounds), 3) for p in parts},
+        "by_mode": {
+            mode: {
+                "pushes": len(those),
+                "median_seconds": {
+                    p: round(statistics.median(r[p] for r in those), 3) for p in parts
+                },
+                "max_seconds": {p: round(max(r[p] for r in those), 3) for p in parts},
+            }
+            for mode in ("sensor", "direct")
+            if (those := [r for r in rounds if r["mode"] == mode])
+        },
         "rounds": [
             {k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()} for r in rounds
         ],
@@ -728,6 +797,12 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="daemon mode: this instance configuration instead of the project's (to compare)",
     )
+    parser.add_argument(
+        "--direct",
+        action="store_true",
+        help="daemon mode: alternate pushes left to the sensor with pushes whose run the"
+        " receiver launches through a Dagster webserver",
+    )
     args = parser.parse_args(argv)
     if args.daemon:
         report = run_daemon(
@@ -739,6 +814,7 @@ def main(argv: list[str] | None = None) -> int:
             corpus=args.corpus,
             files=args.files,
             dagster_yaml=args.dagster_yaml,
+            direct=args.direct,
         )
     else:
         report = run(args.pushes, args.provider, reuse_db=args.reuse_db)

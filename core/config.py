@@ -141,6 +141,9 @@ class Settings:
     # the Dagster instance's storage (SQLAlchemy URL); None: derived from database_url or the
     # embedded server. `codeatlas dev` and `codeatlas index` export it for their children.
     dagster_storage_url: str | None = None
+    # the Dagster webserver (`codeatlas dev`'s UI) through which the webhook receiver launches a
+    # push's run at once (orchestration/webhooks/launch.py); None: the sensor's next pass
+    dagster_url: str | None = None
     principal: str | None = None  # the MCP server's principal over stdio (None: the operator)
     # what one principal may use of a shared MCP server (mcp_app/limits.py)
     overlay_ttl_hours: float = 24.0  # working-tree files are dropped this long after indexing
@@ -213,6 +216,7 @@ def load_settings() -> Settings:
         git_username=env.get("CODEATLAS_GIT_USERNAME") or Settings.git_username,
         secret_key=env.get("CODEATLAS_SECRET_KEY") or None,
         dagster_storage_url=env.get("CODEATLAS_DAGSTER_STORAGE_URL") or None,
+        dagster_url=env.get("CODEATLAS_DAGSTER_URL") or None,
         principal=env.get("CODEATLAS_PRINCIPAL") or None,
         overlay_ttl_hours=_number("CODEATLAS_OVERLAY_TTL_HOURS", Settings.overlay_ttl_hours),
         overlay_max_files=int(_number("CODEATLAS_OVERLAY_MAX_FILES", Settings.overlay_max_files)),

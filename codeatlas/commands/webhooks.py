@@ -33,6 +33,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=5 * 1024 * 1024,
         help="refuse larger requests with 413 (default 5 MiB)",
     )
+    p.add_argument(
+        "--dagster-url",
+        metavar="URL",
+        help="launch each push's run at once through this Dagster webserver (`codeatlas dev`'s"
+        " UI, e.g. http://127.0.0.1:3000; default CODEATLAS_DAGSTER_URL); without it the"
+        " sensor launches it on its next pass (every 5 s)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -44,13 +51,25 @@ def run(args: argparse.Namespace) -> int:
     from core.database import ensure_index_database
     from core.request_guard import uvicorn_settings
     from orchestration.webhooks.app import build_app
+    from orchestration.webhooks.launch import DirectLauncher, Webserver
 
     # one line per accepted or refused delivery (never headers, bodies or secrets)
     logging.getLogger("codeatlas.webhooks").setLevel(logging.INFO)
     host, port = parse_listen(args.listen)
     settings = load_settings()
     url = ensure_index_database(settings)
-    app = build_app(url, secret_key=settings.secret_key, max_body_bytes=args.max_body_bytes)
+    dagster_url = args.dagster_url or settings.dagster_url
+    launcher = DirectLauncher(settings, url, Webserver(dagster_url)) if dagster_url else None
+    app = build_app(
+        url,
+        secret_key=settings.secret_key,
+        max_body_bytes=args.max_body_bytes,
+        launcher=launcher,
+    )
     print(f"receiving push webhooks on http://{host}:{port}/webhooks", file=sys.stderr)
+    if dagster_url:
+        print(
+            f"launching their runs through the Dagster webserver at {dagster_url}", file=sys.stderr
+        )
     uvicorn.run(app, host=host, port=port, log_level="info", access_log=False, **uvicorn_settings())
     return 0

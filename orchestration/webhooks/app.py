@@ -8,7 +8,8 @@ commit re-sent) or ping, 202 once stored, 503 with Retry-After while the databas
 delivery is stored in one transaction: all of it or, on 503, nothing), 408 for a body not sent
 within 15 s (`BoundedBody`). Untrusted values are escaped in log lines; a client that leaves
 mid-request is one rate-limited line. `/healthz` says whether the database answers (503 if not).
-The Dagster sensor `webhook_push_sensor` turns stored events into runs.
+The Dagster sensor `webhook_push_sensor` turns stored events into runs; with a `DirectLauncher`
+(orchestration/webhooks/launch.py) the receiver launches them at once through the webserver.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from core.errors import DatabaseUnavailableError
 from core.request_guard import BoundedBody
 from core.serving_pool import RETRY_AFTER_SECONDS, ServingPool
 from orchestration.webhooks import events
+from orchestration.webhooks.launch import DirectLauncher
 from orchestration.webhooks.payload import decode, loggable
 from orchestration.webhooks.providers import (
     PROVIDERS,
@@ -66,9 +68,14 @@ class Receiver:
     """Request handling over a small connection pool to the index database."""
 
     def __init__(
-        self, database_url: str, secret_key: str | None, max_body_bytes: int = MAX_BODY_BYTES
+        self,
+        database_url: str,
+        secret_key: str | None,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        launcher: DirectLauncher | None = None,
     ) -> None:
         self.database_url = database_url
+        self.launcher = launcher  # launches a stored push's run at once (None: the sensor)
         self.secret_key = secret_key  # unseals stored secrets (CODEATLAS_SECRET_KEY)
         self.max_body_bytes = max_body_bytes
         self._pool: ServingPool | None = None
@@ -146,6 +153,8 @@ class Receiver:
                 return _answer(202, "ignored", reason=f"{event.event} events are not indexed")
             repo, change = events.choose(repos, event)
             stored = events.store(conn, event, repo, change)
+        if stored.status == "pending" and self.launcher is not None:
+            self.launcher.wake()
         if stored.status == "duplicate":
             return _answer(
                 200, "duplicate", repository=stored.repository, delivery=event.delivery_id
@@ -180,11 +189,16 @@ def _answer(
 
 
 def build_app(
-    database_url: str, *, secret_key: str | None = None, max_body_bytes: int = MAX_BODY_BYTES
+    database_url: str,
+    *,
+    secret_key: str | None = None,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    launcher: DirectLauncher | None = None,
 ) -> Starlette:
     """The receiver's ASGI app for one index database; `secret_key` (`Settings.secret_key`)
-    seals and unseals the stored webhook secrets."""
-    receiver = Receiver(database_url, secret_key, max_body_bytes)
+    seals and unseals the stored webhook secrets; `launcher` (started and closed with the app)
+    launches a stored push's run at once instead of waiting for the sensor."""
+    receiver = Receiver(database_url, secret_key, max_body_bytes, launcher)
 
     async def health(_request: Request) -> JSONResponse:
         state = await run_in_threadpool(receiver.pool().health)
@@ -196,9 +210,14 @@ def build_app(
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         await run_in_threadpool(receiver.pool)
         await run_in_threadpool(receiver.seal_secrets)
+        if launcher is not None:
+            launcher.start()
+            launcher.wake()  # pushes stored while the receiver was down
         try:
             yield
         finally:
+            if launcher is not None:
+                await run_in_threadpool(launcher.close)
             await run_in_threadpool(receiver.close)
 
     app = Starlette(

@@ -211,6 +211,15 @@ def mark_fetch_failed(
     )
 
 
+def mark_pending(conn: psycopg.Connection, event_id: int, detail: str) -> None:
+    """The event's run was not launched after all: the sensor's next tick plans it again."""
+    conn.execute(
+        "UPDATE webhook_events SET status = 'pending', run_key = NULL, processed_at = NULL,"
+        " detail = %s WHERE id = %s",
+        (detail, event_id),
+    )
+
+
 def mark_queued(conn: psycopg.Connection, event_id: int, run_key: str) -> None:
     """A run was requested for the event's commit."""
     conn.execute(

@@ -4,6 +4,7 @@
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -50,6 +51,56 @@ def daemon_running(log: Path) -> Iterator[subprocess.Popen]:
             yield proc
         finally:
             # the daemon's code server and run processes share its group
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(30)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def webserver_running(log: Path, timeout: float = 240.0) -> Iterator[str]:
+    """`dagster-webserver` on the project's workspace; its base URL once it serves the job."""
+    import time
+
+    import httpx
+
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "dagster_webserver", "-w", str(ROOT / "workspace.yaml")]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [*command, "-h", "127.0.0.1", "-p", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    tail = log.read_text(errors="replace")[-3000:]
+                    raise RuntimeError(f"the Dagster webserver did not start:\n{tail}")
+                try:
+                    if httpx.get(f"{base}/server_info", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.5)
+            yield base
+        finally:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
             with contextlib.suppress(subprocess.TimeoutExpired):
