@@ -57,12 +57,21 @@ class Corpus:
     path: Callable[[], Path]  # its git repository (built on first use)
     targets: Callable[[Path, int], list[str]]  # the clone, n -> n files a push changes
     probe: Callable[[str], str]  # a new function's name -> its text, appended to a file
+    # a benchmark database on the benchmarks' own server that holds the corpus indexed at its
+    # head (`python -m benchmarks.kernel --full`), used as it is instead of a fresh index
+    index: str | None = None
 
 
 def _kernel_sample() -> Path:
     from benchmarks.kernel.corpus import kernel_repo
 
     return kernel_repo(sample=True)
+
+
+def _kernel_tree() -> Path:
+    from benchmarks.kernel.corpus import kernel_repo
+
+    return kernel_repo(sample=False)
 
 
 def _kernel_targets(clone: Path, n: int) -> list[str]:
@@ -85,6 +94,14 @@ CORPORA = {
         _kernel_sample,
         _kernel_targets,
         lambda name: f"\n\nint {name}(void)\n{{\n\treturn 0;\n}}\n",
+    ),
+    # the whole tree, on the index of `benchmarks.kernel --full --label whole2`
+    "kernel": Corpus(
+        "linux",
+        _kernel_tree,
+        _kernel_targets,
+        lambda name: f"\n\nint {name}(void)\n{{\n\treturn 0;\n}}\n",
+        index="bench_kernel_whole2",
     ),
 }
 
@@ -121,9 +138,9 @@ def _setup(
 ) -> tuple[str, Path, Path]:
     from benchmarks.workspace import database
 
-    prepare_environment(work / "state")
+    prepare_environment(None if corpus.index else work / "state")
     os.environ["CODEATLAS_EMBEDDING_PROVIDER"] = provider
-    url = database("codeatlas_freshness", fresh=fresh)
+    url = database(corpus.index or "codeatlas_freshness", fresh=fresh and not corpus.index)
     os.environ["CODEATLAS_DATABASE_URL"] = url
     source = corpus.path()
     bare, clone = work / "origin.git", work / "clone"
@@ -338,6 +355,23 @@ def _wait(predicate, timeout: float, what: str, every: float = 0.05):
         time.sleep(every)
 
 
+def _as_embedded(url: str, settings, repository: str, head: str) -> dict:
+    """An index built without its vectors (`benchmarks.kernel --until-published`: 2 M chunks
+    take hours even with the fake embedder) is marked as having them all, as an index whose
+    vectors are complete is, so each push's vectors step embeds the push's own files only."""
+    from core.database import transaction
+    from indexing import repositories, snapshots
+    from indexing.embedding.factory import make_embedder
+
+    model = make_embedder(settings).model_name
+    with transaction(url) as conn:
+        repo = repositories.get(conn, repository)
+        snapshot = snapshots.id_of(conn, repo.id, head)
+        assert snapshot is not None, f"{repository}@{head} is not indexed in {url}"
+        snapshots.mark_vectors_complete(conn, snapshot, model)
+        return snapshots.stats_of(conn, repository, head)
+
+
 def _free_port() -> int:
     import socket
 
@@ -428,7 +462,11 @@ def run_daemon(
     instance = DagsterInstance.get()
     root = Path(__file__).resolve().parent.parent
     started = time.perf_counter()
-    initial = index_commit(settings, repository, git(clone, "rev-parse", "HEAD"), instance=instance)
+    head = git(clone, "rev-parse", "HEAD")
+    if source.index:
+        initial = _as_embedded(url, settings, repository, head)
+    else:
+        initial = index_commit(settings, repository, head, instance=instance)
     initial_seconds = time.perf_counter() - started
     env = {**os.environ, "PYTHONPATH": str(root), "DAGSTER_HOME": str(home)}
     log = (work / "daemon.log").open("wb")
