@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import IO, TextIO
 
+from core.config import parse_listen
 from core.errors import ConfigurationError
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -54,6 +55,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("dev", help="open the Dagster UI (webserver + daemon)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=3000)
+    p.add_argument(
+        "--webhooks",
+        metavar="HOST:PORT",
+        help="also receive push webhooks there (as `codeatlas webhooks`), each push's run"
+        " launched at once through this UI's webserver",
+    )
     p.set_defaults(handler=run)
 
 
@@ -107,6 +114,27 @@ def stop_group(proc: subprocess.Popen, grace: float = SHUTDOWN_SECONDS) -> None:
         time.sleep(0.2)
 
 
+@contextlib.contextmanager
+def _receiving(settings, url: str, listen: tuple[str, int], ui_host: str, ui_port: int):
+    """The webhook receiver in this process, launching runs through the UI's webserver (pushes
+    that arrive before it answers are left to the sensor)."""
+    import logging
+
+    from orchestration.webhooks.app import build_app
+    from orchestration.webhooks.background import serving
+    from orchestration.webhooks.launch import DirectLauncher, Webserver
+
+    logging.basicConfig(format="%(asctime)s - codeatlas.webhooks - %(levelname)s - %(message)s")
+    logging.getLogger("codeatlas.webhooks").setLevel(logging.INFO)
+    local = "127.0.0.1" if ui_host in ("0.0.0.0", "::", "") else ui_host
+    webserver = Webserver(f"http://{local}:{ui_port}")
+    launcher = DirectLauncher(settings, url, webserver)
+    app = build_app(url, secret_key=settings.secret_key, launcher=launcher)
+    with serving(app, *listen) as base:
+        print(f"receiving push webhooks on {base}/webhooks", file=sys.stderr)
+        yield
+
+
 def run(args: argparse.Namespace) -> int:
     """Start `dagster dev` with this project's workspace; the database stays up while it runs.
     Ctrl-C, SIGTERM, SIGHUP or an error stop it and all of its processes; SIGKILL too, through
@@ -117,8 +145,11 @@ def run(args: argparse.Namespace) -> int:
     from orchestration.instance import prepare_dagster_home
 
     refuse_taken_port(args.host, args.port)
+    webhooks = parse_listen(args.webhooks, "--webhooks") if args.webhooks else None
+    if webhooks is not None:
+        refuse_taken_port(*webhooks)
     settings = load_settings()
-    ensure_index_database(settings)
+    url = ensure_index_database(settings)
     home = prepare_dagster_home(settings)
     print(f"Dagster UI on http://{args.host}:{args.port} (DAGSTER_HOME={home})", file=sys.stderr)
     cmd = [
@@ -161,7 +192,10 @@ def run(args: argparse.Namespace) -> int:
     # and if this process dies without its clean-up (SIGKILL), a guard stops the group
     start_guard(proc.pid)
     try:
-        return proc.wait()
+        with contextlib.ExitStack() as receiver:
+            if webhooks is not None:
+                receiver.enter_context(_receiving(settings, url, webhooks, args.host, args.port))
+            return proc.wait()
     finally:
         # a second SIGTERM or a hang-up must not cut the clean-up short
         previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in CLEAN_UP_SIGNALS}

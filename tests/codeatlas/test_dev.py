@@ -180,3 +180,66 @@ def test_dagster_output_is_relayed_without_debug_lines_and_without_colour_when_p
     terminal = io.StringIO()
     relay_output(io.BytesIO(source), terminal, colour=True)
     assert terminal.getvalue() == info + plain
+
+
+def test_dev_with_webhooks_receives_a_push_and_launches_its_run_through_its_own_ui(
+    settings_env, database_url, tmp_path
+):
+    """`codeatlas dev --webhooks`: the receiver runs beside the UI and launches a push's run
+    through it; with the sensor stopped, only that launch can index the push."""
+    from orchestration.webhooks.launch import LAUNCHED_BY_TAG, Webserver
+    from tests.orchestration.daemon import stop_sensor
+    from tests.orchestration.pushes import headers, lexical_hits, push_payload, pushed_repository
+
+    pushed = pushed_repository(database_url, tmp_path)
+    body = push_payload(pushed["origin"], pushed["first"], pushed["second"])
+    port, hooks = free_port(), free_port()
+    log = (tmp_path / "dev.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "codeatlas.cli", "dev", "--port", str(port)]
+        + ["--webhooks", f"127.0.0.1:{hooks}"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 240  # two shared cores: Dagster takes its time
+        ui = Webserver(f"http://127.0.0.1:{port}", timeout=5)
+        while True:
+            assert proc.poll() is None, (tmp_path / "dev.log").read_text()
+            assert time.monotonic() < deadline, "the Dagster UI did not serve the job in 240 s"
+            try:
+                ui.selector()
+                break
+            except Exception:  # noqa: BLE001 - not up yet
+                time.sleep(0.5)
+        stop_sensor(ui, "webhook_push_sensor")
+        answer = httpx.post(
+            f"http://127.0.0.1:{hooks}/webhooks",
+            content=body,
+            headers=headers(body, "dev-1"),
+            timeout=10,
+        )
+        assert answer.status_code == 202, answer.text
+        while not lexical_hits(database_url, "store credit"):
+            assert proc.poll() is None, (tmp_path / "dev.log").read_text()
+            assert time.monotonic() < deadline, (tmp_path / "dev.log").read_text()
+            time.sleep(0.5)
+        runs = ui.query(
+            "query ($t: [ExecutionTag!]) { runsOrError(filter: {tags: $t}) {"
+            " ... on Runs { results { runId status } } } }",
+            {"t": [{"key": LAUNCHED_BY_TAG, "value": "webhook receiver"}]},
+        )["runsOrError"]["results"]
+        # searchable once published; the run may still be embedding
+        assert len(runs) == 1 and runs[0]["status"] in ("STARTED", "SUCCESS"), runs
+        ui.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+    output = (tmp_path / "dev.log").read_text()
+    assert f"receiving push webhooks on http://127.0.0.1:{hooks}/webhooks" in output
+    assert "Traceback" not in output

@@ -17,6 +17,7 @@ from psycopg.conninfo import conninfo_to_dict
 from core.config import load_settings
 from core.database import connect, dagster_storage_url, with_database
 from orchestration.instance import prepare_dagster_home
+from orchestration.webhooks.launch import Webserver
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -108,6 +109,20 @@ def webserver_running(log: Path, timeout: float = 240.0) -> Iterator[str]:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def stop_sensor(webserver: Webserver, name: str) -> None:
+    """Stop a sensor through the webserver (its runs then come from elsewhere only)."""
+    found = webserver.query(
+        "query ($s: SensorSelector!) { sensorOrError(sensorSelector: $s) {"
+        " ... on Sensor { id } } }",
+        {"s": {**webserver.selector(), "sensorName": name}},
+    )
+    stopped = webserver.query(
+        "mutation ($id: String) { stopSensor(id: $id) { __typename } }",
+        {"id": found["sensorOrError"]["id"]},
+    )
+    assert stopped["stopSensor"]["__typename"] == "StopSensorMutationResult", stopped
 
 
 def failed_ticks(instance: DagsterInstance) -> list[str]:

@@ -24,6 +24,7 @@ from tests.orchestration.daemon import (
     diagnosis,
     free_port,
     make_dagster_home,
+    stop_sensor,
     webserver_running,
 )
 from tests.orchestration.pushes import headers, lexical_hits, push_payload, pushed_repository
@@ -39,19 +40,6 @@ def dagster_home(settings_env, database_url, pg_server, tmp_path, monkeypatch) -
 def event_rows(url: str) -> list[dict]:
     with connect(url) as conn:
         return conn.execute("SELECT status, run_key, detail FROM webhook_events").fetchall()
-
-
-def stop_sensor(webserver: Webserver, name: str) -> None:
-    found = webserver.query(
-        "query ($s: SensorSelector!) { sensorOrError(sensorSelector: $s) {"
-        " ... on Sensor { id } } }",
-        {"s": {**webserver.selector(), "sensorName": name}},
-    )
-    stopped = webserver.query(
-        "mutation ($id: String) { stopSensor(id: $id) { __typename } }",
-        {"id": found["sensorOrError"]["id"]},
-    )
-    assert stopped["stopSensor"]["__typename"] == "StopSensorMutationResult", stopped
 
 
 def test_the_names_the_launcher_sends_are_the_definitions():
