@@ -36,12 +36,13 @@ def make_dagster_home(database_url: str, pg_server: str, tmp_path: Path, monkeyp
 
 
 @contextlib.contextmanager
-def daemon_running(log: Path) -> Iterator[subprocess.Popen]:
-    """`dagster-daemon run` on the project's workspace, in its own process group."""
+def group_running(command: list[str], log: Path) -> Iterator[subprocess.Popen]:
+    """A Dagster process on the project's workspace, in a process group of its own, stopped
+    with everything it started (code servers, run processes)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "dagster._daemon", "run", "-w", str(ROOT / "workspace.yaml")],
+            [sys.executable, "-m", *command, "-w", str(ROOT / "workspace.yaml")],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -51,7 +52,6 @@ def daemon_running(log: Path) -> Iterator[subprocess.Popen]:
         try:
             yield proc
         finally:
-            # the daemon's code server and run processes share its group
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -59,6 +59,11 @@ def daemon_running(log: Path) -> Iterator[subprocess.Popen]:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def daemon_running(log: Path) -> contextlib.AbstractContextManager[subprocess.Popen]:
+    """`dagster-daemon run` on the project's workspace."""
+    return group_running(["dagster._daemon", "run"], log)
 
 
 def free_port() -> int:
@@ -70,45 +75,27 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def webserver_running(log: Path, timeout: float = 240.0) -> Iterator[str]:
-    """`dagster-webserver` on the project's workspace; its base URL once it serves the job."""
+    """`dagster-webserver` on the project's workspace; its base URL once it answers."""
     import time
 
     import httpx
 
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "dagster_webserver", "-w", str(ROOT / "workspace.yaml")]
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [*command, "-h", "127.0.0.1", "-p", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + timeout
-            while True:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    tail = log.read_text(errors="replace")[-3000:]
-                    raise RuntimeError(f"the Dagster webserver did not start:\n{tail}")
-                try:
-                    if httpx.get(f"{base}/server_info", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                time.sleep(0.5)
-            yield base
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(30)
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    base = f"http://127.0.0.1:{port}"
+    command = ["dagster_webserver", "-h", "127.0.0.1", "-p", str(port)]
+    with group_running(command, log) as proc:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                tail = log.read_text(errors="replace")[-3000:]
+                raise RuntimeError(f"the Dagster webserver did not start:\n{tail}")
+            try:
+                if httpx.get(f"{base}/server_info", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.5)
+        yield base
 
 
 def stop_sensor(webserver: Webserver, name: str) -> None:
