@@ -39,6 +39,12 @@ def main() -> None:
     parser.add_argument("--label", default="sample", help="names the database and result file")
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument(
+        "--provider",
+        default="fake",
+        choices=("fake", "local"),
+        help="the embedder (local: the vectors' time on this machine, for the sample)",
+    )
+    parser.add_argument(
         "--partial",
         action="store_true",
         help="after an interrupted --full index (with --resume): index and measure the files"
@@ -113,13 +119,18 @@ def main() -> None:
             started = time.monotonic()
             server_cpu = server_cpu_seconds(postmaster)
             run = run_index(
-                repo, REPOSITORY, url, "fake", ref=ref, until_published=args.until_published
+                repo,
+                REPOSITORY,
+                url,
+                args.provider,
+                ref=ref,
+                until_published=args.until_published,
             )
             # the server's CPU for the run: its backends exit with their connections; other
             # users of this benchmark's own server (none during a run) would count too
             run["server_cpu_seconds"] = round(server_cpu_seconds(postmaster) - server_cpu, 2)
             run["tag"] = tag
-            log = max((WORK / "logs").glob(f"index-{REPOSITORY}-fake-*.log"), key=_mtime)
+            log = max((WORK / "logs").glob(f"index-{REPOSITORY}-{args.provider}-*.log"), key=_mtime)
             run.update(run_stages(log.read_text()))
             result["runs"][tag] = run
             print(f"{tag}: {run} ({time.monotonic() - started:.0f}s)", flush=True)
