@@ -117,6 +117,7 @@ class Webserver:
         }
         result = self.query(_LAUNCH, {"params": params})["launchRun"]
         if result["__typename"] != "LaunchRunSuccess":
+            self._selector = None  # a reloaded or renamed code location: ask again next time
             detail = result.get("message") or result.get("errors") or result["__typename"]
             raise LaunchError(f"launching {partition}: {detail}")
         return result["run"]["runId"]

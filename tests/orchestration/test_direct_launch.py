@@ -18,7 +18,7 @@ from orchestration.sensors import plan_pushes
 from orchestration.webhooks import launch
 from orchestration.webhooks.app import build_app
 from orchestration.webhooks.background import serving
-from orchestration.webhooks.launch import DirectLauncher, Webserver, launch_pushes
+from orchestration.webhooks.launch import DirectLauncher, LaunchError, Webserver, launch_pushes
 from tests.orchestration.daemon import (
     daemon_running,
     diagnosis,
@@ -155,3 +155,17 @@ def test_codeatlas_webhooks_with_a_dagster_url_launches_at_once_or_leaves_it_to_
         output = proc.communicate(timeout=30)[0].decode()
     assert "launching their runs through the Dagster webserver at http://127.0.0.1:9" in output
     assert "left to the sensor" in output
+
+
+def test_a_webserver_without_the_job_refuses_in_words_and_is_asked_again_next_time(
+    dagster_home, tmp_path, monkeypatch
+):
+    with webserver_running(tmp_path / "webserver.log") as url:
+        webserver = Webserver(url)
+        assert webserver.selector()["repositoryName"] == "__repository__"
+        monkeypatch.setattr(launch, "JOB", "no_such_job")  # as if the location were reloaded
+        with pytest.raises(LaunchError, match="launching acme/shop@abc"):
+            webserver.launch("acme/shop@abc", {})
+        with pytest.raises(LaunchError, match="has no job 'no_such_job'"):
+            webserver.selector()  # asked again, not the location cached before
+        webserver.close()
