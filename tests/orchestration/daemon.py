@@ -130,3 +130,29 @@ def diagnosis(url: str, instance: DagsterInstance, log: Path) -> str:
     tail = log.read_text(errors="replace")[-4000:]
     ticks = failed_ticks(instance)
     return f"events: {rows}\nruns: {runs}\nfailed ticks: {ticks}\ndaemon log (tail):\n{tail}"
+
+
+def wait_until_found(
+    url: str, instance: DagsterInstance, daemon: subprocess.Popen, log: Path, query: str
+) -> None:
+    """Wait (up to 300 s) until lexical search finds `query`; fail at once with the diagnosis
+    when a run or a tick failed or the daemon exited."""
+    import time
+
+    import pytest
+    from dagster import DagsterRunStatus, RunsFilter
+
+    from tests.orchestration.pushes import lexical_hits
+
+    deadline = time.monotonic() + 300  # a generous bound for a loaded 2-core machine
+    while not lexical_hits(url, query):
+        failed = instance.get_runs(RunsFilter(statuses=[DagsterRunStatus.FAILURE]))
+        stuck = failed or failed_ticks(instance) or daemon.poll() is not None
+        if stuck or time.monotonic() > deadline:
+            pytest.fail(
+                "the push was not indexed by the daemon"
+                + (" (daemon exited)" if daemon.poll() is not None else "")
+                + "\n"
+                + diagnosis(url, instance, log)
+            )
+        time.sleep(0.5)

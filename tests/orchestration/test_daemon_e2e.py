@@ -4,20 +4,17 @@ webhook become a sensor tick, a queued run, a launched run process, and a search
 Nothing here is called in-process: the daemon loads `workspace.yaml` on its own, so a run request
 its job rejects, a code location that fails to load or a run that fails all show up here."""
 
-import time
 from pathlib import Path
 
 import httpx
 import pytest
-from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
+from dagster import DagsterInstance, RunsFilter
 
 from orchestration.webhooks.app import build_app
 from orchestration.webhooks.background import serving
-from tests.orchestration.daemon import daemon_running, diagnosis, failed_ticks, make_dagster_home
+from tests.orchestration.daemon import daemon_running, make_dagster_home, wait_until_found
 from tests.orchestration.pushes import headers, lexical_hits, push_payload, pushed_repository
 
-# a generous bound for a loaded 2-core machine; a healthy run takes about 20 s
-WAIT_SECONDS = 300
 
 
 @pytest.fixture
@@ -42,18 +39,7 @@ def test_the_real_daemon_indexes_a_signed_push_until_the_new_function_is_searcha
         accepted = client.post("/webhooks", content=body, headers=headers(body, "delivery-1"))
         assert accepted.status_code == 202, accepted.text
 
-        deadline = time.monotonic() + WAIT_SECONDS
-        while not lexical_hits(database_url, "store credit"):
-            failed = instance.get_runs(RunsFilter(statuses=[DagsterRunStatus.FAILURE]))
-            stuck = failed or failed_ticks(instance) or daemon.poll() is not None
-            if stuck or time.monotonic() > deadline:
-                pytest.fail(
-                    "the push was not indexed by the daemon"
-                    + (" (daemon exited)" if daemon.poll() is not None else "")
-                    + "\n"
-                    + diagnosis(database_url, instance, log)
-                )
-            time.sleep(0.5)
+        wait_until_found(database_url, instance, daemon, log, "store credit")
 
         [hit, *_] = lexical_hits(database_url, "store credit")
         assert (hit.path, hit.symbol, hit.commit) == (

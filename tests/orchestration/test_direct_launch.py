@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
+from dagster import DagsterInstance, RunsFilter
 
 from assets.partitions import snapshot_partitions
 from core.config import load_settings
@@ -21,15 +21,14 @@ from orchestration.webhooks.background import serving
 from orchestration.webhooks.launch import DirectLauncher, LaunchError, Webserver, launch_pushes
 from tests.orchestration.daemon import (
     daemon_running,
-    diagnosis,
     free_port,
     make_dagster_home,
     stop_sensor,
+    wait_until_found,
     webserver_running,
 )
 from tests.orchestration.pushes import headers, lexical_hits, push_payload, pushed_repository
 
-WAIT_SECONDS = 300  # a generous bound for a loaded 2-core machine
 
 
 @pytest.fixture
@@ -69,13 +68,9 @@ def test_the_receiver_launches_a_pushs_run_through_the_webserver_without_a_senso
         ):
             accepted = client.post("/webhooks", content=body, headers=headers(body, "d-1"))
             assert accepted.status_code == 202, accepted.text
-            deadline = time.monotonic() + WAIT_SECONDS
-            while not lexical_hits(database_url, "store credit"):
-                failed = instance.get_runs(RunsFilter(statuses=[DagsterRunStatus.FAILURE]))
-                if failed or daemon.poll() is not None or time.monotonic() > deadline:
-                    log = tmp_path / "daemon.log"
-                    pytest.fail("not indexed\n" + diagnosis(database_url, instance, log))
-                time.sleep(0.5)
+            wait_until_found(
+                database_url, instance, daemon, tmp_path / "daemon.log", "store credit"
+            )
         [run] = instance.get_runs(RunsFilter(tags={"dagster/run_key": "webhook:github:d-1"}))
         assert launched == [run.run_id]
         assert run.tags[launch.LAUNCHED_BY_TAG] == "webhook receiver"
