@@ -16,7 +16,6 @@ from tests.orchestration.daemon import daemon_running, make_dagster_home, wait_u
 from tests.orchestration.pushes import headers, lexical_hits, push_payload, pushed_repository
 
 
-
 @pytest.fixture
 def dagster_home(settings_env, database_url, pg_server, tmp_path, monkeypatch) -> Path:
     """A DAGSTER_HOME like `codeatlas dev` writes, on a Dagster database of this test's own."""

@@ -30,7 +30,6 @@ from tests.orchestration.daemon import (
 from tests.orchestration.pushes import headers, lexical_hits, push_payload, pushed_repository
 
 
-
 @pytest.fixture
 def dagster_home(settings_env, database_url, pg_server, tmp_path, monkeypatch) -> Path:
     return make_dagster_home(database_url, pg_server, tmp_path, monkeypatch)
