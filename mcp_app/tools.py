@@ -147,8 +147,8 @@ def search_code(
     "Locate the code a bug report is about: paste the whole report (prose, stack trace, "
     "quoted paths and code). Returns files ranked by how likely they are to change, each with "
     "its likely functions (path:start-end) and the evidence that placed it (stack frame, path "
-    "named, symbol named, code line quoted, text, meaning). Tests, docs, examples and vendored "
-    "copies rank below the code unless the report names them. Use read_symbol to see a function."
+    "named, symbol named, text, meaning). Tests, docs, examples and vendored copies rank below "
+    "the code unless the report names them. Use read_symbol to see a function."
 )
 def locate(
     ctx: ToolContext,

@@ -106,7 +106,6 @@ class IssueEvidence:
     paths: list[str] = field(default_factory=list[str])  # quoted paths, outside frames
     modules: list[str] = field(default_factory=list[str])  # dotted names as module paths
     identifiers: dict[str, int] = field(default_factory=dict[str, int])  # name -> mentions
-    code_lines: list[str] = field(default_factory=list[str])  # quoted lines, spaces collapsed
 
 
 def normalize_path(path: str) -> str:
@@ -142,54 +141,6 @@ def _code_spans(text: str) -> list[str]:
         if line.startswith(("    ", "\t", ">>> ", "... ", "In ["))
     ]
     return spans
-
-
-# a quoted line long enough to be one place in the code (shorter ones, `x = 1`, are everywhere)
-MIN_CODE_LINE = 20
-MAX_CODE_LINES = 30
-# what a report quotes besides code: an exception's message, a prompt, a traceback's header
-_EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Warning|Exit)\b:")
-_PROMPT = re.compile(r"^(?:>>>|\.\.\.|In \[\d+\]:|Out\[\d+\]:|\$)\s?")
-# a line that only imports names says which module the reporter uses, not where its bug is:
-# Python, JS/TS, Go, Rust/PHP, C/C++ forms
-_IMPORT_LINE = re.compile(
-    r"^(?:from\s+\S+\s+import\b|import\b|use\s|#include\b|(?:const|let|var)\s.*=\s*require\()"
-)
-
-
-def _frame_source_lines(text: str) -> set[str]:
-    """The source lines a Python traceback prints under its frames (the frame already points at
-    their function), spaces collapsed."""
-    lines = text.splitlines()
-    return {
-        " ".join(lines[i + 1].split())
-        for i, line in enumerate(lines[:-1])
-        if _PY_FRAME.search(line) or _IPY8_FRAME.search(line)
-    }
-
-
-def _code_lines(text: str, code: list[str]) -> list[str]:
-    """Lines of the quoted code that could be the code's own (at least `MIN_CODE_LINE`
-    characters, a word in them; not an import, an exception's message, a traceback's header or
-    a frame's source line), spaces collapsed as `locate` compares them, each once, in report
-    order."""
-    framed = _frame_source_lines(text)
-    lines: list[str] = []
-    for span in code:
-        for raw in span.splitlines():
-            line = " ".join(_PROMPT.sub("", raw.strip()).split())
-            if (
-                len(line) < MIN_CODE_LINE
-                or not re.search(r"[A-Za-z_]{3}", line)
-                or line.startswith(("File ", "Traceback", "#", "//"))
-                or _EXCEPTION_LINE.match(line)
-                or _IMPORT_LINE.match(line)
-                or line in lines
-                or line in framed
-            ):
-                continue
-            lines.append(line)
-    return lines[:MAX_CODE_LINES]
 
 
 def _looks_like_code(name: str) -> bool:
@@ -231,8 +182,7 @@ def _identifiers(text: str, code: list[str]) -> dict[str, int]:
 
 
 def read_issue(text: str) -> IssueEvidence:
-    """Frames, quoted paths, dotted module names, identifiers and quoted code lines of a bug
-    report."""
+    """Frames, quoted paths, dotted module names and identifiers of a bug report."""
     frames = _frames(text)
     framed = {f.path for f in frames}
     paths: list[str] = []
@@ -245,11 +195,9 @@ def read_issue(text: str) -> IssueEvidence:
         name = m["name"]
         if name.split(".")[0] not in ("self", "cls", "this") and name not in modules:
             modules.append(name)
-    code = _code_spans(text)
     return IssueEvidence(
         frames=frames,
         paths=paths,
         modules=modules,
-        identifiers=_identifiers(text, code),
-        code_lines=_code_lines(text, code),
+        identifiers=_identifiers(text, _code_spans(text)),
     )

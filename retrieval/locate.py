@@ -7,7 +7,6 @@ a question; here every piece of evidence is matched on its own terms and added u
   common suffix (`/home/u/venv/.../django/db/models/query.py` is `django/db/models/query.py`);
 - dotted names read as module paths (`django.db.models.query` -> `django/db/models/query.py`);
 - identifiers written as code, looked up as definitions, counting 1/n for a name n files define;
-- quoted code lines found verbatim (white space aside) in the code, 1/n for a line n units hold;
 - the prose through BM25 (`lexical_candidates`) with the report's rarest words (idf-weighted,
   capped), summed per file as its best unit plus a decayed share of its other units;
 - the report's meaning (given a query embedder): the chunks nearest to its opening, added up per
@@ -26,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, LiteralString
 
-from core.sql_files import statement, statement_template
+from core.sql_files import statement
 from core.terms import K1, B, query_terms, term_id
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, Task, run_concurrently
@@ -48,9 +47,6 @@ class LocateWeights:
     # (benchmarks/loc.py) against 0.5 and 2, docs/retrieval.md
     frame: float = 1.0
     path: float = 1.0
-    # a file holding a quoted code line: the same neutral weight (the line is as precise a
-    # pointer as a frame, when it is the code's own and not the reporter's)
-    line: float = 1.0
     # a file defining named identifiers: this times ln(1 + sum of 1/n over the names)
     symbol: float = 0.5
     # a file's prose score: its best unit, plus its next units at DECAY, DECAY^2, ...
@@ -81,11 +77,6 @@ REPORT_OPENING = 2000
 MAX_DEFINING_FILES = 10
 # identifiers looked up per report (the most mentioned first)
 MAX_IDENTIFIERS = 200
-# a quoted line is looked for through its rarest term's postings, read whole only when that term
-# is in at most this many chunks; a line that many units hold (a loop header, a common call)
-# names no place
-MAX_LINE_DF = 50
-MAX_LINE_UNITS = 3
 FUNCTIONS_PER_FILE = 5
 MAX_EVIDENCE = 8  # evidence lines kept per file
 
@@ -174,7 +165,6 @@ class _FileState:
     frame: float = 0.0
     path_named: float = 0.0
     symbols: float = 0.0
-    quoted: float = 0.0
     evidence: list[str] = field(default_factory=list[str])
     units: dict[str, _Unit] = field(default_factory=dict[str, _Unit])
 
@@ -213,17 +203,15 @@ def locate(
         lambda c: _path_rows(c, scope, evidence),
         lambda c: _symbol_rows(c, scope, evidence),
         lambda c: _text_rows(c, scope, issue_text, weights),
-        lambda c: _line_rows(c, scope, evidence),
     ]
     if embed_query is not None and weights.semantic:
         lookups.append(lambda c: _semantic_rows(c, scope, issue_text, embed_query))
-    path_rows, symbol_rows, (terms, text_rows), line_rows, *semantic = run_concurrently(
+    path_rows, symbol_rows, (terms, text_rows), *semantic = run_concurrently(
         conn, lookups, connections
     )
     semantic_rows: list[list[Row]] = semantic[0] if semantic else []
     _add_paths(conn, evidence, path_rows, files)
     _add_symbols(evidence, symbol_rows, files)
-    _add_lines(evidence, line_rows, files)
     _add_text(text_rows, files)
     _add_meaning(semantic_rows, files)
     ranked = _rank(files, weights)
@@ -434,62 +422,6 @@ def _add_symbols(ev: IssueEvidence, rows: list[Row], files: dict[FileKey, _FileS
                     unit.evidence.append("symbol named")
 
 
-# --- quoted code lines ---------------------------------------------------------------------
-
-
-_LINE_ROWS_SQL = statement_template("lexical", "quoted_lines").format(
-    visible_files=visible_files_among("SELECT file_version_id FROM holding")
-)
-
-
-def _line_rows(conn: DbConnection, scope: Scope, ev: IssueEvidence) -> list[Row]:
-    """The scope's chunks holding a quoted code line, with their files and symbols."""
-    numbers: list[int] = []
-    terms: list[int] = []
-    for number, line in enumerate(ev.code_lines, start=1):
-        for term in query_terms(line):
-            numbers.append(number)
-            terms.append(term_id(term))
-    if not terms:
-        return []
-    return conn.execute(
-        _LINE_ROWS_SQL,
-        {
-            **scope.params(),
-            "lines": ev.code_lines,
-            "anchors": [max(line.split(), key=len) for line in ev.code_lines],
-            "line_numbers": numbers,
-            "line_terms": terms,
-            "max_df": MAX_LINE_DF,
-        },
-    ).fetchall()
-
-
-def _add_lines(ev: IssueEvidence, rows: list[Row], files: dict[FileKey, _FileState]) -> None:
-    """Quoted lines found in the code: a line n units hold (n <= `MAX_LINE_UNITS`) gives each
-    1/n, its file the most of its lines' shares (as a frame's file gets at most one frame's)."""
-    by_line: dict[int, list[Row]] = {}
-    for row in rows:
-        by_line.setdefault(row["line"], []).append(row)
-    for number, held in sorted(by_line.items()):
-        units = {(r["repository"], r["path"], r["source"], r["qualified_name"]) for r in held}
-        if len(units) > MAX_LINE_UNITS:
-            continue
-        share = 1 / len(units)
-        quoted = ev.code_lines[number - 1]
-        for row in held:
-            state = _state(files, row)
-            state.quoted = max(state.quoted, share)
-            state.note(f"code line quoted: {quoted[:60]}")
-            if row["kind"] in FUNCTION_KINDS:
-                unit = state.unit(
-                    row["qualified_name"], row["kind"], row["start_line"], row["end_line"]
-                )
-                unit.named += share
-                if "code line quoted" not in unit.evidence:
-                    unit.evidence.append("code line quoted")
-
-
 # --- prose --------------------------------------------------------------------------------
 
 
@@ -660,7 +592,6 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
             + weights.frame * s.frame
             + weights.path * s.path_named
             + weights.symbol * math.log1p(s.symbols)
-            + weights.line * s.quoted
         )
         role = path_role(s.path)
         if role != CODE and not (s.frame or s.path_named):
@@ -788,7 +719,6 @@ def _retrievers(evidence: list[str]) -> list[str]:
         "path named": "path",
         "module named": "path",
         "symbol named": "symbol",
-        "code line quoted": "line",
         "text": "lexical",
         "meaning": "semantic",
     }

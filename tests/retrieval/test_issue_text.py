@@ -39,27 +39,6 @@ def test_quoted_paths_dotted_modules_and_code_identifiers_are_found():
     assert "ignores" not in ev.identifiers
 
 
-def test_quoted_code_lines_are_the_codes_own_not_imports_messages_frames_or_short_ones():
-    ev = read_issue(
-        "The exponent is never replaced:\n"
-        "```python\n"
-        "        if 'D' in format:\n"
-        "            output_field.replace(encode_ascii('E'),   encode_ascii('D'))\n"
-        "from astropy.io import fits\n"
-        "```\n"
-        ">>> table.write(out, format='ascii.rst', header_rows=['name'])\n"
-        "Traceback (most recent call last):\n"
-        '  File "/x/astropy/io/ascii/qdp.py", line 78, in _line_type\n'
-        "    raise ValueError(f'Unrecognized QDP line: {line}')\n"
-        "ValueError: Unrecognized QDP line: read serr 1 2 and many more words\n"
-    )
-    # (the frame's own source line is left to the frame)
-    assert ev.code_lines == [
-        "output_field.replace(encode_ascii('E'), encode_ascii('D'))",
-        "table.write(out, format='ascii.rst', header_rows=['name'])",
-    ]
-
-
 @pytest.mark.parametrize(
     ("path", "role"),
     [
