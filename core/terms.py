@@ -91,6 +91,12 @@ def _identifier_terms(identifier: str) -> tuple[str, ...]:
     return tuple(terms)
 
 
+def word_stems(text: str) -> list[str]:
+    """The stemmed word parts of a text in order, none dropped: "needs rehash" and `needsRehash`
+    are both [need, rehash]."""
+    return [stem(p.lower()) for p in _WORD_PART.findall(text)]
+
+
 def text_terms(text: str) -> list[str]:
     """Terms of a text in order, with repeats (identifiers and words alike)."""
     terms: list[str] = []

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from core.terms import query_terms
+from core.terms import query_terms, word_stems
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, Task, run_concurrently
 from retrieval.hits import Hit, SymbolMatch, is_thin, unit_range
@@ -141,19 +141,37 @@ def _hit_from_row(
     )
 
 
-def _unit_weight(row: Row, named: Sequence[str]) -> float:
+def _unit_weight(row: Row, named: Sequence[str], words: tuple[str, int] = ("", 0)) -> float:
     """How much a hit of this unit counts: a function or method fully; a declaration (class,
     interface, struct, type...), a file's top-level code or a thin function (an accessor, a
     delegation: `is_thin`) less: they name and describe what the functions around them do, and
-    those answer. A thin function the question names (`named`: its identifiers) is what was
-    asked."""
+    those answer. A thin function the question names is what was asked: as code (`named`: its
+    identifiers) or spelled out in its words (`words`: `question_words`)."""
     if row["symbol_id"] is None:
         return FILE_WEIGHT
     if row["symbol_kind"] not in FUNCTION_KINDS:
         return DECLARATION_WEIGHT
-    if is_thin(row["short_content"]) and not _is_named(row["qualified_name"], named):
+    if is_thin(row["short_content"]) and not (
+        _is_named(row["qualified_name"], named) or _is_spelled(row["qualified_name"], words)
+    ):
         return THIN_FUNCTION_WEIGHT
     return 1.0
+
+
+def question_words(query: str) -> tuple[str, int]:
+    """The question's stemmed words, space-separated and padded, and how many terms it has
+    (`query_terms`), for `_is_spelled`."""
+    return f" {' '.join(word_stems(query))} ", len(query_terms(query))
+
+
+def _is_spelled(qualified_name: str, words: tuple[str, int]) -> bool:
+    """True when the question is mostly the symbol's own name spelled out: its words (two or
+    more) as a phrase, and more than half of the question's terms. "bcrypt needs rehash" is
+    `BcryptHasher.needsRehash`; "how is the refund limit of an account applied" asks how the
+    limit is used, not for `Account.refund_limit`."""
+    parts = word_stems(qualified_name.rsplit(".", 1)[-1])
+    text, terms = words
+    return len(parts) >= 2 and 2 * len(parts) > terms and f" {' '.join(parts)} " in text
 
 
 def _is_named(qualified_name: str, named: Sequence[str]) -> bool:
@@ -184,9 +202,11 @@ def _file(row: Row) -> tuple[Any, ...]:
     return (row["repository"], row["path"], row["source"])
 
 
-def fuse(rankings: dict[str, list[Row]], named: Sequence[str] = ()) -> list[Hit]:
+def fuse(
+    rankings: dict[str, list[Row]], named: Sequence[str] = (), words: tuple[str, int] = ("", 0)
+) -> list[Hit]:
     """Weighted Reciprocal Rank Fusion over named rankings of candidate rows, pieces collapsed
-    (`named`: the identifiers of the question, `_unit_weight`)."""
+    (`named`, `words`: the identifiers and words of the question, `_unit_weight`)."""
     scores: dict[tuple[Any, ...], float] = {}
     found_by: dict[tuple[Any, ...], list[str]] = {}
     # per key, the row that counted most: of same-named definitions (overloads), the one that
@@ -199,7 +219,7 @@ def fuse(rankings: dict[str, list[Row]], named: Sequence[str] = ()) -> list[Hit]
         seen: set[tuple[Any, ...]] = set()
         for row in rows:
             key = _key(row)
-            weight = RETRIEVER_WEIGHTS.get(name, 1.0) * _unit_weight(row, named)
+            weight = RETRIEVER_WEIGHTS.get(name, 1.0) * _unit_weight(row, named, words)
             share = weight / (RRF_K + rank + 1)
             if key not in best_of or best_of[key][0] < share:
                 best_of[key] = (share, row)
@@ -285,14 +305,19 @@ def add_symbol_hits(symbol_hits: Iterable[Hit], fused: list[Hit]) -> list[Hit]:
 
 
 def with_semantic_best(
-    hits: list[Hit], rankings: dict[str, list[Row]], named: Sequence[str] = ()
+    hits: list[Hit],
+    rankings: dict[str, list[Row]],
+    named: Sequence[str] = (),
+    words: tuple[str, int] = ("", 0),
 ) -> list[Hit]:
     """The hybrid order with the semantic ranking's best unit at least `SEMANTIC_SLOT`th when
     the lexical ranking did not find it at all: the question and that code share no words, so
     BM25 has no opinion on it, and fused at its weight a unit found by meaning alone never
     reaches the first hits, however close it is. When BM25 found it and ranked it low, the
     fusion stands."""
-    semantic = fuse({n: rows for n, rows in rankings.items() if n.startswith("semantic")}, named)
+    semantic = fuse(
+        {n: rows for n, rows in rankings.items() if n.startswith("semantic")}, named, words
+    )
     if not semantic or _place(semantic[0]) in {_row_place(r) for r in rankings.get("lexical", [])}:
         return hits
     at = next((i for i, hit in enumerate(hits) if _place(hit) == _place(semantic[0])), None)
@@ -445,10 +470,11 @@ def candidates(
     ]
     rankings = {name: rows for name, rows in found.items() if name != "symbol" and rows is not None}
     named = query_identifiers(query)
-    hits = fuse(rankings, named)
+    words = question_words(query)
+    hits = fuse(rankings, named, words)
     symbol_hits: list[Hit] = found.get("symbol") or []
     if mode == "hybrid":
-        hits = with_semantic_best(add_symbol_hits(symbol_hits, hits), rankings, named)
+        hits = with_semantic_best(add_symbol_hits(symbol_hits, hits), rankings, named, words)
     return Candidates(hits, notes, query, rankings, symbol_hits, named)
 
 

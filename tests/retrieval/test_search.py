@@ -330,3 +330,67 @@ def test_bm25_scores_each_candidate_from_its_own_postings_through_the_chunk_inde
     assert re.search(
         r"on lexical_postings_chunk_idx .*\n\s*Index Cond: \(chunk_id = \w+\.chunk_id\)", text
     )
+
+
+HASHER = """<?php
+
+class BcryptHasher
+{
+    /** Hash the value with bcrypt at the configured cost; bcrypt hashing may be unsupported. */
+    public function make($value, array $options = [])
+    {
+        $hash = password_hash($value, PASSWORD_BCRYPT, ['cost' => $this->cost($options)]);
+        if ($hash === false) {
+            throw new RuntimeException('Bcrypt hashing not supported.');
+        }
+        return $hash;
+    }
+
+    /** Check a value against a bcrypt hash (an empty hash never matches, a rehash needs care). */
+    public function check($value, $hashedValue)
+    {
+        if (strlen($hashedValue) === 0) {
+            return false;
+        }
+        return password_verify($value, $hashedValue);
+    }
+
+    public function needsRehash($hashedValue, array $options = [])
+    {
+        return password_needs_rehash($hashedValue, PASSWORD_BCRYPT, $options);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("query", "spelled"),
+    [("bcrypt needs rehash", True), ("does bcrypt check the hash or the rehash it needs", False)],
+)
+def test_a_thin_method_whose_name_is_the_question_is_not_halved(
+    settings_env, database_url, git_repo, monkeypatch, query, spelled
+):
+    """Issue 26's example: a one-line delegation is usually not the answer (it counts half),
+    but a question that is its name spelled out asks for it; a longer question that only
+    mentions the words does not."""
+    from core.database import connect
+    from retrieval import search
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from tests.retrieval.indexing import index_repository
+
+    git_repo.write("src/Hashing/BcryptHasher.php", HASHER)
+    git_repo.commit("hasher")
+    index_repository(database_url, git_repo.path, "hasher", embedder=fake_embedder())
+    conn = connect(database_url, autocommit=True)
+    scope = resolve_scope(conn, ensure_operator(conn), ["hasher"])
+    assert search._is_spelled("BcryptHasher.needsRehash", search.question_words(query)) is spelled
+
+    def first(text: str) -> str | None:
+        return search.search_code(conn, scope, text, mode="lexical", limit=3).hits[0].symbol
+
+    if spelled:
+        assert first(query) == "BcryptHasher.needsRehash"
+        monkeypatch.setattr(search, "_is_spelled", lambda *_: False)
+        assert first(query) != "BcryptHasher.needsRehash"  # halved, as before
+    conn.close()
