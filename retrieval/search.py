@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -141,7 +141,18 @@ def _hit_from_row(
     )
 
 
-def _unit_weight(row: Row, named: Sequence[str], words: tuple[str, int] = ("", 0)) -> float:
+class QuestionWords(NamedTuple):
+    """A question's stemmed words (space-separated and padded, to find a phrase in) and how
+    many terms it has (`query_terms`), for `_is_spelled`."""
+
+    text: str
+    terms: int
+
+
+NO_WORDS = QuestionWords("", 0)
+
+
+def _unit_weight(row: Row, named: Sequence[str], words: QuestionWords = NO_WORDS) -> float:
     """How much a hit of this unit counts: a function or method fully; a declaration (class,
     interface, struct, type...), a file's top-level code or a thin function (an accessor, a
     delegation: `is_thin`) less: they name and describe what the functions around them do, and
@@ -158,20 +169,18 @@ def _unit_weight(row: Row, named: Sequence[str], words: tuple[str, int] = ("", 0
     return 1.0
 
 
-def question_words(query: str) -> tuple[str, int]:
-    """The question's stemmed words, space-separated and padded, and how many terms it has
-    (`query_terms`), for `_is_spelled`."""
-    return f" {' '.join(word_stems(query))} ", len(query_terms(query))
+def question_words(query: str) -> QuestionWords:
+    """`QuestionWords` of a question."""
+    return QuestionWords(f" {' '.join(word_stems(query))} ", len(query_terms(query)))
 
 
-def _is_spelled(qualified_name: str, words: tuple[str, int]) -> bool:
+def _is_spelled(qualified_name: str, words: QuestionWords) -> bool:
     """True when the question is mostly the symbol's own name spelled out: its words (two or
     more) as a phrase, and more than half of the question's terms. "bcrypt needs rehash" is
     `BcryptHasher.needsRehash`; "how is the refund limit of an account applied" asks how the
     limit is used, not for `Account.refund_limit`."""
     parts = word_stems(qualified_name.rsplit(".", 1)[-1])
-    text, terms = words
-    return len(parts) >= 2 and 2 * len(parts) > terms and f" {' '.join(parts)} " in text
+    return len(parts) >= 2 and 2 * len(parts) > words.terms and f" {' '.join(parts)} " in words.text
 
 
 def _is_named(qualified_name: str, named: Sequence[str]) -> bool:
@@ -203,7 +212,7 @@ def _file(row: Row) -> tuple[Any, ...]:
 
 
 def fuse(
-    rankings: dict[str, list[Row]], named: Sequence[str] = (), words: tuple[str, int] = ("", 0)
+    rankings: dict[str, list[Row]], named: Sequence[str] = (), words: QuestionWords = NO_WORDS
 ) -> list[Hit]:
     """Weighted Reciprocal Rank Fusion over named rankings of candidate rows, pieces collapsed
     (`named`, `words`: the identifiers and words of the question, `_unit_weight`)."""
@@ -308,7 +317,7 @@ def with_semantic_best(
     hits: list[Hit],
     rankings: dict[str, list[Row]],
     named: Sequence[str] = (),
-    words: tuple[str, int] = ("", 0),
+    words: QuestionWords = NO_WORDS,
 ) -> list[Hit]:
     """The hybrid order with the semantic ranking's best unit at least `SEMANTIC_SLOT`th when
     the lexical ranking did not find it at all: the question and that code share no words, so

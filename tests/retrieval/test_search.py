@@ -363,12 +363,8 @@ class BcryptHasher
 """
 
 
-@pytest.mark.parametrize(
-    ("query", "spelled"),
-    [("bcrypt needs rehash", True), ("does bcrypt check the hash or the rehash it needs", False)],
-)
 def test_a_thin_method_whose_name_is_the_question_is_not_halved(
-    settings_env, database_url, git_repo, monkeypatch, query, spelled
+    settings_env, database_url, git_repo, monkeypatch
 ):
     """Issue 26's example: a one-line delegation is usually not the answer (it counts half),
     but a question that is its name spelled out asks for it; a longer question that only
@@ -379,18 +375,21 @@ def test_a_thin_method_whose_name_is_the_question_is_not_halved(
     from retrieval.scope import resolve_scope
     from tests.retrieval.indexing import index_repository
 
+    query = "bcrypt needs rehash"
+    longer = "does bcrypt check the hash or the rehash it needs"
+    assert search._is_spelled("BcryptHasher.needsRehash", search.question_words(query))
+    assert not search._is_spelled("BcryptHasher.needsRehash", search.question_words(longer))
+
     git_repo.write("src/Hashing/BcryptHasher.php", HASHER)
     git_repo.commit("hasher")
     index_repository(database_url, git_repo.path, "hasher", embedder=fake_embedder())
     conn = connect(database_url, autocommit=True)
     scope = resolve_scope(conn, ensure_operator(conn), ["hasher"])
-    assert search._is_spelled("BcryptHasher.needsRehash", search.question_words(query)) is spelled
 
     def first(text: str) -> str | None:
         return search.search_code(conn, scope, text, mode="lexical", limit=3).hits[0].symbol
 
-    if spelled:
-        assert first(query) == "BcryptHasher.needsRehash"
-        monkeypatch.setattr(search, "_is_spelled", lambda *_: False)
-        assert first(query) != "BcryptHasher.needsRehash"  # halved, as before
+    assert first(query) == "BcryptHasher.needsRehash"
+    monkeypatch.setattr(search, "_is_spelled", lambda *_: False)
+    assert first(query) != "BcryptHasher.needsRehash"  # halved, as before
     conn.close()
