@@ -42,8 +42,9 @@ def run_index(
     env = {**os.environ, "CODEATLAS_DATABASE_URL": database_url, **environment(provider)}
     logs = WORK / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    label = name.replace("/", "_")  # a repository name may hold folders (mined/go-test/corpus)
-    path = logs / f"index-{label}-{provider}-{time.strftime('%H%M%S')}.log"
+    # a repository name may hold folders (mined/go-test/corpus), a provider a model's folder
+    label = f"{name}-{provider}".replace("/", "_")
+    path = logs / f"index-{label}-{time.strftime('%H%M%S')}.log"
     published_after = None
     with path.open("wb") as err:
         started = time.monotonic()
