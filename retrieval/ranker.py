@@ -193,6 +193,9 @@ class TreeEnsemble:
         self.prior = float(model.get("prior", 0.0))
         domain = model.get("domain", {})
         self.embedding_model: str | None = domain.get("embedding_model")
+        # models whose similarities the model was measured on too, and applies to (a model
+        # fine-tuned from the one it learned: benchmarks/ranker/finetune.py)
+        self.also_embedding_models: list[str] = list(domain.get("also_embedding_models", []))
         self.max_query_terms: int | None = domain.get("max_query_terms")
         self.min_query_terms: int | None = domain.get("min_query_terms")
         self._trees = [
@@ -213,8 +216,11 @@ class TreeEnsemble:
         The longer, descriptive questions of users are unlike the mined docstring summaries,
         and there the learned order lost to the fused one (docs/retrieval.md); a model trained
         on long questions (`min_query_terms`) applies only to those."""
-        if self.embedding_model is not None and list(semantic_models) != [self.embedding_model]:
-            return False
+        if self.embedding_model is not None:
+            models = list(semantic_models)
+            known = [self.embedding_model, *self.also_embedding_models]
+            if len(models) != 1 or models[0] not in known:
+                return False
         if self.min_query_terms is not None and query_terms < self.min_query_terms:
             return False
         return self.max_query_terms is None or query_terms <= self.max_query_terms
@@ -295,7 +301,8 @@ def as_model(
 ) -> dict[str, Any]:
     """The JSON shipped for a trained LightGBM booster (`dump_model()`), with where it came
     from (`meta`), the weight of the fused order its trees correct (`prior`) and the domain it
-    applies to (`embedding_model`, `min_query_terms`, `max_query_terms`)."""
+    applies to (`embedding_model`, `also_embedding_models`, `min_query_terms`,
+    `max_query_terms`)."""
     if tuple(dump["feature_names"]) != FEATURES:
         raise ValueError("the booster was trained on other features than FEATURES")
     return {

@@ -145,6 +145,9 @@ def test_a_model_orders_only_the_queries_inside_its_domain(conn, operator_scope)
     # another embedding model's similarities: not the model's domain
     other = {**inside, "embedding_model": "all-MiniLM-L6-v2:ct2-int8-ctx256"}
     assert order(short, _last_first(len(fused), other)) == fused
+    # unless the model was measured on this one's similarities too (a fine-tuned model)
+    measured = {**other, "also_embedding_models": [fake_embedder().model_name]}
+    assert order(short, _last_first(len(fused), measured))[0] == fused[-1]
     # a question longer than the training queries were
     long = "how is the refund amount of an order computed when it was partly shipped"
     fused_long = order(long, None)
