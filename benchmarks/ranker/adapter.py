@@ -37,20 +37,27 @@ def _unit(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 
-def snapshot_vectors(url: str, repository: str, model: str) -> tuple[np.ndarray, list[tuple]]:
-    """Every chunk vector of the repository's current snapshot, with (path, start, end)."""
+def snapshot_rows(url: str, repository: str, model: str) -> list[dict]:
+    """Every chunk of the repository's current snapshot that has a vector of `model`: its path,
+    lines, content, qualified name and vector (`v`, pgvector's text), in file order."""
     from core.database import connection
 
     with connection(url) as conn:
-        rows = conn.execute(
-            "SELECT sf.path, c.start_line, c.end_line, e.embedding::vector::text AS v"
+        return conn.execute(
+            "SELECT sf.path, c.start_line, c.end_line, c.content, c.qualified_name,"
+            " e.embedding::vector::text AS v"
             " FROM repositories r JOIN snapshot_files sf ON sf.snapshot_id = r.current_snapshot_id"
             " JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
             " JOIN chunk_embeddings e ON e.content_hash = c.content_hash"
-            "  AND e.repository_id = r.id AND e.embedding_model = %s"
+            "  AND e.embedding_model = %s"
             " WHERE r.name = %s ORDER BY sf.path, c.start_line",
             (model, repository),
         ).fetchall()
+
+
+def snapshot_vectors(url: str, repository: str, model: str) -> tuple[np.ndarray, list[tuple]]:
+    """Every chunk vector of the repository's current snapshot, with (path, start, end)."""
+    rows = snapshot_rows(url, repository, model)
     vectors = np.asarray([np.fromstring(r["v"][1:-1], sep=",") for r in rows], dtype=np.float32)
     return _unit(vectors), [(r["path"], r["start_line"], r["end_line"]) for r in rows]
 

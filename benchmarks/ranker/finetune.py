@@ -116,9 +116,11 @@ def train(
     learning_rate: float = LEARNING_RATE,
     batch: int = BATCH,
     seed: int = SEED,
+    base_name: str | None = None,
     log=sys.stderr,
 ) -> dict:
-    """Fine-tune the model folder `base` on `pairs` into `out`; returns the provenance."""
+    """Fine-tune the model folder `base` (named `base_name`) on `pairs` into `out`; returns the
+    provenance."""
     import jax
     import jax.numpy as jnp
     import optax
@@ -201,7 +203,7 @@ def train(
                 )
     after = held_out_mrr(params)
     provenance = {
-        "base": base.name,
+        "base": base_name or base.name,
         "pairs": len(pairs),
         "pairs_sha256": digest(pairs),
         "held_out": len(held_out),
@@ -226,22 +228,12 @@ def first_ranks(eval_set, tuned) -> dict[str, list[int | None]]:
     vectors) and the tuned one (the same chunks embedded): each question's first gold rank in
     the top 10 (None: not there)."""
     from benchmarks.quality import ensure_index
-    from core.database import connection
+    from benchmarks.ranker.adapter import snapshot_rows
     from indexing.embedding.base import document_text
 
     base = embedders.make("local")
     index = ensure_index(eval_set, "local", base, fresh=False, keep_migrated=True)
-    with connection(index["url"]) as conn:
-        rows = conn.execute(
-            "SELECT DISTINCT ON (c.id) sf.path, c.start_line, c.end_line, c.content,"
-            " c.qualified_name, e.embedding::vector::text AS v"
-            " FROM repositories r JOIN snapshot_files sf ON sf.snapshot_id = r.current_snapshot_id"
-            " JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
-            " JOIN chunk_embeddings e ON e.content_hash = c.content_hash"
-            "  AND e.embedding_model = %s"
-            " WHERE r.name = %s ORDER BY c.id, sf.path",
-            (base.model_name, index["repository"]),
-        ).fetchall()
+    rows = snapshot_rows(index["url"], index["repository"], base.model_name)
     stored = np.asarray([np.fromstring(r["v"][1:-1], sep=",") for r in rows], dtype=np.float32)
     texts = [document_text(tuned, r["content"], r["path"], r["qualified_name"]) for r in rows]
     vectors = {"packaged": stored, "tuned": embedders.embed_all(tuned, texts, cache=True)[0]}
@@ -307,21 +299,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "train":
         from indexing.embedding.local import packaged_model
 
-        pairs = training_pairs()
+        packaged = packaged_model()
         train(
-            pairs,
-            packaged_model().path,
+            training_pairs(),
+            packaged.path,
             Path(args.out),
             epochs=args.epochs,
             learning_rate=args.learning_rate,
+            base_name=packaged.name,
         )
         return 0
+    from benchmarks.machine import summary
+
     model = Path(args.model)
     provenance = json.loads((model / "finetune.json").read_text())
     table = measure(model, args.sets)
     head = (
         "# Semantic search alone: the packaged local model vs the fine-tuned one"
         " (`python -m benchmarks.ranker.finetune measure`)\n\n"
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {summary()}.\n\n"
         f"Tuned model: {json.dumps(provenance)}\n\n"
         "Exact cosine over every chunk of each set's snapshot; Δ is tuned − packaged, paired,"
         " with its 95% bootstrap interval.\n\n"
