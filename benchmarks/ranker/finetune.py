@@ -68,19 +68,18 @@ class Pair:
     document: str
 
 
-def training_pairs(split: str = "train") -> list[Pair]:
-    """Every question of the mined sets of `split` (built when missing) with its function's
-    document text; the summaries and the long forms."""
+def training_pairs() -> list[Pair]:
+    """Every question of the mined training sets (built when missing; never an eval set) with
+    its function's document text: the summaries and the long forms."""
     from benchmarks.mined.build import build_set
     from benchmarks.mined.packages import LANGUAGES
     from indexing.embedding.base import document_text
+    from indexing.embedding.local import lean_text
 
-    if split != "train":
-        raise SystemExit("the model is fine-tuned on the mined training sets only")
     reader = embedders.make("local")  # what the served model reads: path, name, lean text
     pairs: list[Pair] = []
     for language in sorted(LANGUAGES):
-        folder = build_set(language, split)
+        folder = build_set(language, "train")
         for name in ("queries.jsonl", "descriptions.jsonl"):
             file = folder / name
             for line in file.read_text().splitlines() if file.is_file() else []:
@@ -89,14 +88,8 @@ def training_pairs(split: str = "train") -> list[Pair]:
                 source = (folder / "corpus" / gold["path"]).read_text(errors="replace")
                 code = "\n".join(source.splitlines()[gold["start_line"] - 1 : gold["end_line"]])
                 text = document_text(reader, code, gold["path"], gold["symbol"])
-                pairs.append(Pair(question["query"], _lean(text)))
+                pairs.append(Pair(question["query"], lean_text(text)))
     return pairs
-
-
-def _lean(text: str) -> str:
-    from indexing.embedding.local import lean_text
-
-    return lean_text(text)
 
 
 def digest(pairs: Sequence[Pair]) -> str:
