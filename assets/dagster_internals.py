@@ -197,7 +197,16 @@ def pool_is_limited(instance: DagsterInstance, pool: str) -> bool:
 def claim_pool_slot(instance: DagsterInstance, pool: str, run_id: str, step_key: str) -> bool:
     """Try once to claim a slot of `pool` for a step; whether it is held now (a refused claim
     stays queued as the step's pending claim until freed)."""
-    return instance.event_log_storage.claim_concurrency_slot(pool, run_id, step_key).is_claimed
+    storage = instance.event_log_storage
+    status = storage.claim_concurrency_slot(pool, run_id, step_key)
+    if status.is_claimed or status.is_assigned or not storage.has_unassigned_slots(pool):
+        return status.is_claimed
+    # A slot is free and no queued claim is assigned to it, yet this one waits: it joined the
+    # queue while the last holder was freeing its slot (Dagster decides whether a new claim is
+    # assigned before inserting it, and a holder assigns the queue only as it frees), so nothing
+    # would ever assign it. Queued again, it is assigned the free slot.
+    storage.free_concurrency_slot_for_step(run_id, step_key)
+    return storage.claim_concurrency_slot(pool, run_id, step_key).is_claimed
 
 
 def free_pool_slot(instance: DagsterInstance, run_id: str, step_key: str) -> None:

@@ -286,6 +286,28 @@ def test_a_pool_slot_is_held_by_one_run_until_its_step_frees_it(tmp_path):
         assert pool_slot_users(instance) == set()
 
 
+def test_a_claim_queued_unassigned_beside_a_free_slot_gets_the_slot(tmp_path):
+    """Dagster's race: a claim decides it cannot be assigned while the holder is freeing its
+    slot, and joins the queue after the holder assigned it. Nothing would assign it again; the
+    next try queues it anew (a flaky two-runs test waited 180 s on exactly this)."""
+    limited = {"concurrency": {"pools": {"default_limit": 1}}}
+    with DagsterInstance.local_temp(str(tmp_path), overrides=limited) as instance:
+        assert pool_is_limited(instance, "embedding")
+        storage = instance.event_log_storage
+        # the state the race leaves: no slot held, the claim queued but not assigned
+        storage.add_pending_step(
+            concurrency_key="embedding", run_id="run-b", step_key="embed", should_assign=False
+        )
+        assert pool_slot_holders(instance, "embedding") == set()
+        assert claim_pool_slot(instance, "embedding", "run-b", "embed")
+        assert pool_slot_holders(instance, "embedding") == {"run-b"}
+        # an ordinary refused claim, behind a live holder, stays queued and is not re-queued
+        assert not claim_pool_slot(instance, "embedding", "run-c", "embed")
+        assert not claim_pool_slot(instance, "embedding", "run-c", "embed")
+        free_pool_slot(instance, "run-b", "embed")
+        assert claim_pool_slot(instance, "embedding", "run-c", "embed")
+
+
 def test_a_pool_without_a_limit_is_not_limited(tmp_path):
     with DagsterInstance.local_temp(str(tmp_path)) as instance:
         assert not pool_is_limited(instance, "anything")
