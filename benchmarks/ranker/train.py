@@ -232,8 +232,9 @@ def write_model(
     }
     dump = booster.dump_model(num_iteration=booster.best_iteration)  # type: ignore[attr-defined]
     domain: dict = {"embedding_model": embedding_model, "max_query_terms": stats["max_query_terms"]}
-    if embedding_model == PACKAGED_MODEL:
-        # measured on the fine-tuned model's similarities too (benchmarks/ranker/finetune.py)
+    if embedding_model == PACKAGED_MODEL and form == "summary":
+        # the short-question model was measured on the fine-tuned model's similarities too
+        # (benchmarks/ranker/finetune.py)
         domain["also_embedding_models"] = [TUNED_MODEL]
     if min_terms is not None:
         domain["min_query_terms"] = min_terms
