@@ -33,7 +33,8 @@ BATCH = 256
 EPOCHS = 30
 
 
-def _unit(x: np.ndarray) -> np.ndarray:
+def unit(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1."""
     return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
 
 
@@ -55,48 +56,51 @@ def snapshot_rows(url: str, repository: str, model: str) -> list[dict]:
         ).fetchall()
 
 
-def snapshot_vectors(url: str, repository: str, model: str) -> tuple[np.ndarray, list[tuple]]:
-    """Every chunk vector of the repository's current snapshot, with (path, start, end)."""
-    rows = snapshot_rows(url, repository, model)
-    vectors = np.asarray([np.fromstring(r["v"][1:-1], sep=",") for r in rows], dtype=np.float32)
-    return _unit(vectors), [(r["path"], r["start_line"], r["end_line"]) for r in rows]
+def top_ranks(queries: np.ndarray, chunks: np.ndarray, gold: list[set[int]]) -> list[int | None]:
+    """The rank of each query's first gold chunk among the 10 most similar (None: not there);
+    both sides unit vectors."""
+    top = np.argsort(-(queries @ chunks.T), axis=1)[:, :10]
+    return [
+        next((r for r, i in enumerate(row, 1) if i in wanted), None)
+        for row, wanted in zip(top, gold, strict=True)
+    ]
 
 
 class SetVectors:
-    """A set's queries embedded, its chunk vectors, and which chunks answer each query."""
+    """A set's queries embedded, its chunks and their vectors, and which chunks answer each
+    query."""
 
-    def __init__(self, name: str, provider: str) -> None:
+    def __init__(self, name: str, provider: str, *, keep_migrated: bool = False) -> None:
         eval_set = select(name)[0]
         embedder = embedders.make(provider)
-        index = ensure_index(eval_set, provider, embedder, fresh=False)
+        index = ensure_index(eval_set, provider, embedder, fresh=False, keep_migrated=keep_migrated)
         self.name = name
-        self.chunks, self.places = snapshot_vectors(
-            index["url"], index["repository"], embedder.model_name
+        self.rows = snapshot_rows(index["url"], index["repository"], embedder.model_name)
+        self.chunks = unit(
+            np.asarray([np.fromstring(r["v"][1:-1], sep=",") for r in self.rows], np.float32)
         )
-        queries = eval_set.queries()
-        self.queries = _unit(
-            np.asarray([embedder.embed_query(q["query"]) for q in queries], dtype=np.float32)
+        self.questions = [q["query"] for q in eval_set.queries()]
+        self.queries = unit(
+            np.asarray([embedder.embed_query(q) for q in self.questions], dtype=np.float32)
         )
         self.gold = [
             {
                 i
-                for i, (path, start, end) in enumerate(self.places)
+                for i, r in enumerate(self.rows)
                 if any(
-                    g["path"] == path and start <= g["end_line"] and end >= g["start_line"]
+                    g["path"] == r["path"]
+                    and r["start_line"] <= g["end_line"]
+                    and r["end_line"] >= g["start_line"]
                     for g in q["gold"]
                 )
             }
-            for q in queries
+            for q in eval_set.queries()
         ]
 
     def first_ranks(self, w: np.ndarray | None) -> list[int | None]:
         """The rank of each query's first gold chunk in the top 10 (None: not there)."""
-        q = self.queries if w is None else _unit(self.queries @ w.T)
-        top = np.argsort(-(q @ self.chunks.T), axis=1)[:, :10]
-        return [
-            next((r for r, i in enumerate(row, 1) if i in gold), None)
-            for row, gold in zip(top, self.gold, strict=True)
-        ]
+        q = self.queries if w is None else unit(self.queries @ w.T)
+        return top_ranks(q, self.chunks, self.gold)
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """(query, answer) vectors: each query with its first gold chunk (the function's head)."""

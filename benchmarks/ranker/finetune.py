@@ -220,40 +220,19 @@ def first_ranks(eval_set, tuned) -> dict[str, list[int | None]]:
     """Semantic search alone over the set's snapshot, for the packaged model (its stored
     vectors) and the tuned one (the same chunks embedded): each question's first gold rank in
     the top 10 (None: not there)."""
-    from benchmarks.quality import ensure_index
-    from benchmarks.ranker.adapter import snapshot_rows
+    from benchmarks.ranker.adapter import SetVectors, top_ranks, unit
     from indexing.embedding.base import document_text
 
-    base = embedders.make("local")
-    index = ensure_index(eval_set, "local", base, fresh=False, keep_migrated=True)
-    rows = snapshot_rows(index["url"], index["repository"], base.model_name)
-    stored = np.asarray([np.fromstring(r["v"][1:-1], sep=",") for r in rows], dtype=np.float32)
-    texts = [document_text(tuned, r["content"], r["path"], r["qualified_name"]) for r in rows]
-    vectors = {"packaged": stored, "tuned": embedders.embed_all(tuned, texts, cache=True)[0]}
-    queries = eval_set.queries()
-    gold = [
-        {
-            i
-            for i, r in enumerate(rows)
-            if any(
-                g["path"] == r["path"]
-                and r["start_line"] <= g["end_line"]
-                and r["end_line"] >= g["start_line"]
-                for g in q["gold"]
-            )
-        }
-        for q in queries
+    packaged = SetVectors(eval_set.name, "local", keep_migrated=True)
+    texts = [
+        document_text(tuned, r["content"], r["path"], r["qualified_name"]) for r in packaged.rows
     ]
-    ranks: dict[str, list[int | None]] = {}
-    for name, embedder in (("packaged", base), ("tuned", tuned)):
-        chunks = vectors[name] / np.linalg.norm(vectors[name], axis=1, keepdims=True)
-        asked = np.asarray([embedder.embed_query(q["query"]) for q in queries], dtype=np.float32)
-        top = np.argsort(-(asked @ chunks.T), axis=1)[:, :10]
-        ranks[name] = [
-            next((rank for rank, i in enumerate(row, 1) if i in wanted), None)
-            for row, wanted in zip(top, gold, strict=True)
-        ]
-    return ranks
+    chunks = embedders.embed_all(tuned, texts, cache=True)[0]
+    asked = np.asarray([tuned.embed_query(q) for q in packaged.questions], dtype=np.float32)
+    return {
+        "packaged": packaged.first_ranks(None),
+        "tuned": top_ranks(unit(asked), unit(chunks), packaged.gold),
+    }
 
 
 def measure(model: Path, sets: str) -> str:
