@@ -216,6 +216,38 @@ def train(
     return provenance
 
 
+def interpolate(
+    tuned: Path, base: Path, out: Path, alpha: float, base_name: str | None = None
+) -> dict:
+    """A model folder whose weights are `base`'s moved `alpha` of the way to `tuned`'s (weight
+    interpolation, as in WiSE-FT: alpha 1 is the tuned model, 0 the base). Returns the
+    provenance written beside them: the tuned folder's, with the interpolation."""
+    from safetensors.numpy import load_file
+
+    from benchmarks.ranker.bert_jax import save_model
+
+    if not 0.0 <= alpha <= 1.0:
+        raise SystemExit(f"--alpha {alpha}: a weight between 0 (the base) and 1 (the tuned model)")
+    start, end = (
+        load_file(str(base / "model.safetensors")),
+        load_file(str(tuned / "model.safetensors")),
+    )
+    if start.keys() != end.keys() or any(start[k].shape != end[k].shape for k in start):
+        raise SystemExit(f"{tuned} was not tuned from {base}: their weights differ in shape")
+    params = {
+        name: value if value.dtype.kind != "f" else (1 - alpha) * value + alpha * end[name]
+        for name, value in start.items()
+    }
+    provenance = json.loads((tuned / "finetune.json").read_text())
+    provenance["interpolated"] = {
+        "alpha": alpha,
+        "tuned": tuned.name,
+        "base": base_name or base.name,
+    }
+    save_model(params, base, out, provenance)
+    return provenance
+
+
 def first_ranks(eval_set, tuned) -> dict[str, list[int | None]]:
     """Semantic search alone over the set's snapshot, for the packaged model (its stored
     vectors) and the tuned one (the same chunks embedded): each question's first gold rank in
@@ -262,6 +294,10 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--out", default=str(DEFAULT_OUT), help="the tuned model's folder")
     t.add_argument("--epochs", type=float, default=EPOCHS)
     t.add_argument("--learning-rate", type=float, default=LEARNING_RATE)
+    i = sub.add_parser("interpolate", help="the packaged model moved part of the way to the tuned")
+    i.add_argument("--tuned", default=str(DEFAULT_OUT), help="the tuned model's folder")
+    i.add_argument("--alpha", type=float, default=0.5, help="0: the packaged model, 1: the tuned")
+    i.add_argument("--out", required=True, help="the interpolated model's folder")
     m = sub.add_parser("measure", help="semantic search alone: packaged vs tuned, every set")
     m.add_argument("--model", default=str(DEFAULT_OUT))
     m.add_argument("--sets", default="all,mined-test")
@@ -280,6 +316,14 @@ def main(argv: list[str] | None = None) -> int:
             learning_rate=args.learning_rate,
             base_name=packaged.name,
         )
+        return 0
+    if args.command == "interpolate":
+        from indexing.embedding.local import packaged_model
+
+        provenance = interpolate(
+            Path(args.tuned), packaged_model().path, Path(args.out), args.alpha
+        )
+        print(json.dumps(provenance["interpolated"]))
         return 0
     from benchmarks.machine import summary
 

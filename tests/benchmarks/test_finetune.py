@@ -5,6 +5,7 @@ codeatlas's own int8 path."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -69,3 +70,45 @@ def test_a_few_steps_learn_and_the_tuned_folder_is_served(tmp_path):
     packaged = _jax_vectors(model.path, TEXTS)
     assert np.all((served * tuned).sum(axis=1) > 0.99)
     assert not np.allclose(tuned, packaged, atol=1e-3)
+
+
+def test_interpolation_moves_the_packaged_weights_part_of_the_way_to_the_tuned(tmp_path):
+    from safetensors.numpy import load_file, save_file
+
+    from benchmarks.ranker.finetune import interpolate
+
+    model = packaged_model()
+    base = load_file(str(model.path / "model.safetensors"))
+    tuned = tmp_path / "tuned"
+    shutil.copytree(model.path, tuned)
+    moved = {k: v * 3 if v.dtype.kind == "f" else v for k, v in base.items()}
+    save_file(moved, str(tuned / "model.safetensors"))
+    (tuned / "finetune.json").write_text(json.dumps({"seed": 26}))
+
+    provenance = interpolate(tuned, model.path, tmp_path / "half", 0.25, "packaged")
+
+    assert provenance == {
+        "seed": 26,
+        "interpolated": {"alpha": 0.25, "tuned": "tuned", "base": "packaged"},
+    }
+    assert json.loads((tmp_path / "half" / "finetune.json").read_text()) == provenance
+    half = load_file(str(tmp_path / "half" / "model.safetensors"))
+    for name, value in base.items():
+        # float weights a quarter of the way (x -> 1.5x), integer buffers as they were
+        expected = value * 1.5 if value.dtype.kind == "f" else value
+        np.testing.assert_allclose(half[name], expected, rtol=1e-6)
+    served = np.asarray(
+        FastEmbedder(read_model(tmp_path / "half", "half"), tmp_path / "c")._embed(TEXTS)
+    )
+    assert served.shape == (len(TEXTS), 384)
+
+    # a folder of another model is refused, and nothing is written
+    other = tmp_path / "other"
+    shutil.copytree(model.path, other)
+    save_file({"w": np.zeros(3, dtype=np.float32)}, str(other / "model.safetensors"))
+    (other / "finetune.json").write_text("{}")
+    with pytest.raises(SystemExit, match="not tuned from"):
+        interpolate(other, model.path, tmp_path / "refused", 0.5)
+    assert not (tmp_path / "refused").exists()
+    with pytest.raises(SystemExit, match="between 0"):
+        interpolate(tuned, model.path, tmp_path / "refused", 1.5)
