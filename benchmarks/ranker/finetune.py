@@ -320,8 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "interpolate":
         from indexing.embedding.local import packaged_model
 
+        packaged = packaged_model()
         provenance = interpolate(
-            Path(args.tuned), packaged_model().path, Path(args.out), args.alpha
+            Path(args.tuned), packaged.path, Path(args.out), args.alpha, packaged.name
         )
         print(json.dumps(provenance["interpolated"]))
         return 0
