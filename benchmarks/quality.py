@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
+from pathlib import Path
 
 from benchmarks import embedder as embedders
 from benchmarks.baselines.suite import SYSTEMS as BASELINE_SYSTEMS
@@ -42,9 +44,15 @@ SYSTEMS = {
 
 
 def database_name(eval_set: EvalSet, provider: str) -> str:
-    """The set's quality database for an embedder provider (the local models share one: an
-    index holds vectors of several models side by side)."""
-    return f"bench_quality_{embedders.split(provider)[0]}_{eval_set.name}"
+    """The set's quality database for an embedder spec. The packaged local models share one (an
+    index holds vectors of several models side by side); a model folder (`local:<path>`, e.g. a
+    fine-tuned model) gets its own, named by the folder, so measuring it does not rebuild the
+    packaged model's index."""
+    kind, model = embedders.split(provider)
+    if model and "/" in model:
+        folder = re.sub(r"[^a-z0-9]+", "_", Path(model).name.lower())[:16]
+        kind = f"{kind}_{folder}"
+    return f"bench_quality_{kind}_{eval_set.name}"
 
 
 def index_status(

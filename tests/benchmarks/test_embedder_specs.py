@@ -28,3 +28,13 @@ def test_the_local_models_share_a_sets_database() -> None:
 
 def test_the_fake_spec_builds_the_fake_embedder() -> None:
     assert make("fake").model_name.startswith("fake")
+
+
+def test_a_model_folder_gets_its_own_database_of_each_set() -> None:
+    # a fine-tuned model's index is built beside the packaged model's, not over it; the name
+    # stays within PostgreSQL's 63 bytes for the longest set names
+    train = EVAL_SETS["py"]
+    folder = "local:/work/.work/models/all-MiniLM-L6-v2-code"
+    assert database_name(train, folder) == "bench_quality_local_all_minilm_l6_v2_py"
+    assert database_name(train, folder) != database_name(train, "local")
+    assert len(database_name(train, folder).replace("_py", "_mined-javascript-train")) <= 63
