@@ -387,6 +387,18 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.loc_index import database_name
 
         url = database(database_name(args.embedder), fresh=False)
+    elif "/" in (embedders.split(args.embedder)[1] or ""):
+        # a model folder (a fine-tuned model): the local model's index, copied and re-embedded
+        from benchmarks.loc_index import copy_with_vectors, database_name
+        from core.config import load_settings
+        from core.database import server_url
+
+        url = copy_with_vectors(
+            server_url(load_settings()),
+            database_name("local"),
+            database_name(args.embedder),
+            embedders.make(args.embedder),
+        )
     else:
         model = embedders.make(args.embedder).model_name
         url, _ = ensure_indexed(projects, args.embedder, model)

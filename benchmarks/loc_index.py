@@ -61,6 +61,53 @@ def ensure_indexed(
     return url, done
 
 
+def copy_with_vectors(server: str, source: str, target: str, embedder, *, log=sys.stderr) -> str:
+    """The database `target`: a copy of `source` (parses, symbols, call graph and postings do
+    not depend on the embedding model) whose every ready snapshot is embedded with `embedder`,
+    the model each repository then searches with. A fine-tuned model's localisation figures
+    without re-indexing the releases. A rerun embeds only what is missing, so an interrupted
+    one resumes. Returns the URL of `target`."""
+    import psycopg
+
+    from benchmarks.workspace import database
+    from core.database import connection
+    from indexing.embedding_step import embed_snapshot
+    from indexing.model_switch import adopt_configured_model, try_switch
+
+    with psycopg.connect(server, autocommit=True) as conn:
+        exists = "SELECT 1 FROM pg_database WHERE datname = %s"
+        if not conn.execute(exists, (target,)).fetchone():
+            if not conn.execute(exists, (source,)).fetchone():
+                raise SystemExit(
+                    f"no database {source} to copy: index the releases first"
+                    " (python -m benchmarks.loc --embedder local)"
+                )
+            print(f"[loc] copying {source} -> {target}", file=log, flush=True)
+            # fails while another session is connected to `source`: PostgreSQL copies only an
+            # idle template
+            conn.execute(f'CREATE DATABASE "{target}" TEMPLATE "{source}"')
+    url = database(target, fresh=False)
+    with connection(url) as conn:
+        ready = conn.execute(
+            "SELECT r.name, s.commit_sha FROM snapshots s"
+            " JOIN repositories r ON r.id = s.repository_id"
+            " WHERE s.status = 'ready' ORDER BY r.name, s.id"
+        ).fetchall()
+    for row in ready:
+        done = embed_snapshot(url, row["name"], row["commit_sha"], embedder)
+        print(
+            f"[loc] {time.strftime('%H:%M:%S')} {row['name']} {row['commit_sha'][:8]}:"
+            f" {done.get('embedded', 0)} chunks embedded",
+            file=log,
+            flush=True,
+        )
+    with connection(url) as conn:
+        for name in dict.fromkeys(row["name"] for row in ready):
+            adopt_configured_model(conn, name, embedder.model_name)
+            try_switch(conn, name, every_snapshot=True)
+    return url
+
+
 def index_cost(url: str, project: str) -> dict:
     """Files listed over all snapshots of a project against file versions stored: the share
     content addressing saves."""

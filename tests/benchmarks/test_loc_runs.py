@@ -3,8 +3,11 @@ line, and runs measured apart merged into one results file."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
+
+import pytest
 
 from benchmarks import loc, loc_corpora
 from retrieval.locate import WEIGHTS
@@ -92,3 +95,55 @@ def test_a_text_shared_by_two_releases_is_tokenized_once_with_the_same_tokens():
     assert first == code_tokens(text)
     copy = "".join(list(text))  # the same text read again for the next release
     assert copy is not text and shared_tokens(copy) is first
+
+
+def test_a_model_folders_database_is_the_local_one_copied_and_embedded_again(
+    settings_env, database_url, git_repo, pg_server
+):
+    from psycopg.conninfo import conninfo_to_dict
+
+    from benchmarks.loc_index import copy_with_vectors
+    from core.database import connection
+    from indexing.embedding.fake import FakeEmbedder
+    from tests.retrieval.indexing import index_repository
+
+    git_repo.write("shop/refunds.py", "def approve_refund(order):\n    return order.paid\n")
+    first = git_repo.commit("1.0")
+    index_repository(database_url, git_repo.path, "shop", embedder=FakeEmbedder())
+    git_repo.write("shop/orders.py", "def cancel(order):\n    order.cancelled = True\n")
+    second = git_repo.commit("2.0")
+    index_repository(database_url, git_repo.path, "shop", embedder=FakeEmbedder())
+    source = conninfo_to_dict(database_url)["dbname"]
+    tuned = FakeEmbedder(dimensions=8)
+    log = io.StringIO()
+
+    url = copy_with_vectors(pg_server, source, source + "_tuned", tuned, log=log)
+
+    assert "copying" in log.getvalue()
+    with connection(url) as conn:
+        row = conn.execute("SELECT active_embedding_model FROM repositories").fetchone()
+        assert row["active_embedding_model"] == "fake-hash-8"
+        # both releases have the new model's vectors of every chunk, beside the old model's
+        counts = conn.execute(
+            "SELECT s.commit_sha, count(DISTINCT c.id) AS chunks, count(DISTINCT e.content_hash)"
+            " FILTER (WHERE e.embedding_model = 'fake-hash-8') AS tuned,"
+            " count(DISTINCT e.content_hash) FILTER (WHERE e.embedding_model = 'fake-hash-384')"
+            " AS packaged"
+            " FROM snapshots s JOIN snapshot_files sf ON sf.snapshot_id = s.id"
+            " JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
+            " LEFT JOIN chunk_embeddings e ON e.content_hash = c.content_hash"
+            " GROUP BY s.commit_sha"
+        ).fetchall()
+    assert {r["commit_sha"] for r in counts} == {first, second}
+    for r in counts:
+        assert r["chunks"] > 0 and r["tuned"] == r["packaged"] == r["chunks"]
+    with connection(database_url) as conn:  # the source keeps its model
+        row = conn.execute("SELECT active_embedding_model FROM repositories").fetchone()
+        assert row["active_embedding_model"] == "fake-hash-384"
+
+    # a rerun finds the copy and nothing left to embed; a missing source says what to do
+    again = io.StringIO()
+    assert copy_with_vectors(pg_server, source, source + "_tuned", tuned, log=again) == url
+    assert "copying" not in again.getvalue()
+    with pytest.raises(SystemExit, match="index the releases first"):
+        copy_with_vectors(pg_server, "no_such_database", "no_such_copy", tuned)
