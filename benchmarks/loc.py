@@ -183,6 +183,27 @@ def summarise(per: dict[str, dict], systems: list[str]) -> dict:
     return result
 
 
+def against(per: dict[str, dict], earlier: Path) -> dict:
+    """Each system of this run minus the same system of an `earlier` run's JSON (another model
+    or weights), paired over the reports both scored, with how many went up and down."""
+    before = json.loads(earlier.read_text())["instances"]
+    out: dict = {"run": earlier.name, "systems": {}}
+    systems = {name for record in per.values() for name in record if name in SYSTEMS}
+    for name in sorted(systems):
+        ids = sorted(i for i in per if name in per[i] and name in before.get(i, {}))
+        if not ids:
+            continue
+        diffs: dict = {}
+        for m in METRICS:
+            now, then = [per[i][name][m] for i in ids], [before[i][name][m] for i in ids]
+            diffs[m] = paired_difference(now, then) | {
+                "up": sum(a > b for a, b in zip(now, then, strict=True)),
+                "down": sum(a < b for a, b in zip(now, then, strict=True)),
+            }
+        out["systems"][name] = diffs
+    return out
+
+
 def _fmt(b: dict) -> str:
     if b["n"] == 0:
         return "—"
@@ -225,6 +246,14 @@ def markdown(summary: dict, meta: dict) -> str:
         lines += ["| system | Δ file Acc@5 | Δ function Acc@10 |", "|---|---|---|"]
         for other, d in summary["locate_minus"].items():
             lines.append(f"| {other} | {_fmt(d['file_acc@5'])} | {_fmt(d['func_acc@10'])} |")
+        lines.append("")
+    if "against" in summary:
+        lines += [f"## minus the same system of {summary['against']['run']} (paired by report)"]
+        lines += ["", "| system | n | " + " | ".join(f"Δ {m} (up/down)" for m in METRICS) + " |"]
+        lines.append("|---" * (len(METRICS) + 2) + "|")
+        for name, d in summary["against"]["systems"].items():
+            cells = [f"{_fmt(d[m])} ({d[m]['up']}/{d[m]['down']})" for m in METRICS]
+            lines.append(f"| {name} | {d[METRICS[0]]['n']} | " + " | ".join(cells) + " |")
         lines.append("")
     for half, table in summary["halves"].items():
         n = next(iter(table.values()))["file_acc@5"]["n"] if table else 0
@@ -364,6 +393,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--weights", default="", help="locate weights, e.g. frame=2,auxiliary=0.5")
     p.add_argument("--out", default=str(RESULTS / "loc"), help="output path without extension")
     p.add_argument(
+        "--against",
+        metavar="JSON",
+        help="also each system minus the same system of an earlier run (paired by report)",
+    )
+    p.add_argument(
         "--merge",
         nargs="+",
         metavar="JSON",
@@ -417,6 +451,8 @@ def main(argv: list[str] | None = None) -> int:
 
     measured = measure(url, instances, systems, weights, embed_query=embed_query)
     summary = summarise(measured["instances"], systems)
+    if args.against:
+        summary["against"] = against(measured["instances"], Path(args.against))
     meta = {
         "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": machine_summary(),

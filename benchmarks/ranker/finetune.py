@@ -17,9 +17,11 @@ settings and the held-out figures go to the model folder's `finetune.json`.
 
 Measured (`measure`): semantic search alone, exact cosine over every chunk of a set's snapshot,
 the packaged int8 model's stored vectors against the tuned model's int8 vectors of the same
-chunks, MRR@10 and R@5 with paired 95% bootstrap intervals; hybrid search and bug-report
-localisation with the tuned model are measured by indexing with it (`--embedder
-local:<folder>` of benchmarks.ranker.compare and benchmarks.loc). Results and the reading:
+chunks, MRR@10 and R@5 with paired 95% bootstrap intervals. `hybrid`: search as shipped, the
+packaged model against the folder's, each set indexed once per model (databases of its own),
+with the shipped ranker. Bug reports: `python -m benchmarks.loc --embedder local:<folder>`
+(the local model's localisation database copied and each release embedded again). `interpolate`
+writes a folder between the packaged and the tuned weights (WiSE-FT). Results and the reading:
 docs/retrieval.md "Fine-tuning the local model".
 """
 

@@ -86,6 +86,34 @@ def test_runs_measured_apart_merge_into_one_summary_the_later_run_winning(tmp_pa
     assert (tmp_path / "merged.md").read_text().startswith("# Bug-report localisation")
 
 
+def test_a_run_against_an_earlier_one_is_paired_by_report_per_system(tmp_path: Path):
+    earlier = _run(
+        tmp_path / "packaged.json",
+        {
+            "psf__requests-1": _record("requests", 0, locate=0.0, **{"bm25-files": 1.0}),
+            "psf__requests-2": _record("requests", 1, locate=1.0),
+            "psf__requests-9": _record("requests", 2, locate=0.0),  # not scored now
+        },
+        {},
+    )
+    now = {
+        "psf__requests-1": _record("requests", 0, locate=1.0, **{"bm25-files": 1.0}),
+        "psf__requests-2": _record("requests", 1, locate=1.0, **{"bm25-files": 0.0}),
+        "psf__requests-3": _record("requests", 3, locate=0.0, **{"bm25-files": 0.0}),  # new
+    }
+    summary = loc.summarise(now, ["locate", "bm25-files"])
+    summary["against"] = loc.against(now, earlier)
+
+    locate = summary["against"]["systems"]["locate"]["file_acc@5"]
+    assert (locate["n"], locate["mean"], locate["up"], locate["down"]) == (2, 0.5, 1, 0)
+    files = summary["against"]["systems"]["bm25-files"]["file_acc@5"]
+    assert (files["n"], files["mean"], files["up"], files["down"]) == (1, 0.0, 0, 0)
+    meta = {"finished": "now", "machine": "here", "embedder": "local:tuned", "dropped": {}}
+    text = loc.markdown(summary, meta)
+    assert "## minus the same system of packaged.json (paired by report)" in text
+    assert "| locate | 2 | " in text
+
+
 def test_a_text_shared_by_two_releases_is_tokenized_once_with_the_same_tokens():
     from benchmarks.baselines.bm25 import code_tokens
     from benchmarks.loc_systems import shared_tokens
