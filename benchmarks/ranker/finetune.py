@@ -60,6 +60,10 @@ DEFAULT_OUT = WORK / "models" / TUNED_NAME
 SERVED = ":ct2-int8-ctx256"
 PACKAGED_MODEL = "all-MiniLM-L6-v2" + SERVED
 TUNED_MODEL = TUNED_NAME + SERVED
+# `interpolate`'s default: the tuned weights halfway back to the packaged ones (measured too)
+HALF_NAME = TUNED_NAME + "-half"
+HALF_OUT = WORK / "models" / HALF_NAME
+HALF_MODEL = HALF_NAME + SERVED
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 METRICS = {"R@5": found_within(5), "MRR@10": reciprocal_rank}
 
@@ -330,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     i = sub.add_parser("interpolate", help="the packaged model moved part of the way to the tuned")
     i.add_argument("--tuned", default=str(DEFAULT_OUT), help="the tuned model's folder")
     i.add_argument("--alpha", type=float, default=0.5, help="0: the packaged model, 1: the tuned")
-    i.add_argument("--out", required=True, help="the interpolated model's folder")
+    i.add_argument("--out", default=str(HALF_OUT), help="the interpolated model's folder")
     m = sub.add_parser("measure", help="semantic search alone: packaged vs tuned, every set")
     m.add_argument("--model", default=str(DEFAULT_OUT))
     m.add_argument("--sets", default="all,mined-test")

@@ -30,7 +30,7 @@ from benchmarks.codeatlas_search import CodeatlasSearch
 from benchmarks.eval_sets import select
 from benchmarks.quality import ensure_index
 from benchmarks.ranker.collect import FORMS, QueryRows, collect, questions_of
-from benchmarks.ranker.finetune import PACKAGED_MODEL, TUNED_MODEL
+from benchmarks.ranker.finetune import HALF_MODEL, PACKAGED_MODEL, TUNED_MODEL
 from benchmarks.workspace import WORK, prepare_environment
 from retrieval.ranker import SHIPPED_LONG_MODEL, SHIPPED_MODEL
 
@@ -233,9 +233,9 @@ def write_model(
     dump = booster.dump_model(num_iteration=booster.best_iteration)  # type: ignore[attr-defined]
     domain: dict = {"embedding_model": embedding_model, "max_query_terms": stats["max_query_terms"]}
     if embedding_model == PACKAGED_MODEL and form == "summary":
-        # the short-question model was measured on the fine-tuned model's similarities too
-        # (benchmarks/ranker/finetune.py)
-        domain["also_embedding_models"] = [TUNED_MODEL]
+        # the short-question model was measured on the fine-tuned model's similarities too,
+        # and on the halfway model's (benchmarks/ranker/finetune.py)
+        domain["also_embedding_models"] = [TUNED_MODEL, HALF_MODEL]
     if min_terms is not None:
         domain["min_query_terms"] = min_terms
     model = as_model(dump, meta, prior=PRIOR, domain=domain)
