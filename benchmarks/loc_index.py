@@ -83,9 +83,13 @@ def copy_with_vectors(server: str, source: str, target: str, embedder, *, log=sy
                     " (python -m benchmarks.loc --embedder local)"
                 )
             print(f"[loc] copying {source} -> {target}", file=log, flush=True)
-            # fails while another session is connected to `source`: PostgreSQL copies only an
-            # idle template
-            conn.execute(f'CREATE DATABASE "{target}" TEMPLATE "{source}"')
+            try:
+                conn.execute(f'CREATE DATABASE "{target}" TEMPLATE "{source}"')
+            except psycopg.errors.ObjectInUse as e:  # PostgreSQL copies only an idle database
+                raise SystemExit(
+                    f"cannot copy {source} while it is in use ({e.diag.message_detail}):"
+                    " let the benchmark or server using it finish, then run again"
+                ) from e
     url = database(target, fresh=False)
     with connection(url) as conn:
         ready = conn.execute(

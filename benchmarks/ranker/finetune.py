@@ -246,7 +246,10 @@ def interpolate(
         name: value if value.dtype.kind != "f" else (1 - alpha) * value + alpha * end[name]
         for name, value in start.items()
     }
-    provenance = json.loads((tuned / "finetune.json").read_text())
+    record = tuned / "finetune.json"
+    if not record.is_file():
+        raise SystemExit(f"{tuned} has no finetune.json: interpolate a folder `train` wrote")
+    provenance = json.loads(record.read_text())
     provenance["interpolated"] = {
         "alpha": alpha,
         "tuned": tuned.name,

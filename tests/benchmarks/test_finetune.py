@@ -112,3 +112,7 @@ def test_interpolation_moves_the_packaged_weights_part_of_the_way_to_the_tuned(t
     assert not (tmp_path / "refused").exists()
     with pytest.raises(SystemExit, match="between 0"):
         interpolate(tuned, model.path, tmp_path / "refused", 1.5)
+    (tuned / "finetune.json").unlink()  # not a folder `train` wrote
+    with pytest.raises(SystemExit, match="no finetune.json"):
+        interpolate(tuned, model.path, tmp_path / "refused", 0.5)
+    assert not (tmp_path / "refused").exists()

@@ -128,6 +128,7 @@ def test_a_text_shared_by_two_releases_is_tokenized_once_with_the_same_tokens():
 def test_a_model_folders_database_is_the_local_one_copied_and_embedded_again(
     settings_env, database_url, git_repo, pg_server
 ):
+    import psycopg
     from psycopg.conninfo import conninfo_to_dict
 
     from benchmarks.loc_index import copy_with_vectors
@@ -175,3 +176,9 @@ def test_a_model_folders_database_is_the_local_one_copied_and_embedded_again(
     assert "copying" not in again.getvalue()
     with pytest.raises(SystemExit, match="index the releases first"):
         copy_with_vectors(pg_server, "no_such_database", "no_such_copy", tuned)
+    # a source in use (a benchmark searching it) cannot be copied: said, and no copy is left
+    with connection(database_url), pytest.raises(SystemExit, match="while it is in use"):
+        copy_with_vectors(pg_server, source, source + "_busy", tuned)
+    with psycopg.connect(pg_server) as conn:
+        busy = (source + "_busy",)
+        assert not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", busy).fetchone()
