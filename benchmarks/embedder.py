@@ -22,6 +22,13 @@ def split(spec: str) -> tuple[str, str | None]:
     return provider, model or None
 
 
+def model_folder(spec: str) -> Path | None:
+    """The folder of a `local:<path>` spec (a model of one's own, e.g. fine-tuned); None for a
+    packaged model's name or another provider."""
+    model = split(spec)[1]
+    return Path(model) if model and "/" in model else None
+
+
 def environment(spec: str) -> dict[str, str]:
     """The settings' environment variables that make `codeatlas` build the `spec` embedder."""
     provider, model = split(spec)

@@ -421,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.loc_index import database_name
 
         url = database(database_name(args.embedder), fresh=False)
-    elif "/" in (embedders.split(args.embedder)[1] or ""):
+    elif embedders.model_folder(args.embedder) is not None:
         # a model folder (a fine-tuned model): the local model's index, copied and re-embedded
         from benchmarks.loc_index import copy_with_vectors, database_name
         from core.config import load_settings

@@ -19,7 +19,6 @@ import json
 import re
 import sys
 import time
-from pathlib import Path
 
 from benchmarks import embedder as embedders
 from benchmarks.baselines.suite import SYSTEMS as BASELINE_SYSTEMS
@@ -48,10 +47,9 @@ def database_name(eval_set: EvalSet, provider: str) -> str:
     index holds vectors of several models side by side); a model folder (`local:<path>`, e.g. a
     fine-tuned model) gets its own, named by the folder, so measuring it does not rebuild the
     packaged model's index."""
-    kind, model = embedders.split(provider)
-    if model and "/" in model:
-        folder = re.sub(r"[^a-z0-9]+", "_", Path(model).name.lower())[:16]
-        kind = f"{kind}_{folder}"
+    kind, folder = embedders.split(provider)[0], embedders.model_folder(provider)
+    if folder is not None:
+        kind += "_" + re.sub(r"[^a-z0-9]+", "_", folder.name.lower())[:16]
     return f"bench_quality_{kind}_{eval_set.name}"
 
 

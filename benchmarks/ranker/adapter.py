@@ -79,7 +79,8 @@ class SetVectors:
         self.chunks = unit(
             np.asarray([np.fromstring(r["v"][1:-1], sep=",") for r in self.rows], np.float32)
         )
-        self.questions = [q["query"] for q in eval_set.queries()]
+        queries = eval_set.queries()
+        self.questions = [q["query"] for q in queries]
         self.queries = unit(
             np.asarray([embedder.embed_query(q) for q in self.questions], dtype=np.float32)
         )
@@ -94,7 +95,7 @@ class SetVectors:
                     for g in q["gold"]
                 )
             }
-            for q in eval_set.queries()
+            for q in queries
         ]
 
     def first_ranks(self, w: np.ndarray | None) -> list[int | None]:

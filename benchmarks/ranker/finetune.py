@@ -278,31 +278,40 @@ def first_ranks(eval_set, tuned) -> dict[str, list[int | None]]:
     }
 
 
-def measure(model: Path, sets: str) -> str:
-    """The markdown table of `first_ranks` over the sets, with paired intervals."""
-    tuned = embedders.make(f"local:{model.resolve()}")
+def paired_table(sets: str, before: str, ranks_of) -> str:
+    """The markdown table over the sets of `ranks_of(eval_set)` -> (before's, the tuned model's
+    first gold ranks), R@5 and MRR@10 with their paired intervals."""
     lines = [
-        "| set | n | R@5 packaged | R@5 tuned | ΔR@5 | MRR@10 packaged | MRR@10 tuned | ΔMRR@10 |",
+        f"| set | n | R@5 {before} | R@5 tuned | ΔR@5 | MRR@10 {before} | MRR@10 tuned | ΔMRR@10 |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for group in sets.split(","):
         for eval_set in select(group):
-            ranks = first_ranks(eval_set, tuned)
-            cells = [eval_set.name, str(len(ranks["tuned"]))]
+            a, b = ranks_of(eval_set)
+            cells = [eval_set.name, str(len(b))]
             for term in METRICS.values():
-                a = [term(r) for r in ranks["packaged"]]
-                b = [term(r) for r in ranks["tuned"]]
-                cells += [fmt(*interval(a)), fmt(*interval(b)), fmt_delta(*paired(b, a))]
+                x, y = [term(r) for r in a], [term(r) for r in b]
+                cells += [fmt(*interval(x)), fmt(*interval(y)), fmt_delta(*paired(y, x))]
             lines.append("| " + " | ".join(cells) + " |")
             print(lines[-1], file=sys.stderr, flush=True)
     return "\n".join(lines)
 
 
+def measure(model: Path, sets: str) -> str:
+    """Semantic search alone (`first_ranks`), packaged vs tuned: the markdown table."""
+    tuned = embedders.make(f"local:{model.resolve()}")
+
+    def ranks_of(eval_set):
+        ranks = first_ranks(eval_set, tuned)
+        return ranks["packaged"], ranks["tuned"]
+
+    return paired_table(sets, "packaged", ranks_of)
+
+
 def measure_hybrid(model: Path, sets: str, *, keep_migrated: bool = False) -> str:
     """Hybrid search as shipped, per question: the packaged model with the shipped ranker
     against the model folder with the same ranker, its domain naming the folder's vectors too
-    (each set indexed once per model, `benchmarks.quality.database_name`). The markdown table
-    with paired intervals."""
+    (each set indexed once per model, `benchmarks.quality.database_name`). The markdown table."""
     from benchmarks.ranker.compare import first_ranks as hybrid_ranks
     from retrieval.ranker import SHIPPED_MODEL, load_model
 
@@ -310,21 +319,14 @@ def measure_hybrid(model: Path, sets: str, *, keep_migrated: bool = False) -> st
     shipped = load_model(SHIPPED_MODEL)
     widened = load_model(SHIPPED_MODEL)
     widened.also_embedding_models.append(embedders.make(spec).model_name)
-    lines = [
-        "| set | n | R@5 shipped | R@5 tuned | ΔR@5 | MRR@10 shipped | MRR@10 tuned | ΔMRR@10 |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for group in sets.split(","):
-        for eval_set in select(group):
-            a = hybrid_ranks(eval_set, "local", [shipped], keep_migrated=keep_migrated)["hybrid"]
-            b = hybrid_ranks(eval_set, spec, [widened], keep_migrated=keep_migrated)["hybrid"]
-            cells = [eval_set.name, str(len(a))]
-            for term in METRICS.values():
-                x, y = [term(r) for r in a], [term(r) for r in b]
-                cells += [fmt(*interval(x)), fmt(*interval(y)), fmt_delta(*paired(y, x))]
-            lines.append("| " + " | ".join(cells) + " |")
-            print(lines[-1], file=sys.stderr, flush=True)
-    return "\n".join(lines)
+
+    def ranks_of(eval_set):
+        return (
+            hybrid_ranks(eval_set, "local", [shipped], keep_migrated=keep_migrated)["hybrid"],
+            hybrid_ranks(eval_set, spec, [widened], keep_migrated=keep_migrated)["hybrid"],
+        )
+
+    return paired_table(sets, "shipped", ranks_of)
 
 
 def main(argv: list[str] | None = None) -> int:

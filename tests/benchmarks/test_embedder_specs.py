@@ -38,3 +38,13 @@ def test_a_model_folder_gets_its_own_database_of_each_set() -> None:
     assert database_name(train, folder) == "bench_quality_local_all_minilm_l6_v2_py"
     assert database_name(train, folder) != database_name(train, "local")
     assert len(database_name(train, folder).replace("_py", "_mined-javascript-train")) <= 63
+
+
+def test_only_a_path_names_a_model_folder() -> None:
+    from pathlib import Path
+
+    from benchmarks.embedder import model_folder
+
+    assert model_folder("local:/models/tuned") == Path("/models/tuned")
+    assert model_folder("local:bge-small-en-v1.5") is None
+    assert model_folder("local") is None and model_folder("fake") is None
