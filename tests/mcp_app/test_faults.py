@@ -17,6 +17,7 @@ import anyio
 import httpx
 import pytest
 
+from tests.logged import tracebacks
 from tests.mcp_app.conftest import make_server, payload
 from tests.mcp_app.test_http import HEADERS, INIT, _call, _token, serve_in_thread
 from tests.stoppable_postgres import StoppablePostgres, wait_until
@@ -92,7 +93,7 @@ def test_while_the_database_is_down_a_valid_token_gets_503_with_retry_after_neve
     assert "\n" not in answer["error_description"]
     assert health.status_code == 503 and health.headers["retry-after"] == "5"
     assert health.json() == {"status": "unavailable", "database": "unreachable"}
-    assert not any(r.exc_info for r in caplog.records)  # one line each, no traceback
+    assert not tracebacks(caplog)  # one line each, no traceback
 
     stoppable.start()
     wait_until(

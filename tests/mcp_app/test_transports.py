@@ -14,6 +14,7 @@ from mcp_app.limits import ServerLimits
 from mcp_app.tokens import create_token, token_hash
 from mcp_app.transports import DatabaseTokenVerifier, stdio_principal, transport_security
 from retrieval.principals import create_principal
+from tests.logged import tracebacks
 
 
 def test_a_local_binding_answers_local_names_on_any_port():
@@ -86,7 +87,7 @@ def test_an_unreachable_database_is_could_not_check_not_an_unknown_token(caplog)
             anyio.run(verifier.check, "cat_anything")
     finally:
         verifier.close()
-    assert not any(r.exc_info for r in caplog.records)
+    assert not tracebacks(caplog)
 
 
 @pytest.fixture(autouse=True)
