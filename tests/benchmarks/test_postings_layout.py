@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.postings_layout import build_blocks, measure, read_blocks, read_rows
+from benchmarks.postings_layout import (
+    build_blocks,
+    measure,
+    read_blocks,
+    read_rows,
+    within_budget,
+)
 from core.database import connect
 from indexing.embedding.fake import FakeEmbedder
 from tests.retrieval.indexing import index_repository
@@ -64,3 +70,19 @@ def test_the_measurement_reports_both_layouts(indexed):
     assert set(result["blocks"]) == {2, 64}
     assert all(b["postings"] == result["postings"] for b in result["blocks"].values())
     assert not indexed.execute("SELECT to_regclass('pg_temp.blocks') AS t").fetchone()["t"]
+
+
+def test_pruning_to_the_read_budget_keeps_each_terms_best_postings_only(indexed):
+    conn = indexed
+    shop = conn.execute("SELECT id FROM repositories WHERE name = 'shop'").fetchone()["id"]
+    per_term = [
+        r["n"]
+        for r in conn.execute(
+            "SELECT count(*) AS n FROM lexical_postings WHERE repository_id = %s GROUP BY term",
+            (shop,),
+        )
+    ]
+    assert max(per_term) >= 6  # `order`, `return`: in every file
+    assert within_budget(conn, shop, 1) == len(per_term)
+    assert within_budget(conn, shop, 3) == sum(min(n, 3) for n in per_term) < sum(per_term)
+    assert within_budget(conn, shop, 10_000) == sum(per_term)
