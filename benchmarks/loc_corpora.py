@@ -11,6 +11,7 @@ so that paths match the gold paths (`django/db/models/query.py`).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import tarfile
@@ -113,16 +114,36 @@ def tag(release: str) -> str:
     return f"v{release}"
 
 
-def _sdist_url(pypi_name: str, release: str) -> tuple[str, str]:
-    """(file name, URL) of the release's sdist, from PyPI's simple index (PEP 691 JSON): what
-    pip reads. pip itself cannot download these: it builds metadata, and old setup.py files do
-    not run on today's Python."""
+def _index_files(pypi_name: str) -> list[dict]:
+    """The project's files on PyPI's simple index (PEP 691 JSON): what pip reads. pip itself
+    cannot download these sdists: it builds metadata, and old setup.py files do not run on
+    today's Python."""
     request = urllib.request.Request(
         SIMPLE_INDEX.format(project=pypi_name.lower()),
         headers={"Accept": "application/vnd.pypi.simple.v1+json"},
     )
     with urllib.request.urlopen(request, timeout=120) as response:
-        files = json.load(response)["files"]
+        return json.load(response)["files"]
+
+
+def sdist_releases(pypi_name: str, filenames: list[str] | None = None) -> list[str]:
+    """The project's final releases (numbers only: no `rc`, `b`, `post`) that have an sdist,
+    oldest first, among `filenames` (by default its files on PyPI)."""
+    if filenames is None:
+        filenames = [f["filename"] for f in _index_files(pypi_name)]
+    found = set()
+    for name in filenames:
+        match = re.fullmatch(
+            rf"{re.escape(pypi_name)}-(\d+(?:\.\d+)*)\.(?:tar\.gz|zip)", name, re.I
+        )
+        if match:
+            found.add(match.group(1))
+    return sorted(found, key=_version_key)
+
+
+def _sdist_url(pypi_name: str, release: str) -> tuple[str, str]:
+    """(file name, URL) of the release's sdist on PyPI's simple index."""
+    files = _index_files(pypi_name)
     stems = {f"{pypi_name}-{release}".lower(), f"{pypi_name.replace('-', '_')}-{release}".lower()}
     for f in files:
         name = f["filename"]
@@ -171,16 +192,23 @@ def _unpack(archive: Path, dest: Path) -> None:
                 out.write_bytes(handle.read())
 
 
-def project_repo(project: str) -> Path:
-    """The project's git repository with every pinned release committed and tagged, in
-    release order (built once; a missing release is appended)."""
-    pypi_name = next(p for (ours, p) in PROJECTS.values() if ours == project)
-    repo = REPOS / project
+def project_repo(
+    project: str,
+    releases: list[str] | None = None,
+    *,
+    root: Path | None = None,
+    pypi_name: str | None = None,
+) -> Path:
+    """The project's git repository (under `root`, `REPOS` by default) with every release
+    (the pinned ones by default) committed and tagged, in the order given (built once; a
+    missing release is appended)."""
+    pypi_name = pypi_name or next(p for (ours, p) in PROJECTS.values() if ours == project)
+    repo = (root or REPOS) / project
     if not (repo / ".git").is_dir():
         repo.mkdir(parents=True, exist_ok=True)
         git(repo, "init", "-q", "-b", "main")
     tags = set(git(repo, "tag", "--list").split())
-    for release in releases_of(project):
+    for release in releases_of(project) if releases is None else releases:
         if tag(release) in tags:
             continue
         archive = sdist(pypi_name, release)
@@ -194,10 +222,10 @@ def project_repo(project: str) -> Path:
     return repo
 
 
-def release_commit(project: str, release: str) -> str | None:
+def release_commit(project: str, release: str, root: Path | None = None) -> str | None:
     """The commit sha of a release in its project's repository; None while the release is not
     in it yet (its sdist not downloaded, or the repository being built by another run)."""
-    repo = REPOS / project
+    repo = (root or REPOS) / project
     if not (repo / ".git").is_dir():
         return None
     out = subprocess.run(
