@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.loc_corpora import (
-    _version_key,
     project_repo,
     release_commit,
     sdist_releases,
     tag,
+    version_key,
 )
 from benchmarks.loc_gold import Instance
 from benchmarks.workspace import WORK
@@ -168,14 +168,14 @@ def patch_releases(versions: list[str], since: str) -> list[tuple[str, str]]:
     line `since` on; the release before is the newest of its line below it (a line's skipped
     numbers have no sdist)."""
     pairs: list[tuple[str, str]] = []
-    floor = _version_key(since)
+    floor = version_key(since)
     for version in versions:
-        key = _version_key(version)
+        key = version_key(version)
         if len(key) != 3 or key[2] == 0 or key[:2] < floor[:2]:
             continue
-        before = [v for v in versions if _version_key(v)[:2] == key[:2] and _version_key(v) < key]
+        before = [v for v in versions if version_key(v)[:2] == key[:2] and version_key(v) < key]
         if before:
-            pairs.append((max(before, key=_version_key), version))
+            pairs.append((max(before, key=version_key), version))
     return pairs
 
 
@@ -235,7 +235,7 @@ def single_fixes(
     out: list[tuple[str, str, str]] = []
     dropped: Counter[str] = Counter()
     seen: set[str] = set()
-    for before, release in sorted(pairs, key=lambda p: _version_key(p[1]), reverse=True):
+    for before, release in sorted(pairs, key=lambda p: version_key(p[1]), reverse=True):
         if release not in notes:
             dropped["no release notes"] += 1
             continue
@@ -249,7 +249,7 @@ def single_fixes(
         else:
             seen.add(same)
             out.append((before, release, entries[0]))
-    return sorted(out, key=lambda f: _version_key(f[1])), dropped
+    return sorted(out, key=lambda f: version_key(f[1])), dropped
 
 
 def build_instances(
@@ -285,7 +285,7 @@ def project_instances(project: str, log=sys.stderr) -> tuple[list[Instance], Cou
     versions = sdist_releases(layout.pypi_name)
     pairs = patch_releases(versions, layout.since)
     fixes, dropped = single_fixes(pairs, release_notes(layout, versions))
-    releases = sorted({v for f in fixes for v in f[:2]}, key=_version_key)
+    releases = sorted({v for f in fixes for v in f[:2]}, key=version_key)
     print(
         f"[fixes] {project}: {len(pairs)} patch releases since {layout.since}, {len(fixes)}"
         f" with one fix; {len(releases)} sdists",
@@ -324,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         found, why = project_instances(project)
         instances += found
         dropped += why
-        for before in sorted({i.release for i in found}, key=_version_key):
+        for before in sorted({i.release for i in found}, key=version_key):
             sha = release_commit(project, before, REPOS) or ""
             why_index = snapshot_status(url, project, sha, embedder.model_name)
             if args.reuse or why_index is None:

@@ -98,7 +98,7 @@ INSTANCE_RELEASES = {
 SIMPLE_INDEX = "https://pypi.org/simple/{project}/"
 
 
-def _version_key(version: str) -> tuple[int, ...]:
+def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))
 
 
@@ -106,7 +106,7 @@ def releases_of(project: str) -> list[str]:
     """The pinned releases of one of our projects, oldest first."""
     pinned = {r for (p, _v), r in RELEASES.items() if p == project}
     pinned |= {r for p, r in INSTANCE_RELEASES.values() if p == project}
-    return sorted(pinned, key=_version_key)
+    return sorted(pinned, key=version_key)
 
 
 def tag(release: str) -> str:
@@ -138,7 +138,7 @@ def sdist_releases(pypi_name: str, filenames: list[str] | None = None) -> list[s
         )
         if match:
             found.add(match.group(1))
-    return sorted(found, key=_version_key)
+    return sorted(found, key=version_key)
 
 
 def _sdist_url(pypi_name: str, release: str) -> tuple[str, str]:
