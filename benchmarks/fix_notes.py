@@ -39,8 +39,7 @@ from benchmarks.loc_corpora import (
 from benchmarks.loc_gold import Instance
 from benchmarks.workspace import WORK
 
-FIXES = WORK / "fixes"
-REPOS = FIXES / "repos"
+REPOS = WORK / "fixes" / "repos"
 RESULTS = Path(__file__).resolve().parent / "results"
 PARSED_KINDS = ("function", "method")
 
@@ -192,15 +191,9 @@ def changed_functions(path: str, old: bytes, new: bytes | None) -> list[str]:
                 out.setdefault(s.qualified_name, []).append(source[s.start_byte : s.end_byte])
         return out
 
-    before = parse_file(path, old).symbols
+    was = texts(old)  # in source order: the order of the labels
     now = texts(new) if new is not None else {}
-    was = texts(old)
-    changed = [
-        s.qualified_name
-        for s in before
-        if s.kind in PARSED_KINDS and was[s.qualified_name] != now.get(s.qualified_name)
-    ]
-    return list(dict.fromkeys(changed))
+    return [name for name, text in was.items() if text != now.get(name)]
 
 
 def _git(repo: Path, *args: str) -> bytes | None:
@@ -310,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     from benchmarks import embedder as embedders
     from benchmarks.indexer import run_index
-    from benchmarks.loc import markdown, measure, summarise
+    from benchmarks.loc import markdown, measure, query_embedder, summarise
     from benchmarks.loc_index import snapshot_status
     from benchmarks.machine import summary as machine_summary
     from benchmarks.workspace import database, prepare_environment
@@ -337,14 +330,8 @@ def main(argv: list[str] | None = None) -> int:
             run_index(REPOS / project, project, url, args.embedder, ref=tag(before))
     for position, inst in enumerate(instances):
         inst.index = position  # the halves alternate over all projects
-    embed_query = None
-    if embedders.is_real(embedder):
-
-        def embed_query(model: str, text: str):
-            return embedder.embed_query(text) if model == embedder.model_name else None
-
     systems = [s for s in args.systems.split(",") if s]
-    measured = measure(url, instances, systems, embed_query=embed_query, repos=REPOS)
+    measured = measure(url, instances, systems, embed_query=query_embedder(embedder), repos=REPOS)
     summary = summarise(measured["instances"], systems)
     meta = {
         "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

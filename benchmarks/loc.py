@@ -141,6 +141,20 @@ def measure(
     return {"instances": per, "dropped": dict(dropped), "drop_reasons": reasons}
 
 
+def query_embedder(embedder):
+    """`embed_query(model, text)` for the searches: the report's vector for the embedder's own
+    model, None for another; None for an embedder whose vectors mean nothing (fake)."""
+    from benchmarks import embedder as embedders
+
+    if not embedders.is_real(embedder):
+        return None
+
+    def embed_query(model: str, text: str):
+        return embedder.embed_query(text) if model == embedder.model_name else None
+
+    return embed_query
+
+
 def _aux_share(files: list[str]) -> float:
     from retrieval.path_roles import CODE, path_role
 
@@ -453,13 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         instances = [i for i in instances if i.index % 2 == (args.half == "odd")]
     started = time.monotonic()
     embedder = embedders.make(args.embedder)
-    embed_query = None
-    if embedders.is_real(embedder):
-
-        def embed_query(model: str, text: str):
-            return embedder.embed_query(text) if model == embedder.model_name else None
-
-    measured = measure(url, instances, systems, weights, embed_query=embed_query)
+    measured = measure(url, instances, systems, weights, embed_query=query_embedder(embedder))
     summary = summarise(measured["instances"], systems)
     if args.against:
         summary["against"] = against(measured["instances"], Path(args.against))
