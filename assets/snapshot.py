@@ -6,7 +6,7 @@ from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.pool_slots import DATABASE_WRITES_POOL, pool_slot
 from assets.resources import EmbeddingProvider, IndexDatabase
 from core.database import connection
-from indexing import publishing
+from indexing import lexical_index, publishing
 from indexing.parse_version import effective_parser_version
 
 
@@ -35,6 +35,11 @@ def snapshot(
             effective_parser_version(index_db.settings),
             model,
         )
+        # the posting rows of the commits published since the blocks were built, folded in
+        # when they have grown past their share (searches are served throughout)
+        built = lexical_index.build_blocks_if_due(conn, result["repository_id"])
+    if built is not None:
+        context.log.info(f"built the lexical blocks of {repository}: {built} postings")
     context.log.info(
         f"published {repository}@{sha[:12]}: {result['chunks']} chunks,"
         f" {result['symbols']} symbols; current: {result['current']}"

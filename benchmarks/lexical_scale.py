@@ -35,7 +35,9 @@ DATABASE = "bench_lexical_scale"
 RESULTS = Path(__file__).resolve().parent / "results" / "lexical_scale.json"
 STATE = WORK / "lexical-scale" / "state"
 
-# tables copied per repository, with the columns that take a new id (offset) or the new repository
+_SHIFT_FIRST = "ARRAY[chunks[1] + %(offset)s] || chunks[2:]"
+# tables copied per repository, with the columns that take a new id (offset: `col + offset`, or
+# an expression of its own) or the new repository
 _COPIES = [
     ("snapshots", {"id": "id"}, "repository_id = %(src)s"),
     ("file_versions", {"id": "id"}, "repository_id = %(src)s"),
@@ -55,6 +57,15 @@ _COPIES = [
         "file_version_id IN (SELECT id FROM file_versions WHERE repository_id = %(src)s)",
     ),
     ("lexical_postings", {"chunk_id": "chunk_id"}, "repository_id = %(src)s"),
+    (
+        "lexical_chunk_terms",
+        {"chunk_id": "chunk_id"},
+        "chunk_id IN (SELECT c.id FROM code_chunks c JOIN file_versions fv"
+        " ON fv.id = c.file_version_id WHERE fv.repository_id = %(src)s)",
+    ),
+    # a block's chunk ids are differences from the one before: only the first one shifts
+    ("lexical_blocks", {"chunks": _SHIFT_FIRST}, "repository_id = %(src)s"),
+    ("lexical_blocks_built", {}, "repository_id = %(src)s"),
     # chunk_embeddings: vectors are shared by content (migration 009), so a copy reuses the source's
     ("lexical_term_stats", {}, "repository_id = %(src)s"),
     ("lexical_corpus", {"snapshot_id": "snapshot_id"}, "repository_id = %(src)s"),
@@ -87,7 +98,8 @@ def copy_repository(conn, source: str, name: str, offset: int) -> None:
         values = []
         for col in columns:
             if col in shifted:
-                values.append(f"{col} + %(offset)s")
+                shift = shifted[col]
+                values.append(shift if "%(offset)s" in shift else f"{col} + %(offset)s")
             elif col == "repository_id":
                 values.append("%(new)s")
             else:
@@ -170,17 +182,27 @@ def _chunks_of(conn, repository: str) -> int:
     ).fetchone()["n"]
 
 
+_LEXICAL_TABLES = (
+    "lexical_blocks",
+    "lexical_postings",
+    "lexical_chunk_terms",
+    "lexical_term_stats",
+    "lexical_corpus",
+    "lexical_blocks_built",
+)
+
+
 def storage(conn) -> dict:
     """Bytes of the lexical structures, in total and per chunk."""
     sizes = {
         table: conn.execute("SELECT pg_total_relation_size(%s) AS b", (table,)).fetchone()["b"]
-        for table in ("lexical_postings", "lexical_term_stats", "lexical_corpus", "code_chunks")
+        for table in (*_LEXICAL_TABLES, "code_chunks")
     }
     chunks = conn.execute("SELECT count(*) AS n FROM code_chunks").fetchone()["n"]
     postings = conn.execute(
-        "SELECT reltuples::bigint AS n FROM pg_class WHERE relname = 'lexical_postings'"
+        "SELECT coalesce(sum(cardinality(terms)), 0) AS n FROM lexical_chunk_terms"
     ).fetchone()["n"]
-    lexical = sizes["lexical_postings"] + sizes["lexical_term_stats"] + sizes["lexical_corpus"]
+    lexical = sum(sizes[t] for t in _LEXICAL_TABLES)
     return {
         "chunks": chunks,
         "postings": postings,

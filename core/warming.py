@@ -14,7 +14,9 @@ import psycopg
 # what the retrievers read, in the order they are warmed: the lexical retriever first (every
 # hybrid query), then symbols, then the chunks the hits are read from, then vectors
 SEARCH_TABLES = (
+    "lexical_blocks",
     "lexical_postings",
+    "lexical_chunk_terms",
     "lexical_term_stats",
     "lexical_corpus",
     "code_symbols",

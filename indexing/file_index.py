@@ -28,7 +28,7 @@ def store_file_version(
     accept: Callable[[ParsedFile], None] = lambda _parsed: None,
     prepared: PreparedFile | None = None,
 ) -> tuple[int, ParsedFile | None]:
-    """(file version id, its new parse) of the blob, with its BM25 postings; the parse is None
+    """(file version id, its new parse) of the blob, with its BM25 terms; the parse is None
     when it was parsed before at `parser_version`. `accept` may refuse a new parse by raising
     before anything is stored. `prepared` is the blob's parse done beforehand (by a worker
     process: `indexing.parse_pool`), used only when the blob is new."""
@@ -43,5 +43,5 @@ def store_file_version(
     chunk_ids = storage.store_parsed_file(
         conn, file_version_id, parsed, [d.length for d in documents]
     )
-    lexical_index.write_new_file_terms(conn, file_version_id, repository_id, chunk_ids, documents)
+    lexical_index.write_new_file_terms(conn, file_version_id, chunk_ids, documents)
     return file_version_id, parsed

@@ -13,13 +13,19 @@ from core.terms import K1, LEXICAL_VERSION, B, LexicalDocument, chunk_document
 from indexing import storage
 from indexing.parsing.model import ParsedFile
 
-# the average chunk length assumed by `impact`, which only orders a term's postings
+# the average chunk length assumed by a posting's impact, which only orders a term's postings
 NOMINAL_AVG_LENGTH = 80.0
+MAX_TF = 32_767  # a chunk term's frequency is stored as a smallint (sql/migrations/013)
+# a repository's posting rows are folded into new blocks when they pass this share of the
+# postings its blocks hold (and at least `BUILD_MIN_POSTINGS`): building reads every posting of
+# the repository, so it is done once per share of growth, and the rows stay a small table
+BUILD_SHARE = 0.05
+BUILD_MIN_POSTINGS = 50_000
 
-
-def impact(tf: float, length: int) -> float:
-    """BM25's term-frequency factor at the nominal average length."""
-    return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / NOMINAL_AVG_LENGTH))
+_BUILD_BLOCKS = statement("lexical", "build_blocks")
+_POST_ROWS = statement("lexical", "post_rows")
+# `pg_try_advisory_xact_lock(_BUILD_LOCK, repository id)`: one build of a repository at a time
+_BUILD_LOCK = 0x1E81
 
 
 def chunk_documents(parsed: ParsedFile, path: str) -> list[LexicalDocument]:
@@ -31,16 +37,13 @@ def chunk_documents(parsed: ParsedFile, path: str) -> list[LexicalDocument]:
     ]
 
 
-def _copy_postings(
-    cur: psycopg.Cursor, repository_id: int, documents: Iterable[tuple[int, LexicalDocument]]
-) -> int:
+def _copy_chunk_terms(cur: psycopg.Cursor, documents: Iterable[tuple[int, LexicalDocument]]) -> int:
     written = 0
-    with cur.copy(
-        "COPY lexical_postings (chunk_id, term, repository_id, tf, impact) FROM STDIN"
-    ) as copy:
+    with cur.copy("COPY lexical_chunk_terms (chunk_id, terms, tfs) FROM STDIN") as copy:
         for chunk_id, doc in documents:
-            for term, tf in doc.tf.items():
-                copy.write_row((chunk_id, term, repository_id, tf, impact(tf, doc.length)))
+            copy.write_row(
+                (chunk_id, list(doc.tf), [min(round(tf), MAX_TF) for tf in doc.tf.values()])
+            )
             written += len(doc.tf)
     return written
 
@@ -48,30 +51,35 @@ def _copy_postings(
 def write_new_file_terms(
     conn: psycopg.Connection,
     file_version_id: int,
-    repository_id: int,
     chunk_ids: Sequence[int],
     documents: Sequence[LexicalDocument],
 ) -> int:
-    """The postings of a file version's chunks just stored (their lengths stored with them, by
-    `storage.store_parsed_file`): the parse's own transaction indexes its terms, without reading
-    the chunks back or updating them."""
+    """The terms of a file version's chunks just stored (their lengths stored with them, by
+    `storage.store_parsed_file`): the parse's own transaction indexes them, without reading the
+    chunks back or updating them. Its postings are written when a snapshot holding it is
+    published (`post_repository`) or as a working-tree file (`post_file_versions`)."""
     with conn.cursor() as cur:
-        written = _copy_postings(cur, repository_id, zip(chunk_ids, documents, strict=True))
+        written = _copy_chunk_terms(cur, zip(chunk_ids, documents, strict=True))
     storage.set_lexical_version(conn, file_version_id, LEXICAL_VERSION)
     return written
 
 
 def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) -> int:
-    """(Re)write the postings of one file version's chunks; returns how many were written."""
+    """(Re)write the terms of one file version's chunks, its postings to be written again;
+    returns how many chunk terms were written."""
     rows = conn.execute(
-        "SELECT c.id, c.content, c.symbol_name, c.qualified_name, fv.repository_id"
-        " FROM code_chunks c JOIN file_versions fv ON fv.id = c.file_version_id"
+        "SELECT c.id, c.content, c.symbol_name, c.qualified_name FROM code_chunks c"
         " WHERE c.file_version_id = %s ORDER BY c.id",
         (file_version_id,),
     ).fetchall()
     conn.execute(
         "DELETE FROM lexical_postings p USING code_chunks c"
         " WHERE c.file_version_id = %s AND p.chunk_id = c.id",
+        (file_version_id,),
+    )
+    conn.execute(
+        "DELETE FROM lexical_chunk_terms t USING code_chunks c"
+        " WHERE c.file_version_id = %s AND t.chunk_id = c.id",
         (file_version_id,),
     )
     documents = [
@@ -81,10 +89,8 @@ def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) 
         )
         for row in rows
     ]
-    written = 0
-    if rows:
-        with conn.cursor() as cur:
-            written = _copy_postings(cur, rows[0]["repository_id"], documents)
+    with conn.cursor() as cur:
+        written = _copy_chunk_terms(cur, documents)
     storage.set_lexical_lengths(conn, [(doc.length, chunk_id) for chunk_id, doc in documents])
     storage.set_lexical_version(conn, file_version_id, LEXICAL_VERSION)
     return written
@@ -121,6 +127,122 @@ def ensure_file_terms(conn: psycopg.Connection, file_version_id: int, path: str)
     ).fetchone()
     if row is None or row["lexical_version"] != LEXICAL_VERSION:
         index_file_terms(conn, file_version_id, path)
+
+
+# --- postings: blocks and rows ------------------------------------------------------------
+
+
+def _posting_params(repository_id: int) -> dict:
+    return {"repo": repository_id, "k1": K1, "b": B, "nominal": NOMINAL_AVG_LENGTH}
+
+
+def post_file_versions(
+    conn: psycopg.Connection, repository_id: int, file_version_ids: Sequence[int] | None = None
+) -> int:
+    """Write the postings of the repository's tokenized file versions that have none yet (all,
+    or those of `file_version_ids`) as rows; returns how many were written."""
+    taken = storage.take_unposted(conn, repository_id, LEXICAL_VERSION, file_version_ids)
+    if not taken:
+        return 0
+    row = conn.execute(_POST_ROWS, {**_posting_params(repository_id), "ids": taken}).fetchone()
+    written = int(row["postings"]) if row else 0
+    conn.execute(
+        "INSERT INTO lexical_blocks_built AS s (repository_id, block_postings, row_postings)"
+        " VALUES (%s, 0, %s) ON CONFLICT (repository_id)"
+        " DO UPDATE SET row_postings = s.row_postings + EXCLUDED.row_postings",
+        (repository_id, written),
+    )
+    return written
+
+
+def build_blocks(conn: psycopg.Connection, repository_id: int) -> int:
+    """Rebuild the repository's blocks from the chunk terms of all its tokenized file versions
+    (in the caller's transaction), mark them posted and delete their posting rows; returns the
+    postings the blocks hold. Searches see the old blocks and rows until it commits; a build
+    of the same repository in another transaction is waited for."""
+    conn.execute("SELECT pg_advisory_xact_lock(%s, %s::integer)", (_BUILD_LOCK, repository_id))
+    versions = [
+        r["id"]
+        for r in conn.execute(
+            "SELECT id FROM file_versions WHERE repository_id = %s AND lexical_version = %s"
+            " AND parsed_at IS NOT NULL",
+            (repository_id, LEXICAL_VERSION),
+        ).fetchall()
+    ]
+    storage.mark_posted(conn, versions)
+    conn.execute("DROP TABLE IF EXISTS built_versions")
+    conn.execute("CREATE TEMPORARY TABLE built_versions (id bigint PRIMARY KEY) ON COMMIT DROP")
+    conn.execute("INSERT INTO built_versions SELECT unnest(%s::bigint[])", (versions,))
+    conn.execute("ANALYZE built_versions")
+    conn.execute("DELETE FROM lexical_blocks WHERE repository_id = %s", (repository_id,))
+    conn.execute(_BUILD_BLOCKS, _posting_params(repository_id))
+    conn.execute(
+        "DELETE FROM lexical_postings p USING code_chunks c, built_versions v"
+        " WHERE p.repository_id = %s AND c.id = p.chunk_id AND c.file_version_id = v.id",
+        (repository_id,),
+    )
+    counts = conn.execute(
+        "SELECT (SELECT coalesce(sum(cardinality(chunks)), 0) FROM lexical_blocks"
+        "        WHERE repository_id = %(repo)s) AS blocks,"
+        " (SELECT count(*) FROM lexical_postings WHERE repository_id = %(repo)s) AS rows",
+        {"repo": repository_id},
+    ).fetchone()
+    assert counts is not None
+    conn.execute(
+        "INSERT INTO lexical_blocks_built (repository_id, block_postings, row_postings)"
+        " VALUES (%s, %s, %s) ON CONFLICT (repository_id) DO UPDATE SET"
+        " block_postings = EXCLUDED.block_postings, row_postings = EXCLUDED.row_postings,"
+        " built_at = now()",
+        (repository_id, counts["blocks"], counts["rows"]),
+    )
+    return int(counts["blocks"])
+
+
+def _build_due(built: dict | None, new_postings: int) -> bool:
+    if built is None:
+        return True
+    return new_postings > max(BUILD_MIN_POSTINGS, BUILD_SHARE * built["block_postings"])
+
+
+def post_repository(conn: psycopg.Connection, repository_id: int) -> dict:
+    """Give the repository's tokenized file versions without postings theirs (publishing: in
+    its transaction, so the snapshot is searchable when it is current): as rows, or by building
+    the blocks again when they are many (a repository's first snapshot, a new tokenizer)."""
+    built = conn.execute(
+        "SELECT block_postings, row_postings FROM lexical_blocks_built WHERE repository_id = %s",
+        (repository_id,),
+    ).fetchone()
+    unposted = conn.execute(
+        "SELECT coalesce(sum(cardinality(t.terms)), 0) AS n FROM file_versions fv"
+        " JOIN code_chunks c ON c.file_version_id = fv.id"
+        " JOIN lexical_chunk_terms t ON t.chunk_id = c.id"
+        " WHERE fv.repository_id = %s AND NOT fv.lexical_posted AND fv.lexical_version = %s",
+        (repository_id, LEXICAL_VERSION),
+    ).fetchone()
+    pending = int(unposted["n"]) if unposted else 0
+    if _build_due(built, pending):
+        return {"built": True, "postings": build_blocks(conn, repository_id)}
+    return {"built": False, "postings": post_file_versions(conn, repository_id)}
+
+
+def build_blocks_if_due(conn: psycopg.Connection, repository_id: int) -> int | None:
+    """Fold the repository's posting rows into new blocks, in a transaction of its own, when
+    they pass their share (`BUILD_SHARE`) and no other build of it runs; the postings the
+    blocks hold, or None when nothing was built."""
+    with conn.transaction():
+        built = conn.execute(
+            "SELECT block_postings, row_postings FROM lexical_blocks_built"
+            " WHERE repository_id = %s",
+            (repository_id,),
+        ).fetchone()
+        if built is not None and not _build_due(built, built["row_postings"]):
+            return None
+        locked = conn.execute(
+            "SELECT pg_try_advisory_xact_lock(%s, %s::integer) AS ok", (_BUILD_LOCK, repository_id)
+        ).fetchone()
+        if not (locked and locked["ok"]):
+            return None
+        return build_blocks(conn, repository_id)
 
 
 _DELTA = statement("snapshot_files", "file_version_delta")

@@ -134,7 +134,7 @@ def parse_snapshot(
                 "code_symbols",
                 "code_chunks",
                 "code_edges",
-                "lexical_postings",
+                "lexical_chunk_terms",
             ),
         )
     totals["seconds"] = round(time.monotonic() - started, 3)

@@ -43,6 +43,8 @@ def publish(
             raise SnapshotIncompleteError(
                 f"{repository_name}@{commit_sha[:12]}: {missing['n']} files are not parsed yet"
             )
+        # its files' postings, so it is searchable once ready (those of other runs' files too)
+        lexical_index.post_repository(conn, repo_row["id"])
         stats = _snapshot_stats(conn, snap_id, repo_row["current_snapshot_id"])
         # the file list's size limit: a later snapshot starts from this one's list only if the
         # limit is the same (indexing.snapshot_files.record_source_files)
@@ -55,7 +57,12 @@ def publish(
         if becomes_current:
             repositories.make_current(conn, repo_row["id"], snap_id, embedding_model)
             lexical_index.refresh_corpus_stats(conn, repo_row["id"], snap_id)
-    return {"snapshot_id": snap_id, "current": becomes_current, **(stats or {})}
+    return {
+        "snapshot_id": snap_id,
+        "repository_id": repo_row["id"],
+        "current": becomes_current,
+        **(stats or {}),
+    }
 
 
 _STATS_FROM_BASE_SQL = composed(

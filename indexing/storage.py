@@ -194,7 +194,31 @@ def set_lexical_lengths(conn: psycopg.Connection, lengths: list[tuple[int, int]]
 
 
 def set_lexical_version(conn: psycopg.Connection, file_version_id: int, version: str) -> None:
-    """The file version's postings are written at this lexical version."""
+    """The file version's chunk terms are written at this lexical version; its postings are
+    not (`take_unposted`, `mark_posted`)."""
     conn.execute(
-        "UPDATE file_versions SET lexical_version = %s WHERE id = %s", (version, file_version_id)
+        "UPDATE file_versions SET lexical_version = %s, lexical_posted = false WHERE id = %s",
+        (version, file_version_id),
+    )
+
+
+def take_unposted(
+    conn: psycopg.Connection, repository_id: int, version: str, ids: Sequence[int] | None
+) -> list[int]:
+    """The repository's file versions tokenized at `version` without postings (all, or those
+    of `ids`), marked posted: the caller writes their postings in the same transaction."""
+    rows = conn.execute(
+        "UPDATE file_versions SET lexical_posted = true WHERE repository_id = %(repo)s"
+        " AND NOT lexical_posted AND lexical_version = %(version)s"
+        " AND (%(ids)s::bigint[] IS NULL OR id = ANY(%(ids)s)) RETURNING id",
+        {"repo": repository_id, "version": version, "ids": list(ids) if ids is not None else None},
+    ).fetchall()
+    return [r["id"] for r in rows]
+
+
+def mark_posted(conn: psycopg.Connection, file_version_ids: Sequence[int]) -> None:
+    """The file versions' postings are written (the blocks just built hold them)."""
+    conn.execute(
+        "UPDATE file_versions SET lexical_posted = true WHERE id = ANY(%s) AND NOT lexical_posted",
+        (list(file_version_ids),),
     )

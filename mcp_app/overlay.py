@@ -97,6 +97,7 @@ def index_file(
             accept=lambda parsed: _within_chunk_limit(app, path, parsed),
         )
         lexical_index.ensure_file_terms(conn, file_version_id, path)
+        lexical_index.post_file_versions(conn, view.repository_id, [file_version_id])
         keep(
             conn,
             view.repository_id,

@@ -46,10 +46,11 @@ def _instrument() -> None:
     parser.parse_file = _timed("parse (tree-sitter, chunks)", parser.parse_file)
     storage.store_parsed_file = _timed("store symbols/chunks/edges", storage.store_parsed_file)
     storage.claim_file_version = _timed("claim file version", storage.claim_file_version)
-    lexical_index.index_file_terms = _timed("BM25 postings", lexical_index.index_file_terms)
+    lexical_index.index_file_terms = _timed("BM25 chunk terms", lexical_index.index_file_terms)
     lexical_index.write_new_file_terms = _timed(
-        "BM25 postings (with the parse)", lexical_index.write_new_file_terms
+        "BM25 chunk terms (with the parse)", lexical_index.write_new_file_terms
     )
+    lexical_index.build_blocks = _timed("BM25 blocks (publish)", lexical_index.build_blocks)
     lexical_index.chunk_document = _timed("tokenize", lexical_index.chunk_document)
     parse_step.analyze = _timed("analyze", parse_step.analyze)
 

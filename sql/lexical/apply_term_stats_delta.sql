@@ -6,7 +6,8 @@ WITH delta AS (
 {delta}),
 terms AS (SELECT p.term, sum(d.n)::integer AS n FROM delta d
   JOIN code_chunks c ON c.file_version_id = d.file_version_id
-  JOIN lexical_postings p ON p.chunk_id = c.id GROUP BY p.term),
+  JOIN lexical_chunk_terms t ON t.chunk_id = c.id
+  CROSS JOIN LATERAL unnest(t.terms) AS p(term) GROUP BY p.term),
 gone AS (DELETE FROM lexical_term_stats s USING terms t
   WHERE s.repository_id = %(repo)s AND s.term = t.term AND t.n < 0
   AND s.df + t.n <= 0),

@@ -7,13 +7,13 @@ WITH units AS MATERIALIZED (
     WHERE c.file_version_id = ANY(%(versions)s) AND c.symbol_kind = ANY(%(kinds)s)),
 w AS (SELECT * FROM unnest(%(terms)s::bigint[], %(weights)s::float8[]) AS w(term, w)),
 scored AS (
-    -- each chunk's postings of the report's terms, through the index of their chunk
+    -- each chunk's terms of the report, from its row of chunk terms by its key
     SELECT u.id, sum(w.w * p.tf * (%(k1)s + 1)
                / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * u.dl / %(avgdl)s))) AS score
     FROM units u
-    CROSS JOIN LATERAL (SELECT term, tf FROM lexical_postings lp
-                        WHERE lp.chunk_id = u.id AND lp.term = ANY(%(terms)s)
-                        OFFSET 0) p  -- (not pulled up into a scan of the terms' postings)
+    CROSS JOIN LATERAL (SELECT ct.terms, ct.tfs FROM lexical_chunk_terms ct
+                        WHERE ct.chunk_id = u.id OFFSET 0) ct  -- (not a scan of every chunk's)
+    CROSS JOIN LATERAL unnest(ct.terms, ct.tfs) AS p(term, tf)
     JOIN w ON w.term = p.term
     GROUP BY u.id)
 SELECT u.file_version_id, u.qualified_name, u.symbol_kind, s.start_line, s.end_line,

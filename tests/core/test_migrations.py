@@ -75,6 +75,10 @@ def test_migrating_a_blank_database_creates_every_table_index_and_extension(pg_s
         "SELECT 1 FROM pg_trigger WHERE tgname = 'code_chunks_delete_postings'"
     ).fetchall()
     assert "code_chunks_tsv_idx" not in indexes  # the ts_rank_cd path is gone
+    # postings in blocks (migration 013): a term's blocks by their key, a chunk's terms by its
+    assert indexes["lexical_blocks_pkey"].endswith("(repository_id, term, block)")
+    assert indexes["lexical_chunk_terms_pkey"].endswith("(chunk_id)")
+    assert "WHERE ((NOT lexical_posted)" in indexes["file_versions_unposted_idx"]
     # call edges (migration 012): a name's edges counted per file from the index alone; the
     # edges found by file version through a plain index instead of a key per edge
     assert indexes["code_edges_callee_idx"].endswith("(callee_name, kind, file_version_id)")
@@ -157,7 +161,56 @@ def test_the_migrations_keep_the_numbers_and_names_databases_recorded():
         (10, "shared_chunk_embeddings"),
         (11, "lexical_postings_compact"),
         (12, "call_graph_indexes"),
+        (13, "lexical_blocks"),
     ]
     found = [(m.version, m.name) for m in available_migrations()]
     assert found[: len(recorded)] == recorded
     assert [v for v, _ in found] == list(range(1, len(found) + 1))
+
+
+def test_posting_rows_become_chunk_terms_and_blocks(pg_server, monkeypatch):
+    import core.migrations as migrations
+
+    conn = connect_plain(_blank(pg_server, "blank_blocks"))
+    every = available_migrations()
+    monkeypatch.setattr(
+        migrations, "available_migrations", lambda: [m for m in every if m.version < 13]
+    )
+    migrate(conn)
+    conn.execute("INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a')")
+    conn.execute(
+        "INSERT INTO file_versions (id, repository_id, blob_sha, language, parser_version,"
+        " size_bytes, parsed_at, lexical_version) VALUES (1, 1, 'b', 'python', 'p', 1, now(), 'v')"
+    )
+    conn.execute(
+        "INSERT INTO code_chunks (id, file_version_id, ordinal, symbol_kind, start_line, end_line,"
+        " start_byte, end_byte, content, content_hash, lexical_length)"
+        " SELECT i, 1, i, 'function', i, i, 0, 1, 'x', 'h' || i, 10 FROM generate_series(1, 200) i"
+    )
+    # term 7 in every chunk (impact falling with the id), term 8 in chunk 5 only
+    conn.execute(
+        "INSERT INTO lexical_postings (chunk_id, term, repository_id, tf, impact)"
+        " SELECT i, 7, 1, 1 + (i % 3), 2.0 - i / 1000.0 FROM generate_series(1, 200) i"
+        " UNION ALL SELECT 5, 8, 1, 4, 1.5"
+    )
+    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
+    assert 13 in migrate(conn)
+    assert conn.execute("SELECT count(*) AS n FROM lexical_postings").fetchone() == {"n": 0}
+    five = conn.execute("SELECT terms, tfs FROM lexical_chunk_terms WHERE chunk_id = 5").fetchone()
+    assert five == {"terms": [7, 8], "tfs": [3, 4]}
+    blocks = conn.execute(
+        "SELECT term, block, chunks, impacts FROM lexical_blocks ORDER BY term, block"
+    ).fetchall()
+    # the best 128 of term 7 (ids 1..128) first, as differences; the other 72 next
+    assert [(b["term"], b["block"], len(b["chunks"])) for b in blocks] == [
+        (7, 0, 128),
+        (7, 1, 72),
+        (8, 0, 1),
+    ]
+    assert blocks[0]["chunks"] == [1] * 128 and blocks[1]["chunks"] == [129] + [1] * 71
+    assert blocks[0]["impacts"][:2] == [19990, 19980] and blocks[2]["impacts"] == [15000]
+    state = conn.execute("SELECT repository_id, block_postings FROM lexical_blocks_built")
+    assert state.fetchall() == [{"repository_id": 1, "block_postings": 201}]
+    posted = conn.execute("SELECT lexical_posted FROM file_versions").fetchone()
+    assert posted == {"lexical_posted": True}
+    conn.close()

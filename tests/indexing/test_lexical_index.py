@@ -1,4 +1,5 @@
-"""The BM25 postings of stored chunks: written once per tokenizer version, rewritten whole."""
+"""The BM25 index of stored chunks: each chunk's terms written once per tokenizer version and
+rewritten whole; postings as rows or blocks from them (sql/migrations/013)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,6 @@ from indexing import lexical_index, repositories, storage
 from indexing.file_index import store_file_version
 
 SOURCE = b"def approve_refund(order):\n    return order.total < 100\n"
-
-
-def test_impact_grows_with_term_frequency_and_shrinks_with_length():
-    assert lexical_index.impact(1, 80) < lexical_index.impact(2, 80) < lexical_index.impact(9, 80)
-    assert lexical_index.impact(2, 40) > lexical_index.impact(2, 80) > lexical_index.impact(2, 400)
 
 
 @pytest.fixture
@@ -36,10 +32,13 @@ def file_version_id(settings_env, database_url) -> int:
 
 
 def _postings(url: str) -> list[dict]:
+    """Every chunk's terms, one row per (chunk, term)."""
     with connection(url) as conn:
         return conn.execute(
-            "SELECT p.chunk_id, p.term, p.tf, p.impact, c.lexical_length FROM lexical_postings p"
-            " JOIN code_chunks c ON c.id = p.chunk_id ORDER BY p.chunk_id, p.term"
+            "SELECT t.chunk_id, p.term, p.tf, c.lexical_length FROM lexical_chunk_terms t"
+            " JOIN code_chunks c ON c.id = t.chunk_id"
+            " CROSS JOIN LATERAL unnest(t.terms, t.tfs) AS p(term, tf)"
+            " ORDER BY t.chunk_id, p.term"
         ).fetchall()
 
 
@@ -121,6 +120,10 @@ def test_postings_go_with_their_chunks_also_by_cascade(settings_env, database_ur
             for name, content in (("inode", source), ("other", source + b"/* x */\n"))
         ]
     assert {p["chunk_id"] for p in _postings(database_url)}
+    with transaction(database_url) as conn:  # posted as rows and as blocks
+        assert lexical_index.post_file_versions(conn, repo.id, [stored[0]]) > 0
+        lexical_index.build_blocks(conn, repo.id)
+        lexical_index.post_file_versions(conn, repo.id)
     with transaction(database_url) as conn:  # a parse stored again replaces its postings
         conn.execute("UPDATE file_versions SET parsed_at = NULL WHERE id = %s", (stored[0],))
     with transaction(database_url) as conn:
@@ -135,11 +138,12 @@ def test_postings_go_with_their_chunks_also_by_cascade(settings_env, database_ur
             load_settings(),
         )
     with connection(database_url) as conn:
-        orphans = conn.execute(
-            "SELECT count(*) AS n FROM lexical_postings p"
-            " WHERE NOT EXISTS (SELECT 1 FROM code_chunks c WHERE c.id = p.chunk_id)"
-        ).fetchone()
-    assert orphans == {"n": 0}
+        for table in ("lexical_postings", "lexical_chunk_terms"):
+            orphans = conn.execute(
+                f"SELECT count(*) AS n FROM {table} p"
+                " WHERE NOT EXISTS (SELECT 1 FROM code_chunks c WHERE c.id = p.chunk_id)"
+            ).fetchone()
+            assert orphans == {"n": 0}, table
     with transaction(database_url) as conn:  # pruned: chunks go by the file version's cascade
         conn.execute("DELETE FROM file_versions WHERE id = %s", (stored[1],))
     remaining = {p["chunk_id"] for p in _postings(database_url)}
@@ -149,3 +153,6 @@ def test_postings_go_with_their_chunks_also_by_cascade(settings_env, database_ur
     with transaction(database_url) as conn:  # a deleted repository leaves no postings
         conn.execute("DELETE FROM repositories WHERE id = %s", (repo.id,))
     assert _postings(database_url) == []
+    with connection(database_url) as conn:
+        for table in ("lexical_postings", "lexical_blocks", "lexical_blocks_built"):
+            assert conn.execute(f"SELECT count(*) AS n FROM {table}").fetchone() == {"n": 0}

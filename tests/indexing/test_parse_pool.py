@@ -29,12 +29,12 @@ def _c_file(n: int) -> str:
 
 
 def _stored(url: str, repository: str) -> list[tuple]:
-    """Every chunk of the repository with its symbol, length and postings, by path."""
+    """Every chunk of the repository with its symbol, length and terms, by path."""
     with connection(url) as conn:
         rows = conn.execute(
             "SELECT sf.path, c.ordinal, c.content_hash, c.lexical_length, s.name,"
-            " (SELECT array_agg(ARRAY[p.term::float8, p.tf, p.impact] ORDER BY p.term)"
-            "  FROM lexical_postings p WHERE p.chunk_id = c.id) AS postings,"
+            " (SELECT ARRAY[t.terms::float8[], t.tfs::float8[]] FROM lexical_chunk_terms t"
+            "  WHERE t.chunk_id = c.id) AS terms,"
             " (SELECT count(*) FROM code_edges e WHERE e.file_version_id = c.file_version_id)"
             "  AS edges"
             " FROM repositories r JOIN snapshots sn ON sn.repository_id = r.id"
