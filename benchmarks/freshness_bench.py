@@ -95,13 +95,13 @@ CORPORA = {
         _kernel_targets,
         lambda name: f"\n\nint {name}(void)\n{{\n\treturn 0;\n}}\n",
     ),
-    # the whole tree, on the index of `benchmarks.kernel --full --label whole2`
+    # the whole tree, on the index of `benchmarks.kernel --full --label whole3`
     "kernel": Corpus(
         "linux",
         _kernel_tree,
         _kernel_targets,
         lambda name: f"\n\nint {name}(void)\n{{\n\treturn 0;\n}}\n",
-        index="bench_kernel_whole2",
+        index="bench_kernel_whole3",
     ),
 }
 
