@@ -28,8 +28,10 @@ DAGSTER_DATABASE = "dagster"
 # what the embedded server runs with beyond PostgreSQL's defaults (docs/lexical.md, "Server
 # settings"): the lexical postings' and vectors' pages stay in the server's own cache instead of
 # being copied from the OS cache on every query (128 MB holds a tenth of a 100k-chunk index);
-# the keeper fills them after a start (core/warming.py)
-EMBEDDED_SERVER_SETTINGS = {"shared_buffers": "1GB"}
+# the keeper fills them after a start (core/warming.py). A statement whose client has gone (an
+# interrupted `codeatlas index` reading two million chunks for their vectors) stops within 10 s
+# instead of holding a core until it ends.
+EMBEDDED_SERVER_SETTINGS = {"shared_buffers": "1GB", "client_connection_check_interval": "10s"}
 
 
 def _start_embedded(pgdata: Path, idle_seconds: int = 600) -> str:
