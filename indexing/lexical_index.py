@@ -175,27 +175,32 @@ def build_blocks(conn: psycopg.Connection, repository_id: int) -> int:
     conn.execute("INSERT INTO built_versions SELECT unnest(%s::bigint[])", (versions,))
     conn.execute("ANALYZE built_versions")
     conn.execute("DELETE FROM lexical_blocks WHERE repository_id = %s", (repository_id,))
-    conn.execute(_BUILD_BLOCKS, _posting_params(repository_id))
+    written = conn.execute(_BUILD_BLOCKS, _posting_params(repository_id)).fetchone()
+    in_blocks = int(written["postings"]) if written else 0
     conn.execute(
         "DELETE FROM lexical_postings p USING code_chunks c, built_versions v"
         " WHERE p.repository_id = %s AND c.id = p.chunk_id AND c.file_version_id = v.id",
         (repository_id,),
     )
-    counts = conn.execute(
-        "SELECT (SELECT coalesce(sum(cardinality(chunks)), 0) FROM lexical_blocks"
-        "        WHERE repository_id = %(repo)s) AS blocks,"
-        " (SELECT count(*) FROM lexical_postings WHERE repository_id = %(repo)s) AS rows",
-        {"repo": repository_id},
+    rows = conn.execute(
+        "SELECT count(*) AS n FROM lexical_postings WHERE repository_id = %s", (repository_id,)
     ).fetchone()
-    assert counts is not None
     conn.execute(
         "INSERT INTO lexical_blocks_built (repository_id, block_postings, row_postings)"
         " VALUES (%s, %s, %s) ON CONFLICT (repository_id) DO UPDATE SET"
         " block_postings = EXCLUDED.block_postings, row_postings = EXCLUDED.row_postings,"
         " built_at = now()",
-        (repository_id, counts["blocks"], counts["rows"]),
+        (repository_id, in_blocks, rows["n"] if rows else 0),
     )
-    return int(counts["blocks"])
+    return in_blocks
+
+
+def _built(conn: psycopg.Connection, repository_id: int) -> dict | None:
+    """The postings the repository's blocks hold and its rows since (None: never built)."""
+    return conn.execute(
+        "SELECT block_postings, row_postings FROM lexical_blocks_built WHERE repository_id = %s",
+        (repository_id,),
+    ).fetchone()
 
 
 def _build_due(built: dict | None, new_postings: int) -> bool:
@@ -208,10 +213,7 @@ def post_repository(conn: psycopg.Connection, repository_id: int) -> dict:
     """Give the repository's tokenized file versions without postings theirs (publishing: in
     its transaction, so the snapshot is searchable when it is current): as rows, or by building
     the blocks again when they are many (a repository's first snapshot, a new tokenizer)."""
-    built = conn.execute(
-        "SELECT block_postings, row_postings FROM lexical_blocks_built WHERE repository_id = %s",
-        (repository_id,),
-    ).fetchone()
+    built = _built(conn, repository_id)
     unposted = conn.execute(
         "SELECT coalesce(sum(cardinality(t.terms)), 0) AS n FROM file_versions fv"
         " JOIN code_chunks c ON c.file_version_id = fv.id"
@@ -230,11 +232,7 @@ def build_blocks_if_due(conn: psycopg.Connection, repository_id: int) -> int | N
     they pass their share (`BUILD_SHARE`) and no other build of it runs; the postings the
     blocks hold, or None when nothing was built."""
     with conn.transaction():
-        built = conn.execute(
-            "SELECT block_postings, row_postings FROM lexical_blocks_built"
-            " WHERE repository_id = %s",
-            (repository_id,),
-        ).fetchone()
+        built = _built(conn, repository_id)
         if built is not None and not _build_due(built, built["row_postings"]):
             return None
         locked = conn.execute(

@@ -2,7 +2,8 @@
 -- file versions listed in the temporary table `built_versions`: each term's postings ranked by
 -- impact (BM25's term factor at a nominal average length), cut into blocks
 -- (`codeatlas_posting_block`), chunk ids as differences in ascending order, impacts in units of
--- 1/10,000. Parameters: repo, k1, b, nominal.
+-- 1/10,000. Parameters: repo, k1, b, nominal. Returns the postings written.
+WITH written AS (
 INSERT INTO lexical_blocks (repository_id, term, block, chunks, impacts)
 SELECT %(repo)s, term, block, array_agg(delta ORDER BY chunk_id), array_agg(impact ORDER BY chunk_id)
 FROM (
@@ -23,3 +24,5 @@ FROM (
             JOIN lexical_chunk_terms t ON t.chunk_id = c.id
             CROSS JOIN LATERAL unnest(t.terms, t.tfs) AS p(term, tf)) postings) ranked) deltas
 GROUP BY term, block
+RETURNING cardinality(chunks) AS n)
+SELECT coalesce(sum(n), 0) AS postings FROM written

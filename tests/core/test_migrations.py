@@ -111,17 +111,26 @@ def test_a_server_without_pgvector_gets_an_error_naming_the_missing_extension(pg
     conn.close()
 
 
+def _migrated_below(pg_server, name: str, version: int, monkeypatch):
+    """A new database migrated up to `version` (excluded), and every migration, to apply the
+    rest later: data as an older codeatlas left it."""
+    import core.migrations as migrations
+
+    conn = connect_plain(_blank(pg_server, name))
+    every = available_migrations()
+    monkeypatch.setattr(
+        migrations, "available_migrations", lambda: [m for m in every if m.version < version]
+    )
+    migrate(conn)
+    return conn, every
+
+
 def test_vectors_kept_per_repository_become_one_per_content_keeping_the_oldest(
     pg_server, monkeypatch
 ):
     import core.migrations as migrations
 
-    conn = connect_plain(_blank(pg_server, "blank_shared_vectors"))
-    every = available_migrations()
-    monkeypatch.setattr(
-        migrations, "available_migrations", lambda: [m for m in every if m.version < 9]
-    )
-    migrate(conn)
+    conn, every = _migrated_below(pg_server, "blank_shared_vectors", 9, monkeypatch)
     conn.execute(
         "INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a'), (2, 'copy', '/b')"
     )
@@ -171,12 +180,7 @@ def test_the_migrations_keep_the_numbers_and_names_databases_recorded():
 def test_posting_rows_become_chunk_terms_and_blocks(pg_server, monkeypatch):
     import core.migrations as migrations
 
-    conn = connect_plain(_blank(pg_server, "blank_blocks"))
-    every = available_migrations()
-    monkeypatch.setattr(
-        migrations, "available_migrations", lambda: [m for m in every if m.version < 13]
-    )
-    migrate(conn)
+    conn, every = _migrated_below(pg_server, "blank_blocks", 13, monkeypatch)
     conn.execute("INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a')")
     conn.execute(
         "INSERT INTO file_versions (id, repository_id, blob_sha, language, parser_version,"
