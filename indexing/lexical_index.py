@@ -21,6 +21,9 @@ MAX_TF = 32_767  # a chunk term's frequency is stored as a smallint (sql/migrati
 # the repository, so it is done once per share of growth, and the rows stay a small table
 BUILD_SHARE = 0.05
 BUILD_MIN_POSTINGS = 50_000
+# a term with at most this many postings shares a row with other rare terms (block -1 of its
+# bucket, sql/migrations/014): a row of its own would cost more than its postings
+RARE_TERM_POSTINGS = 16
 
 _BUILD_BLOCKS = statement("lexical", "build_blocks")
 _POST_ROWS = statement("lexical", "post_rows")
@@ -133,7 +136,13 @@ def ensure_file_terms(conn: psycopg.Connection, file_version_id: int, path: str)
 
 
 def _posting_params(repository_id: int) -> dict:
-    return {"repo": repository_id, "k1": K1, "b": B, "nominal": NOMINAL_AVG_LENGTH}
+    return {
+        "repo": repository_id,
+        "k1": K1,
+        "b": B,
+        "nominal": NOMINAL_AVG_LENGTH,
+        "rare": RARE_TERM_POSTINGS,
+    }
 
 
 def post_file_versions(

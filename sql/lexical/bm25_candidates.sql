@@ -27,8 +27,9 @@ reads AS (
     LEFT JOIN df d ON d.term = w.term AND d.repository_id = r.id),
 partial AS (
     -- the best postings' impacts (BM25's tf factor at a nominal length) give the candidates: a
-    -- term's best `n` among its blocks (those holding its first `n` ranks) and its rows (postings
-    -- published since the blocks were built); a chunk in both (a build racing a publish) once
+    -- term's best `n` among its blocks (those holding its first `n` ranks, or its bucket's shared
+    -- row) and its rows (postings published since the blocks were built); a chunk in both (a
+    -- build racing a publish) once
     SELECT p.chunk_id, sum(x.w * p.impact) AS score
     FROM reads x
     CROSS JOIN LATERAL (
@@ -43,7 +44,19 @@ partial AS (
             FROM lexical_blocks b
             CROSS JOIN LATERAL unnest(b.chunks, b.impacts) WITH ORDINALITY AS t(delta, impact, i)
             WHERE b.repository_id = x.repository_id AND b.term = x.term
-              AND b.block <= codeatlas_posting_block(x.n - 1)) u
+              AND b.block BETWEEN 0 AND codeatlas_posting_block(x.n - 1)
+            UNION ALL
+            -- a rare term's postings, in the row it shares with its bucket's other rare terms
+            SELECT r.chunk_id, r.impact
+            FROM (
+                SELECT (sum(t.delta) OVER (ORDER BY t.i))::bigint AS chunk_id,
+                       t.impact::real / 10000 AS impact, t.term
+                FROM lexical_blocks b
+                CROSS JOIN LATERAL unnest(b.chunks, b.impacts, b.terms)
+                    WITH ORDINALITY AS t(delta, impact, term, i)
+                WHERE b.repository_id = x.repository_id
+                  AND b.term = codeatlas_rare_bucket(x.term) AND b.block = -1) r
+            WHERE r.term = x.term) u
         GROUP BY u.chunk_id
         ORDER BY impact DESC LIMIT x.n) p
     GROUP BY p.chunk_id

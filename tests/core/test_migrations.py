@@ -171,6 +171,7 @@ def test_the_migrations_keep_the_numbers_and_names_databases_recorded():
         (11, "lexical_postings_compact"),
         (12, "call_graph_indexes"),
         (13, "lexical_blocks"),
+        (14, "rare_terms_shared"),
     ]
     found = [(m.version, m.name) for m in available_migrations()]
     assert found[: len(recorded)] == recorded
@@ -197,7 +198,9 @@ def test_posting_rows_become_chunk_terms_and_blocks(pg_server, monkeypatch):
         " SELECT i, 7, 1, 1 + (i % 3), 2.0 - i / 1000.0 FROM generate_series(1, 200) i"
         " UNION ALL SELECT 5, 8, 1, 4, 1.5"
     )
-    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
+    monkeypatch.setattr(
+        migrations, "available_migrations", lambda: [m for m in every if m.version <= 13]
+    )
     assert 13 in migrate(conn)
     assert conn.execute("SELECT count(*) AS n FROM lexical_postings").fetchone() == {"n": 0}
     five = conn.execute("SELECT terms, tfs FROM lexical_chunk_terms WHERE chunk_id = 5").fetchone()
@@ -217,4 +220,53 @@ def test_posting_rows_become_chunk_terms_and_blocks(pg_server, monkeypatch):
     assert state.fetchall() == [{"repository_id": 1, "block_postings": 201}]
     posted = conn.execute("SELECT lexical_posted FROM file_versions").fetchone()
     assert posted == {"lexical_posted": True}
+    conn.close()
+
+
+def test_rare_terms_blocks_become_their_buckets_shared_rows(pg_server, monkeypatch):
+    import core.migrations as migrations
+
+    conn, every = _migrated_below(pg_server, "blank_rare_terms", 14, monkeypatch)
+    conn.execute("INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a')")
+    # term 7 with 20 postings keeps its block; terms 5, 131077 (the same last 17 bits) and 8
+    # with 1-3 postings each share their buckets' rows
+    blocks = [
+        (7, 0, [1] * 20, list(range(20, 0, -1))),
+        (5, 0, [3, 4], [900, 800]),
+        (131077, 0, [2, 5, 1], [700, 600, 500]),
+        (8, 0, [9], [100]),
+    ]
+    for term, block, chunks, impacts in blocks:
+        conn.execute(
+            "INSERT INTO lexical_blocks (repository_id, term, block, chunks, impacts)"
+            " VALUES (1, %s, %s, %s, %s)",
+            (term, block, chunks, impacts),
+        )
+    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
+    assert 14 in migrate(conn)
+    rows = conn.execute(
+        "SELECT term, block, chunks, impacts, terms FROM lexical_blocks ORDER BY block, term"
+    ).fetchall()
+    # bucket 5: chunks 2 (131077), 3 (5), 7 (5 and 131077), 8 (131077), in order of (chunk, term)
+    assert rows == [
+        {
+            "term": 5,
+            "block": -1,
+            "chunks": [2, 1, 4, 0, 1],
+            "impacts": [700, 900, 800, 600, 500],
+            "terms": [131077, 5, 5, 131077, 131077],
+        },
+        {"term": 8, "block": -1, "chunks": [9], "impacts": [100], "terms": [8]},
+        {
+            "term": 7,
+            "block": 0,
+            "chunks": [1] * 20,
+            "impacts": list(range(20, 0, -1)),
+            "terms": None,
+        },
+    ]
+    index = conn.execute(
+        "SELECT pg_get_indexdef('code_chunks_content_hash_idx'::regclass) AS d"
+    ).fetchone()
+    assert "USING hash (content_hash)" in index["d"]
     conn.close()

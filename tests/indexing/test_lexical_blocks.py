@@ -107,6 +107,35 @@ def test_a_first_publish_builds_blocks_holding_every_posting_best_first(shop, da
     conn.close()
 
 
+def test_a_rare_terms_postings_share_its_buckets_row(shop, database_url):
+    conn = connect(database_url, autocommit=True)
+    postings = {
+        r["term"]: r["chunks"]
+        for r in conn.execute(
+            "SELECT p.term, array_agg(t.chunk_id ORDER BY t.chunk_id) AS chunks"
+            " FROM lexical_chunk_terms t CROSS JOIN LATERAL unnest(t.terms) AS p(term)"
+            " GROUP BY p.term"
+        ).fetchall()
+    }
+    rows = conn.execute("SELECT term, block, chunks, impacts, terms FROM lexical_blocks").fetchall()
+    own = {r["term"] for r in rows if r["block"] >= 0}
+    rare = {t for t, chunks in postings.items() if len(chunks) <= lexical_index.RARE_TERM_POSTINGS}
+    assert rare and own == postings.keys() - rare
+    assert all(r["terms"] is None for r in rows if r["block"] >= 0)
+    shared: dict[int, list[int]] = {}
+    for r in (r for r in rows if r["block"] < 0):
+        ids, total = [], 0
+        for delta in r["chunks"]:
+            total += delta
+            ids.append(total)
+        assert ids == sorted(ids) and len(ids) == len(r["terms"]) == len(r["impacts"])
+        for term, chunk_id in zip(r["terms"], ids, strict=True):
+            assert r["term"] == term & 131071  # its bucket: the hash's last 17 bits
+            shared.setdefault(term, []).append(chunk_id)
+    assert shared == {t: postings[t] for t in rare}
+    conn.close()
+
+
 def _rows_instead_of_blocks(conn, repo_id: int) -> None:
     """The repository's postings as rows only, as a commit published after a build writes them."""
     conn.execute("DELETE FROM lexical_blocks")
@@ -136,7 +165,13 @@ def test_blocks_and_rows_give_the_same_results(shop, database_url, monkeypatch, 
     # 100: a term's read stops inside its second block of postings, or after 100 rows
     monkeypatch.setattr(retrieval.lexical, "TERM_BUDGET", budget)
     conn = connect(database_url, autocommit=True)
-    queries = ["refund order", "refund note item", "total of the order items", "check_17"]
+    queries = [
+        "refund order",
+        "refund note item",
+        "total of the order items",
+        "check_17",
+        "check_41 note_41",  # rare terms: in their buckets' shared rows
+    ]
     from_blocks = [_search(conn, q) for q in queries]
     _rows_instead_of_blocks(conn, _repository_id(conn))
     assert conn.execute("SELECT count(*) AS n FROM lexical_blocks").fetchone() == {"n": 0}
