@@ -4,12 +4,14 @@ webhook become a sensor tick, a queued run, a launched run process, and a search
 Nothing here is called in-process: the daemon loads `workspace.yaml` on its own, so a run request
 its job rejects, a code location that fails to load or a run that fails all show up here."""
 
+import time
 from pathlib import Path
 
 import httpx
 import pytest
-from dagster import DagsterInstance, RunsFilter
+from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 
+from core.database import connect, transaction
 from orchestration.webhooks.app import build_app
 from orchestration.webhooks.background import serving
 from tests.orchestration.daemon import daemon_running, make_dagster_home, wait_until_found
@@ -27,6 +29,10 @@ def test_the_real_daemon_indexes_a_signed_push_until_the_new_function_is_searcha
 ):
     pushed = pushed_repository(database_url, tmp_path)
     assert lexical_hits(database_url, "store credit") == []
+    # the repository's posting rows as if many commits had been published since its blocks were
+    # built: the push's run folds them (and its own) into new blocks after publishing
+    with transaction(database_url) as conn:
+        conn.execute("UPDATE lexical_blocks_built SET row_postings = 1000000000")
     log = tmp_path / "daemon.log"
     body = push_payload(pushed["origin"], pushed["first"], pushed["second"])
     with (
@@ -55,3 +61,23 @@ def test_the_real_daemon_indexes_a_signed_push_until_the_new_function_is_searcha
         created = instance.get_run_record_by_id(run.run_id).create_timestamp.timestamp()
         assert tick is not None and tick <= created + 1.0
         assert sensor_tick_started(instance, "webhook_push_sensor", "no-such-run") is None
+
+        finished = _wait_until_finished(instance, run.run_id)
+        assert finished.status == DagsterRunStatus.SUCCESS
+    with connect(database_url) as conn:
+        assert conn.execute("SELECT count(*) AS n FROM lexical_postings").fetchone() == {"n": 0}
+        built = conn.execute("SELECT block_postings, row_postings FROM lexical_blocks_built")
+        [state] = built.fetchall()
+        assert state["row_postings"] == 0 and state["block_postings"] > 0
+    [hit, *_] = lexical_hits(database_url, "store credit")  # found in the new blocks
+    assert hit.symbol == "issue_store_credit"
+
+
+def _wait_until_finished(instance: DagsterInstance, run_id: str):
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        run = instance.get_run_by_id(run_id)
+        if run is not None and run.is_finished:
+            return run
+        time.sleep(0.5)
+    pytest.fail(f"run {run_id} did not finish")
