@@ -269,4 +269,12 @@ def test_rare_terms_blocks_become_their_buckets_shared_rows(pg_server, monkeypat
         "SELECT pg_get_indexdef('code_chunks_content_hash_idx'::regclass) AS d"
     ).fetchone()
     assert "USING hash (content_hash)" in index["d"]
+    constraints = conn.execute(
+        "SELECT conname FROM pg_constraint WHERE conrelid = 'lexical_blocks'::regclass"
+        " AND contype IN ('p', 'f')"
+    ).fetchall()
+    assert {c["conname"] for c in constraints} == {
+        "lexical_blocks_pkey",
+        "lexical_blocks_repository_id_fkey",
+    }
     conn.close()
