@@ -24,6 +24,9 @@ BUILD_MIN_POSTINGS = 50_000
 # a term with at most this many postings shares a row with other rare terms (block -1 of its
 # bucket, sql/migrations/014): a row of its own would cost more than its postings
 RARE_TERM_POSTINGS = 16
+# a fold rebuilds a repository's blocks in this many parts of its terms, each replaced in a
+# transaction of its own and vacuumed: the table holds one part's blocks twice, not all of them
+FOLD_PARTS = 8
 
 _BUILD_BLOCKS = statement("lexical", "build_blocks")
 _POST_ROWS = statement("lexical", "post_rows")
@@ -170,6 +173,42 @@ def build_blocks(conn: psycopg.Connection, repository_id: int) -> int:
     postings the blocks hold. Searches see the old blocks and rows until it commits; a build
     of the same repository in another transaction is waited for."""
     conn.execute("SELECT pg_advisory_xact_lock(%s, %s::integer)", (_BUILD_LOCK, repository_id))
+    versions = _stage_tokenized_versions(conn, repository_id, "DROP")
+    storage.mark_posted(conn, versions)
+    conn.execute("DELETE FROM lexical_blocks WHERE repository_id = %s", (repository_id,))
+    in_blocks = _build_part(conn, repository_id, 0, 1)
+    _record_build(conn, repository_id, in_blocks)
+    return in_blocks
+
+
+def fold_blocks(conn: psycopg.Connection, repository_id: int, parts: int = FOLD_PARTS) -> int:
+    """Rebuild the repository's blocks (`build_blocks`' result) one part of its terms at a time,
+    each part in a transaction of its own followed by a vacuum, so that the old blocks' space
+    is reused by the next part instead of the table holding two copies; the caller holds the
+    build lock (`build_blocks_if_due`). Searches see each term's old or new blocks, and its
+    rows until its new blocks hold them."""
+    with conn.transaction():
+        versions = _stage_tokenized_versions(conn, repository_id, "PRESERVE ROWS")
+    in_blocks = 0
+    for part in range(parts):
+        with conn.transaction():
+            conn.execute(
+                "DELETE FROM lexical_blocks WHERE repository_id = %s"
+                " AND ((term & 131071) * %s) >> 17 = %s",
+                (repository_id, parts, part),
+            )
+            in_blocks += _build_part(conn, repository_id, part, parts)
+        _vacuum_blocks(conn)
+    with conn.transaction():
+        storage.mark_posted(conn, versions)
+        _record_build(conn, repository_id, in_blocks)
+        conn.execute("DROP TABLE built_versions")
+    return in_blocks
+
+
+def _stage_tokenized_versions(conn: psycopg.Connection, repository_id: int, on_commit: str) -> list:
+    """The repository's tokenized file versions, also as the temporary table `built_versions`
+    the build statement reads (dropped at commit, or kept for the parts of a fold)."""
     versions = [
         r["id"]
         for r in conn.execute(
@@ -178,19 +217,43 @@ def build_blocks(conn: psycopg.Connection, repository_id: int) -> int:
             (repository_id, LEXICAL_VERSION),
         ).fetchall()
     ]
-    storage.mark_posted(conn, versions)
     conn.execute("DROP TABLE IF EXISTS built_versions")
-    conn.execute("CREATE TEMPORARY TABLE built_versions (id bigint PRIMARY KEY) ON COMMIT DROP")
+    conn.execute(
+        "CREATE TEMPORARY TABLE built_versions (id bigint PRIMARY KEY) ON COMMIT "
+        + ("DROP" if on_commit == "DROP" else "PRESERVE ROWS")
+    )
     conn.execute("INSERT INTO built_versions SELECT unnest(%s::bigint[])", (versions,))
     conn.execute("ANALYZE built_versions")
-    conn.execute("DELETE FROM lexical_blocks WHERE repository_id = %s", (repository_id,))
-    written = conn.execute(_BUILD_BLOCKS, _posting_params(repository_id)).fetchone()
-    in_blocks = int(written["postings"]) if written else 0
+    return versions
+
+
+def _build_part(conn: psycopg.Connection, repository_id: int, part: int, parts: int) -> int:
+    """Write the blocks of one part of the terms (those whose hash's last 17 bits fall in the
+    part's share of them: a rare term's bucket row is in its terms' part) and delete the built
+    versions' rows of those terms; the postings written."""
+    written = conn.execute(
+        _BUILD_BLOCKS, {**_posting_params(repository_id), "part": part, "parts": parts}
+    ).fetchone()
     conn.execute(
         "DELETE FROM lexical_postings p USING code_chunks c, built_versions v"
-        " WHERE p.repository_id = %s AND c.id = p.chunk_id AND c.file_version_id = v.id",
-        (repository_id,),
+        " WHERE p.repository_id = %s AND c.id = p.chunk_id AND c.file_version_id = v.id"
+        " AND ((p.term & 131071) * %s) >> 17 = %s",
+        (repository_id, parts, part),
     )
+    return int(written["postings"]) if written else 0
+
+
+def _vacuum_blocks(conn: psycopg.Connection) -> None:
+    """Make the space of the blocks just replaced reusable (VACUUM runs outside a transaction)."""
+    autocommit = conn.autocommit
+    conn.autocommit = True
+    try:
+        conn.execute("VACUUM lexical_blocks")
+    finally:
+        conn.autocommit = autocommit
+
+
+def _record_build(conn: psycopg.Connection, repository_id: int, in_blocks: int) -> None:
     rows = conn.execute(
         "SELECT count(*) AS n FROM lexical_postings WHERE repository_id = %s", (repository_id,)
     ).fetchone()
@@ -201,7 +264,6 @@ def build_blocks(conn: psycopg.Connection, repository_id: int) -> int:
         " built_at = now()",
         (repository_id, in_blocks, rows["n"] if rows else 0),
     )
-    return in_blocks
 
 
 def _built(conn: psycopg.Connection, repository_id: int) -> dict | None:
@@ -237,19 +299,23 @@ def post_repository(conn: psycopg.Connection, repository_id: int) -> dict:
 
 
 def build_blocks_if_due(conn: psycopg.Connection, repository_id: int) -> int | None:
-    """Fold the repository's posting rows into new blocks, in a transaction of its own, when
-    they pass their share (`BUILD_SHARE`) and no other build of it runs; the postings the
-    blocks hold, or None when nothing was built."""
+    """Fold the repository's posting rows into new blocks (`fold_blocks`, in transactions of
+    its own) when they pass their share (`BUILD_SHARE`) and no other build of it runs; the
+    postings the blocks hold, or None when nothing was built."""
     with conn.transaction():
         built = _built(conn, repository_id)
         if built is not None and not _build_due(built, built["row_postings"]):
             return None
         locked = conn.execute(
-            "SELECT pg_try_advisory_xact_lock(%s, %s::integer) AS ok", (_BUILD_LOCK, repository_id)
+            "SELECT pg_try_advisory_lock(%s, %s::integer) AS ok", (_BUILD_LOCK, repository_id)
         ).fetchone()
-        if not (locked and locked["ok"]):
-            return None
-        return build_blocks(conn, repository_id)
+    if not (locked and locked["ok"]):
+        return None
+    try:
+        return fold_blocks(conn, repository_id)
+    finally:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_unlock(%s, %s::integer)", (_BUILD_LOCK, repository_id))
 
 
 _DELTA = statement("snapshot_files", "file_version_delta")

@@ -202,6 +202,36 @@ def test_later_commits_are_posted_as_rows_and_folded_into_blocks_past_their_shar
     conn.close()
 
 
+def test_a_fold_in_parts_writes_what_one_build_writes(shop, database_url):
+    conn = connect(database_url)  # not autocommit, as the snapshot asset's
+    repo_id = _repository_id(conn)
+
+    def stored() -> list[tuple]:
+        rows = conn.execute(
+            "SELECT term, block, chunks, impacts, terms FROM lexical_blocks ORDER BY term, block"
+        ).fetchall()
+        conn.commit()
+        return [tuple(r.values()) for r in rows]
+
+    whole = stored()
+    postings = conn.execute("SELECT block_postings FROM lexical_blocks_built").fetchone()
+    conn.commit()
+    parts = [
+        conn.execute(
+            "SELECT count(*) AS n FROM lexical_blocks WHERE ((term & 131071) * 3) >> 17 = %s",
+            (part,),
+        ).fetchone()["n"]
+        for part in range(3)
+    ]
+    conn.commit()
+    assert all(parts)  # each of the three parts has blocks of its own to replace
+    assert lexical_index.fold_blocks(conn, repo_id, parts=3) == postings["block_postings"]
+    assert stored() == whole
+    built = conn.execute("SELECT row_postings FROM lexical_blocks_built").fetchone()
+    assert built == {"row_postings": 0}
+    conn.close()
+
+
 def test_a_build_keeps_the_rows_of_a_file_version_it_did_not_read(shop, database_url):
     # a commit published while a build runs: its rows stay until the next build
     conn = connect(database_url, autocommit=True)
