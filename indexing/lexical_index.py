@@ -173,7 +173,7 @@ def build_blocks(conn: psycopg.Connection, repository_id: int) -> int:
     postings the blocks hold. Searches see the old blocks and rows until it commits; a build
     of the same repository in another transaction is waited for."""
     conn.execute("SELECT pg_advisory_xact_lock(%s, %s::integer)", (_BUILD_LOCK, repository_id))
-    versions = _stage_tokenized_versions(conn, repository_id, "DROP")
+    versions = _stage_tokenized_versions(conn, repository_id, keep=False)
     storage.mark_posted(conn, versions)
     conn.execute("DELETE FROM lexical_blocks WHERE repository_id = %s", (repository_id,))
     in_blocks = _build_part(conn, repository_id, 0, 1)
@@ -188,13 +188,13 @@ def fold_blocks(conn: psycopg.Connection, repository_id: int, parts: int = FOLD_
     build lock (`build_blocks_if_due`). Searches see each term's old or new blocks, and its
     rows until its new blocks hold them."""
     with conn.transaction():
-        versions = _stage_tokenized_versions(conn, repository_id, "PRESERVE ROWS")
+        versions = _stage_tokenized_versions(conn, repository_id, keep=True)
     in_blocks = 0
     for part in range(parts):
         with conn.transaction():
             conn.execute(
                 "DELETE FROM lexical_blocks WHERE repository_id = %s"
-                " AND ((term & 131071) * %s) >> 17 = %s",
+                " AND (codeatlas_rare_bucket(term) * %s) >> 17 = %s",
                 (repository_id, parts, part),
             )
             in_blocks += _build_part(conn, repository_id, part, parts)
@@ -206,7 +206,7 @@ def fold_blocks(conn: psycopg.Connection, repository_id: int, parts: int = FOLD_
     return in_blocks
 
 
-def _stage_tokenized_versions(conn: psycopg.Connection, repository_id: int, on_commit: str) -> list:
+def _stage_tokenized_versions(conn: psycopg.Connection, repository_id: int, keep: bool) -> list:
     """The repository's tokenized file versions, also as the temporary table `built_versions`
     the build statement reads (dropped at commit, or kept for the parts of a fold)."""
     versions = [
@@ -220,7 +220,7 @@ def _stage_tokenized_versions(conn: psycopg.Connection, repository_id: int, on_c
     conn.execute("DROP TABLE IF EXISTS built_versions")
     conn.execute(
         "CREATE TEMPORARY TABLE built_versions (id bigint PRIMARY KEY) ON COMMIT "
-        + ("DROP" if on_commit == "DROP" else "PRESERVE ROWS")
+        + ("PRESERVE ROWS" if keep else "DROP")
     )
     conn.execute("INSERT INTO built_versions SELECT unnest(%s::bigint[])", (versions,))
     conn.execute("ANALYZE built_versions")
@@ -228,16 +228,16 @@ def _stage_tokenized_versions(conn: psycopg.Connection, repository_id: int, on_c
 
 
 def _build_part(conn: psycopg.Connection, repository_id: int, part: int, parts: int) -> int:
-    """Write the blocks of one part of the terms (those whose hash's last 17 bits fall in the
-    part's share of them: a rare term's bucket row is in its terms' part) and delete the built
-    versions' rows of those terms; the postings written."""
+    """Write the blocks of one part of the terms (those whose bucket, the last 17 bits of their
+    hash, falls in the part's share of the buckets: a bucket row is in its terms' part) and
+    delete the built versions' rows of those terms; the postings written."""
     written = conn.execute(
         _BUILD_BLOCKS, {**_posting_params(repository_id), "part": part, "parts": parts}
     ).fetchone()
     conn.execute(
         "DELETE FROM lexical_postings p USING code_chunks c, built_versions v"
         " WHERE p.repository_id = %s AND c.id = p.chunk_id AND c.file_version_id = v.id"
-        " AND ((p.term & 131071) * %s) >> 17 = %s",
+        " AND (codeatlas_rare_bucket(p.term) * %s) >> 17 = %s",
         (repository_id, parts, part),
     )
     return int(written["postings"]) if written else 0

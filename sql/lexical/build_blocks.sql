@@ -4,7 +4,7 @@
 -- (`codeatlas_posting_block`); a term with at most `rare` postings shares block -1 of its bucket
 -- (`codeatlas_rare_bucket`) with the other rare terms there, its term beside each posting.
 -- Chunk ids as differences in ascending order, impacts in units of 1/10,000. Only the terms of
--- `part` of `parts` (by the last 17 bits of their hash: a bucket's terms are in one part).
+-- `part` of `parts` (by their bucket: a bucket's terms are in one part).
 -- Parameters: repo, k1, b, nominal, rare, part, parts. Returns the postings written.
 WITH written AS (
 INSERT INTO lexical_blocks (repository_id, term, block, chunks, impacts, terms)
@@ -34,7 +34,7 @@ FROM (
                 JOIN code_chunks c ON c.file_version_id = v.id
                 JOIN lexical_chunk_terms t ON t.chunk_id = c.id
                 CROSS JOIN LATERAL unnest(t.terms, t.tfs) AS p(term, tf)
-                WHERE ((p.term & 131071) * %(parts)s) >> 17 = %(part)s) postings) ranked) keyed)
+                WHERE (codeatlas_rare_bucket(p.term) * %(parts)s) >> 17 = %(part)s) postings) ranked) keyed)
     deltas
 GROUP BY key, block
 RETURNING cardinality(chunks) AS n)

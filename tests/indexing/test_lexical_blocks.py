@@ -218,7 +218,8 @@ def test_a_fold_in_parts_writes_what_one_build_writes(shop, database_url):
     conn.commit()
     parts = [
         conn.execute(
-            "SELECT count(*) AS n FROM lexical_blocks WHERE ((term & 131071) * 3) >> 17 = %s",
+            "SELECT count(*) AS n FROM lexical_blocks"
+            " WHERE (codeatlas_rare_bucket(term) * 3) >> 17 = %s",
             (part,),
         ).fetchone()["n"]
         for part in range(3)
