@@ -206,7 +206,9 @@ def fold_blocks(conn: psycopg.Connection, repository_id: int, parts: int = FOLD_
     return in_blocks
 
 
-def _stage_tokenized_versions(conn: psycopg.Connection, repository_id: int, keep: bool) -> list:
+def _stage_tokenized_versions(
+    conn: psycopg.Connection, repository_id: int, keep: bool
+) -> list[int]:
     """The repository's tokenized file versions, also as the temporary table `built_versions`
     the build statement reads (dropped at commit, or kept for the parts of a fold)."""
     versions = [
@@ -237,8 +239,8 @@ def _build_part(conn: psycopg.Connection, repository_id: int, part: int, parts: 
     conn.execute(
         "DELETE FROM lexical_postings p USING code_chunks c, built_versions v"
         " WHERE p.repository_id = %s AND c.id = p.chunk_id AND c.file_version_id = v.id"
-        " AND (codeatlas_rare_bucket(p.term) * %s) >> 17 = %s",
-        (repository_id, parts, part),
+        " AND (%s = 1 OR (codeatlas_rare_bucket(p.term) * %s) >> 17 = %s)",
+        (repository_id, parts, parts, part),
     )
     return int(written["postings"]) if written else 0
 
