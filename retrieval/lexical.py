@@ -99,7 +99,9 @@ def _best_of_groups(groups: list[list[Row]], candidates: int) -> list[Row]:
     best of each group's best, and they are ordered by their exact scores."""
     if len(groups) == 1:
         return groups[0]
-    best = sorted((row for group in groups for row in group), key=lambda r: -r["partial"])
+    best = sorted(
+        (row for group in groups for row in group), key=lambda r: (-r["partial"], r["chunk_id"])
+    )
     return sorted(best[:candidates], key=lambda r: (-r["score"], r["chunk_id"]))
 
 

@@ -41,7 +41,7 @@ partial AS (
         FROM (
             (SELECT lp.chunk_id, lp.impact FROM lexical_postings lp
              WHERE lp.repository_id = x.repository_id AND lp.term = x.term
-             ORDER BY lp.impact DESC LIMIT x.n)
+             ORDER BY lp.impact DESC, lp.chunk_id LIMIT x.n)
             UNION ALL
             SELECT (sum(t.delta) OVER (PARTITION BY b.block ORDER BY t.i))::bigint,
                    t.impact::real / 10000
@@ -62,9 +62,11 @@ partial AS (
                   AND b.term = codeatlas_rare_bucket(x.term) AND b.block = -1) r
             WHERE r.term = x.term) u
         GROUP BY u.chunk_id
-        ORDER BY impact DESC LIMIT x.n) p
+        -- postings of equal impact lowest chunk first, as the blocks rank them: which are read
+        -- at a budget's edge must not depend on the plan (a hashed grouping reorders them)
+        ORDER BY impact DESC, u.chunk_id LIMIT x.n) p
     GROUP BY p.chunk_id
-    ORDER BY score DESC LIMIT %(candidates)s),
+    ORDER BY score DESC, p.chunk_id LIMIT %(candidates)s),
 exact AS (
     SELECT c.chunk_id, c.score AS partial, sum(w.w * p.tf * (%(k1)s + 1)
                / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * ch.lexical_length / corpus.avgdl)))

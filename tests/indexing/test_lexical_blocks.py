@@ -258,3 +258,43 @@ def test_a_build_keeps_the_rows_of_a_file_version_it_did_not_read(shop, database
         "SELECT row_postings FROM lexical_blocks_built WHERE repository_id = %s", (repo_id,)
     ).fetchone() == {"row_postings": late}
     conn.close()
+
+
+def test_postings_of_equal_impact_are_read_lowest_chunk_first(
+    settings_env, database_url, tmp_path, monkeypatch
+):
+    import retrieval.lexical
+    from retrieval.lexical import lexical_candidates
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from tests.conftest import GitRepo
+
+    # forty functions alike but for their names' digits: `zebra` has forty postings of one
+    # impact, and a budget of five reads five of them; which five must not depend on the plan
+    repo = GitRepo(tmp_path / "shop")
+    repo.write(
+        "ties.py",
+        "".join(f"def tie_{i}(order):\n    return order.zebra\n\n" for i in range(10, 50)),
+    )
+    repo.commit("ties")
+    index_repository(database_url, repo.path, "shop")
+    monkeypatch.setattr(retrieval.lexical, "TERM_BUDGET", 5)
+    conn = connect(database_url, autocommit=True)
+    ids = [
+        r["id"]
+        for r in conn.execute(
+            "SELECT id FROM code_chunks WHERE content LIKE '%%zebra%%' ORDER BY id"
+        )
+    ]
+    scope = resolve_scope(conn, ensure_operator(conn), ["shop"])
+
+    def read() -> list[int]:
+        return [r["chunk_id"] for r in lexical_candidates(conn, scope, "zebra", 10)]
+
+    assert len(ids) == 40 and read() == ids[:5]
+    # a plan that groups a term's postings by hashing them, not in the order they are read
+    conn.execute("SET enable_sort = off")
+    assert read() == ids[:5]
+    _rows_instead_of_blocks(conn, _repository_id(conn))
+    assert read() == ids[:5]
+    conn.close()
