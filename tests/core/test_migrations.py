@@ -125,6 +125,15 @@ def _migrated_below(pg_server, name: str, version: int, monkeypatch):
     return conn, every
 
 
+def _keys(conn, table: str) -> set[str]:
+    """The names of a table's primary and foreign keys (a replaced table keeps the old names)."""
+    rows = conn.execute(
+        "SELECT conname FROM pg_constraint WHERE conrelid = %s::regclass AND contype IN ('p', 'f')",
+        (table,),
+    ).fetchall()
+    return {r["conname"] for r in rows}
+
+
 def test_vectors_kept_per_repository_become_one_per_content_keeping_the_oldest(
     pg_server, monkeypatch
 ):
@@ -270,11 +279,7 @@ def test_rare_terms_blocks_become_their_buckets_shared_rows(pg_server, monkeypat
         "SELECT pg_get_indexdef('code_chunks_content_hash_idx'::regclass) AS d"
     ).fetchone()
     assert "USING hash (content_hash)" in index["d"]
-    constraints = conn.execute(
-        "SELECT conname FROM pg_constraint WHERE conrelid = 'lexical_blocks'::regclass"
-        " AND contype IN ('p', 'f')"
-    ).fetchall()
-    assert {c["conname"] for c in constraints} == {
+    assert _keys(conn, "lexical_blocks") == {
         "lexical_blocks_pkey",
         "lexical_blocks_repository_id_fkey",
     }
@@ -304,11 +309,7 @@ def test_document_frequencies_become_their_buckets_shared_rows(pg_server, monkey
         {"repository_id": 1, "bucket": 8, "terms": [8], "dfs": [1]},
         {"repository_id": 2, "bucket": 5, "terms": [5], "dfs": [3]},
     ]
-    constraints = conn.execute(
-        "SELECT conname FROM pg_constraint WHERE conrelid = 'lexical_term_stats'::regclass"
-        " AND contype IN ('p', 'f')"
-    ).fetchall()
-    assert {c["conname"] for c in constraints} == {
+    assert _keys(conn, "lexical_term_stats") == {
         "lexical_term_stats_pkey",
         "lexical_term_stats_repository_id_fkey",
     }
