@@ -424,8 +424,6 @@ def _add_symbols(ev: IssueEvidence, rows: list[Row], files: dict[FileKey, _FileS
 
 # --- prose --------------------------------------------------------------------------------
 
-_DOCUMENT_FREQUENCIES_SQL = statement("lexical", "document_frequencies")
-
 
 @dataclass(frozen=True)
 class ReportTerms:
@@ -460,7 +458,9 @@ def report_terms(
     df = {
         r["term"]: r["df"]
         for r in conn.execute(
-            _DOCUMENT_FREQUENCIES_SQL, {"terms": [term_id(t) for t in terms], "repos": repos}
+            "SELECT term, sum(df)::float8 AS df FROM lexical_term_stats"
+            " WHERE term = ANY(%s) AND repository_id = ANY(%s) GROUP BY term",
+            ([term_id(t) for t in terms], repos),
         ).fetchall()
     }
     weight = {t: 1 + math.log(counts[t]) for t in terms}

@@ -8,12 +8,8 @@ corpus AS (
                AS avgdl
     FROM lexical_corpus WHERE repository_id = ANY(%(repos)s)),
 df AS (
-    -- a term's document frequency sits in its bucket's row (sql/migrations/015)
-    SELECT u.term, s.repository_id, u.df FROM lexical_term_stats s
-    CROSS JOIN LATERAL unnest(s.terms, s.dfs) AS u(term, df)
-    WHERE s.repository_id = ANY(%(repos)s)
-      AND s.bucket = ANY(ARRAY(SELECT codeatlas_rare_bucket(term) FROM q))
-      AND u.term = ANY(%(terms)s)),
+    SELECT s.term, s.repository_id, s.df FROM lexical_term_stats s
+    WHERE s.term = ANY(%(terms)s) AND s.repository_id = ANY(%(repos)s)),
 weights AS (
     SELECT q.term, q.qw * ln(1 + (corpus.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5))
                AS w,

@@ -181,7 +181,6 @@ def test_the_migrations_keep_the_numbers_and_names_databases_recorded():
         (12, "call_graph_indexes"),
         (13, "lexical_blocks"),
         (14, "rare_terms_shared"),
-        (15, "term_stats_shared"),
     ]
     found = [(m.version, m.name) for m in available_migrations()]
     assert found[: len(recorded)] == recorded
@@ -283,36 +282,4 @@ def test_rare_terms_blocks_become_their_buckets_shared_rows(pg_server, monkeypat
         "lexical_blocks_pkey",
         "lexical_blocks_repository_id_fkey",
     }
-    conn.close()
-
-
-def test_document_frequencies_become_their_buckets_shared_rows(pg_server, monkeypatch):
-    import core.migrations as migrations
-
-    conn, every = _migrated_below(pg_server, "blank_term_stats", 15, monkeypatch)
-    conn.execute(
-        "INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a'), (2, 'b', '/b')"
-    )
-    # terms 5 and 131077 end in the same 17 bits; the second repository's 5 is its own row
-    conn.execute(
-        "INSERT INTO lexical_term_stats (repository_id, term, df)"
-        " VALUES (1, 131077, 2), (1, 5, 7), (1, 8, 1), (2, 5, 3)"
-    )
-    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
-    assert 15 in migrate(conn)
-    rows = conn.execute(
-        "SELECT repository_id, bucket, terms, dfs FROM lexical_term_stats"
-        " ORDER BY repository_id, bucket"
-    ).fetchall()
-    assert rows == [
-        {"repository_id": 1, "bucket": 5, "terms": [5, 131077], "dfs": [7, 2]},
-        {"repository_id": 1, "bucket": 8, "terms": [8], "dfs": [1]},
-        {"repository_id": 2, "bucket": 5, "terms": [5], "dfs": [3]},
-    ]
-    assert _keys(conn, "lexical_term_stats") == {
-        "lexical_term_stats_pkey",
-        "lexical_term_stats_repository_id_fkey",
-    }
-    conn.execute("DELETE FROM repositories WHERE id = 2")  # the key still cascades
-    assert conn.execute("SELECT count(*) AS n FROM lexical_term_stats").fetchone() == {"n": 2}
     conn.close()

@@ -59,9 +59,7 @@ def _stored(url: str, name: str) -> dict:
             (repo["current_snapshot_id"], repo["id"]),
         ).fetchone()
         terms = conn.execute(
-            "SELECT u.term, u.df FROM lexical_term_stats s"
-            " CROSS JOIN LATERAL unnest(s.terms, s.dfs) AS u(term, df)"
-            " WHERE s.repository_id = %s ORDER BY u.term",
+            "SELECT term, df FROM lexical_term_stats WHERE repository_id = %s ORDER BY term",
             (repo["id"],),
         ).fetchall()
     assert stats is not None

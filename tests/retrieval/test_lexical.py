@@ -95,10 +95,7 @@ def test_document_frequencies_follow_the_current_snapshot_incrementally(zoo, dat
 def _stats(conn):
     corpus = conn.execute("SELECT documents, total_length FROM lexical_corpus").fetchall()
     terms = conn.execute(
-        # the rows as they are (a term's bucket shared with others: sql/migrations/015), so a
-        # bucket the delta emptied must be gone as from a rebuild
-        "SELECT repository_id, bucket, terms, dfs FROM lexical_term_stats"
-        " ORDER BY repository_id, bucket"
+        "SELECT term, df FROM lexical_term_stats ORDER BY term, repository_id"
     ).fetchall()
     return corpus, terms
 
