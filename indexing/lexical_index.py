@@ -32,6 +32,9 @@ _BUILD_BLOCKS = statement("lexical", "build_blocks")
 _POST_ROWS = statement("lexical", "post_rows")
 # `pg_try_advisory_xact_lock(_BUILD_LOCK, repository id)`: one build of a repository at a time
 _BUILD_LOCK = 0x1E81
+# a term's part of a fold's `parts`: its bucket's share of the 2^17 buckets, so a bucket's shared
+# row and its terms are in one part (as build_blocks.sql picks them)
+_IN_PART = "(codeatlas_rare_bucket(term) * %(parts)s) >> 17 = %(part)s"
 
 
 def chunk_documents(parsed: ParsedFile, path: str) -> list[LexicalDocument]:
@@ -193,9 +196,8 @@ def fold_blocks(conn: psycopg.Connection, repository_id: int, parts: int = FOLD_
     for part in range(parts):
         with conn.transaction():
             conn.execute(
-                "DELETE FROM lexical_blocks WHERE repository_id = %s"
-                " AND (codeatlas_rare_bucket(term) * %s) >> 17 = %s",
-                (repository_id, parts, part),
+                "DELETE FROM lexical_blocks WHERE repository_id = %(repo)s AND " + _IN_PART,
+                {"repo": repository_id, "parts": parts, "part": part},
             )
             in_blocks += _build_part(conn, repository_id, part, parts)
         _vacuum_blocks(conn)
@@ -237,10 +239,10 @@ def _build_part(conn: psycopg.Connection, repository_id: int, part: int, parts: 
         _BUILD_BLOCKS, {**_posting_params(repository_id), "part": part, "parts": parts}
     ).fetchone()
     conn.execute(
-        "DELETE FROM lexical_postings p USING code_chunks c, built_versions v"
-        " WHERE p.repository_id = %s AND c.id = p.chunk_id AND c.file_version_id = v.id"
-        " AND (%s = 1 OR (codeatlas_rare_bucket(p.term) * %s) >> 17 = %s)",
-        (repository_id, parts, parts, part),
+        "DELETE FROM lexical_postings AS p USING code_chunks c, built_versions v"
+        " WHERE p.repository_id = %(repo)s AND c.id = p.chunk_id AND c.file_version_id = v.id"
+        " AND (%(parts)s = 1 OR " + _IN_PART + ")",
+        {"repo": repository_id, "parts": parts, "part": part},
     )
     return int(written["postings"]) if written else 0
 
