@@ -58,7 +58,8 @@ def _baseline_corpus(search: CodeatlasSearch, model: str) -> tuple[list[str], np
     from retrieval.scope import VISIBLE_FILES
 
     rows = search.conn.execute(
-        f"WITH {VISIBLE_FILES} SELECT c.content, e.embedding FROM files f"
+        f"WITH {VISIBLE_FILES} SELECT"
+        " codeatlas_chunk_text(c.file_version_id, c.ordinal) AS content, e.embedding FROM files f"
         " JOIN code_chunks c ON c.file_version_id = f.file_version_id"
         " LEFT JOIN chunk_embeddings e"
         "  ON e.content_hash = c.content_hash AND e.embedding_model = %(model)s",

@@ -166,7 +166,8 @@ def codeatlas_over_window(database_url: str, repository: str, embedder) -> float
 
     with connection(database_url) as conn:
         rows = conn.execute(
-            "SELECT DISTINCT c.content_hash, c.content FROM repositories r"
+            "SELECT DISTINCT c.content_hash,"
+            " codeatlas_chunk_text(c.file_version_id, c.ordinal) AS content FROM repositories r"
             " JOIN snapshot_files sf ON sf.snapshot_id = r.current_snapshot_id"
             " JOIN code_chunks c ON c.file_version_id = sf.file_version_id WHERE r.name = %s",
             (repository,),

@@ -15,7 +15,7 @@ from indexing.parsing.model import ParsedFile
 
 # the average chunk length assumed by a posting's impact, which only orders a term's postings
 NOMINAL_AVG_LENGTH = 80.0
-MAX_TF = 32_767  # a chunk term's frequency is stored as a smallint (sql/migrations/013)
+MAX_TF = 255  # a chunk term's frequency is stored in a byte (sql/migrations/016)
 # a repository's posting rows are folded into new blocks when they pass this share of the
 # postings its blocks hold (and at least `BUILD_MIN_POSTINGS`): building reads every posting of
 # the repository, so it is done once per share of growth, and the rows stay a small table
@@ -51,7 +51,7 @@ def _copy_chunk_terms(cur: psycopg.Cursor, documents: Iterable[tuple[int, Lexica
     with cur.copy("COPY lexical_chunk_terms (chunk_id, terms, tfs) FROM STDIN") as copy:
         for chunk_id, doc in documents:
             copy.write_row(
-                (chunk_id, list(doc.tf), [min(round(tf), MAX_TF) for tf in doc.tf.values()])
+                (chunk_id, list(doc.tf), bytes(min(round(tf), MAX_TF) for tf in doc.tf.values()))
             )
             written += len(doc.tf)
     return written
@@ -77,7 +77,8 @@ def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) 
     """(Re)write the terms of one file version's chunks, its postings to be written again;
     returns how many chunk terms were written."""
     rows = conn.execute(
-        "SELECT c.id, c.content, c.symbol_name, c.qualified_name FROM code_chunks c"
+        "SELECT c.id, codeatlas_chunk_text(c.file_version_id, c.ordinal) AS content,"
+        " c.symbol_name, c.qualified_name FROM code_chunks c"
         " WHERE c.file_version_id = %s ORDER BY c.id",
         (file_version_id,),
     ).fetchall()

@@ -1,9 +1,9 @@
 """Writes of parsed files. Idempotent: every write is an upsert on a unique key.
 
 Dagster-free, so the MCP app's `index_file` stores overlay files through the same code. The
-owner of the tables of parsed content, `file_versions`, `code_chunks`, `code_symbols` and
-`code_edges` (docs/architecture.md, "One owner per table"): every statement that writes them is
-a function here.
+owner of the tables of parsed content, `file_versions`, `code_chunks`, `chunk_text_pages`,
+`code_symbols` and `code_edges` (docs/architecture.md, "One owner per table"): every statement
+that writes them is a function here.
 """
 
 from __future__ import annotations
@@ -14,6 +14,11 @@ from collections.abc import Sequence
 import psycopg
 
 from indexing.parsing.model import ParsedFile
+
+# consecutive chunks of a file version whose texts share a row of `chunk_text_pages`: a row of a
+# few kB, which PostgreSQL compresses (a chunk's own row would stay under its ~2 kB threshold);
+# `codeatlas_chunk_text` (sql/migrations/015) reads a chunk's text with the same number
+CHUNKS_PER_TEXT_PAGE = 32
 
 
 def git_blob_sha(content: bytes) -> str:
@@ -67,6 +72,7 @@ def store_parsed_file(
     chunks' BM25 lengths when their postings are written in the same transaction."""
     conn.execute("DELETE FROM code_edges WHERE file_version_id = %s", (file_version_id,))
     conn.execute("DELETE FROM code_chunks WHERE file_version_id = %s", (file_version_id,))
+    conn.execute("DELETE FROM chunk_text_pages WHERE file_version_id = %s", (file_version_id,))
     conn.execute("DELETE FROM code_symbols WHERE file_version_id = %s", (file_version_id,))
     # one COPY per table instead of a statement per row (a kernel file has hundreds of
     # symbols and thousands of calls); ids come first, so a parent declared further down the
@@ -99,7 +105,7 @@ def store_parsed_file(
         with cur.copy(
             "COPY code_chunks (id, file_version_id, ordinal, symbol_id, symbol_name,"
             " qualified_name, symbol_kind, start_line, end_line, start_byte, end_byte, piece,"
-            " piece_count, content, content_hash, lexical_length) FROM STDIN"
+            " piece_count, content_hash, lexical_length) FROM STDIN"
         ) as copy:
             for ordinal, c in enumerate(parsed.chunks):
                 copy.write_row(
@@ -117,11 +123,14 @@ def store_parsed_file(
                         c.end_byte,
                         c.piece,
                         c.piece_count,
-                        stored_content(c.content),
                         c.content_hash,
                         lengths[ordinal],
                     )
                 )
+        with cur.copy("COPY chunk_text_pages (file_version_id, page, texts) FROM STDIN") as copy:
+            texts = [stored_content(c.content) for c in parsed.chunks]
+            for page, start in enumerate(range(0, len(texts), CHUNKS_PER_TEXT_PAGE)):
+                copy.write_row((file_version_id, page, texts[start : start + CHUNKS_PER_TEXT_PAGE]))
         with cur.copy(
             "COPY code_edges (file_version_id, ordinal, caller_symbol_id, callee_name,"
             " qualifier, line, kind) FROM STDIN"

@@ -492,8 +492,8 @@ def _function_calls(
         return edges
     texts: dict[int, list[str]] = defaultdict(list)
     for row in conn.execute(
-        "SELECT file_version_id, content FROM code_chunks"
-        " WHERE file_version_id = ANY(%s) AND strpos(content, %s) > 0",
+        "SELECT p.file_version_id, t.content FROM chunk_text_pages p, unnest(p.texts) t(content)"
+        " WHERE p.file_version_id = ANY(%s) AND strpos(t.content, %s) > 0",
         (sorted({e["file_version_id"] for e in dotted}), asked[0].name),
     ).fetchall():
         texts[row["file_version_id"]].append(row["content"])
@@ -535,8 +535,8 @@ def _receivers_in_sight(
     naming = {
         row["file_version_id"]
         for row in conn.execute(
-            "SELECT DISTINCT file_version_id FROM code_chunks"
-            " WHERE file_version_id = ANY(%s) AND content ~ %s",
+            "SELECT DISTINCT p.file_version_id FROM chunk_text_pages p, unnest(p.texts) t(content)"
+            " WHERE p.file_version_id = ANY(%s) AND t.content ~ %s",
             (sorted({e["file_version_id"] for e in through_object}), pattern),
         ).fetchall()
     }

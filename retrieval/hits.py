@@ -62,7 +62,8 @@ THIN_FUNCTION_LINES = 3
 THIN_FUNCTION_CHARACTERS = 300
 # the text of a chunk short enough to be a thin function (NULL for the others): a SQL column
 SHORT_CONTENT: LiteralString = """
-    CASE WHEN c.piece_count = 1 AND c.end_line - c.start_line < 40 THEN c.content END
+    CASE WHEN c.piece_count = 1 AND c.end_line - c.start_line < 40
+         THEN codeatlas_chunk_text(c.file_version_id, c.ordinal) END
        AS short_content
 """
 _COMMENT_LINE = re.compile(r"//|#|/\*|\*(?:\s|/|$)")

@@ -111,7 +111,8 @@ CANDIDATE_COLUMNS: LiteralString = (
     c.id AS chunk_id, c.symbol_id, c.file_version_id, c.piece, c.piece_count, c.symbol_kind,
     c.qualified_name, c.start_line AS chunk_start, c.end_line AS chunk_end,
     s.start_line AS symbol_start, s.end_line AS symbol_end,
-    f.repository, f.path, f.commit_sha, f.source, left(c.content, 400) AS head,
+    f.repository, f.path, f.commit_sha, f.source,
+    left(codeatlas_chunk_text(c.file_version_id, c.ordinal), 400) AS head,
 """
     + SHORT_CONTENT
     + ","

@@ -110,7 +110,8 @@ def symbol_source(
     chunks = conn.execute(
         "WITH RECURSIVE tree AS (SELECT id FROM code_symbols WHERE id = %(id)s"
         " UNION ALL SELECT s.id FROM code_symbols s JOIN tree t ON s.parent_id = t.id)"
-        " SELECT c.start_line, c.end_line, c.content FROM code_chunks c"
+        " SELECT c.start_line, c.end_line, codeatlas_chunk_text(c.file_version_id, c.ordinal)"
+        " AS content FROM code_chunks c"
         " WHERE c.file_version_id = %(fv)s AND c.symbol_id IN (SELECT id FROM tree)"
         " ORDER BY c.start_line, c.piece",
         {"id": symbol["symbol_id"], "fv": symbol["file_version_id"]},

@@ -45,7 +45,8 @@ def snapshot_rows(url: str, repository: str, model: str) -> list[dict]:
 
     with connection(url) as conn:
         return conn.execute(
-            "SELECT sf.path, c.start_line, c.end_line, c.content, c.qualified_name,"
+            "SELECT sf.path, c.start_line, c.end_line,"
+            " codeatlas_chunk_text(c.file_version_id, c.ordinal) AS content, c.qualified_name,"
             " e.embedding::vector::text AS v"
             " FROM repositories r JOIN snapshot_files sf ON sf.snapshot_id = r.current_snapshot_id"
             " JOIN code_chunks c ON c.file_version_id = sf.file_version_id"

@@ -25,10 +25,14 @@ from indexing.parsing.source import Source
 from indexing.parsing.splitting import split_region
 from indexing.parsing.symbols import FoundSymbol
 
+# bits of sha256 a content hash keeps: it names a content for the shared vectors and is stored in
+# every chunk row, its key and the vectors' key (sql/migrations/015 cut the stored ones)
+CONTENT_HASH_HEX = 32
+
 
 def content_hash(parser_version: str, content: str) -> str:
-    """sha256 hex of the parser version and a chunk's (redacted) content."""
-    return hashlib.sha256(f"{parser_version}\0{content}".encode()).hexdigest()
+    """sha256 of the parser version and a chunk's (redacted) content, 128 bits in hex."""
+    return hashlib.sha256(f"{parser_version}\0{content}".encode()).hexdigest()[:CONTENT_HASH_HEX]
 
 
 def build_chunks(

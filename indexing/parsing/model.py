@@ -33,7 +33,7 @@ class Chunk:
     start_byte: int
     end_byte: int
     content: str  # redacted source of the range (pieces start with their symbol's signature line)
-    content_hash: str  # sha256 hex over PARSER_VERSION + content
+    content_hash: str  # sha256 over PARSER_VERSION + content, 128 bits in hex
     piece: int = 0  # 0-based index when a symbol was split, else 0
     piece_count: int = 1
 

@@ -76,7 +76,7 @@ exact AS (
     CROSS JOIN LATERAL (
         SELECT ct.terms, ct.tfs FROM lexical_chunk_terms ct
         WHERE ct.chunk_id = c.chunk_id OFFSET 0) ct
-    CROSS JOIN LATERAL unnest(ct.terms, ct.tfs) AS p(term, tf)
+    CROSS JOIN LATERAL codeatlas_chunk_terms(ct.terms, ct.tfs) AS p(term, tf)
     JOIN weights w ON w.term = p.term
     CROSS JOIN corpus
     GROUP BY c.chunk_id, c.score)

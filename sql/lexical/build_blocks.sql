@@ -33,7 +33,7 @@ FROM (
                 FROM built_versions v
                 JOIN code_chunks c ON c.file_version_id = v.id
                 JOIN lexical_chunk_terms t ON t.chunk_id = c.id
-                CROSS JOIN LATERAL unnest(t.terms, t.tfs) AS p(term, tf)
+                CROSS JOIN LATERAL codeatlas_chunk_terms(t.terms, t.tfs) AS p(term, tf)
                 WHERE %(parts)s = 1  -- a whole build: no part to pick
                    OR (codeatlas_rare_bucket(p.term) * %(parts)s) >> 17 = %(part)s) postings) ranked)
         keyed)

@@ -13,7 +13,7 @@ scored AS (
     FROM units u
     CROSS JOIN LATERAL (SELECT ct.terms, ct.tfs FROM lexical_chunk_terms ct
                         WHERE ct.chunk_id = u.id OFFSET 0) ct  -- (not a scan of every chunk's)
-    CROSS JOIN LATERAL unnest(ct.terms, ct.tfs) AS p(term, tf)
+    CROSS JOIN LATERAL codeatlas_chunk_terms(ct.terms, ct.tfs) AS p(term, tf)
     JOIN w ON w.term = p.term
     GROUP BY u.id)
 SELECT u.file_version_id, u.qualified_name, u.symbol_kind, s.start_line, s.end_line,

@@ -8,7 +8,7 @@ WITH written AS (
                                                   / %(nominal)s))
     FROM code_chunks c
     JOIN lexical_chunk_terms t ON t.chunk_id = c.id
-    CROSS JOIN LATERAL unnest(t.terms, t.tfs) AS p(term, tf)
+    CROSS JOIN LATERAL codeatlas_chunk_terms(t.terms, t.tfs) AS p(term, tf)
     WHERE c.file_version_id = ANY(%(ids)s)
     RETURNING 1)
 SELECT count(*) AS postings FROM written

@@ -283,7 +283,8 @@ def test_a_context_reading_model_embeds_each_content_once_after_its_first_path_a
 
     conn = connect(database_url)
     rows = conn.execute(
-        "SELECT DISTINCT c.content, c.qualified_name, e.embedding::vector::real[] AS vector"
+        "SELECT DISTINCT codeatlas_chunk_text(c.file_version_id, c.ordinal) AS content,"
+        " c.qualified_name, e.embedding::vector::real[] AS vector"
         " FROM code_chunks c JOIN chunk_embeddings e ON e.content_hash = c.content_hash"
         " AND e.embedding_model = %s WHERE c.qualified_name IN"
         " ('slugify', 'RefundPolicy.is_eligible_for_refund')",

@@ -134,6 +134,15 @@ def _keys(conn, table: str) -> set[str]:
     return {r["conname"] for r in rows}
 
 
+def _columns(conn, table: str) -> set[str]:
+    rows = conn.execute(
+        "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0"
+        " AND NOT attisdropped",
+        (table,),
+    ).fetchall()
+    return {r["attname"] for r in rows}
+
+
 def test_vectors_kept_per_repository_become_one_per_content_keeping_the_oldest(
     pg_server, monkeypatch
 ):
@@ -181,6 +190,8 @@ def test_the_migrations_keep_the_numbers_and_names_databases_recorded():
         (12, "call_graph_indexes"),
         (13, "lexical_blocks"),
         (14, "rare_terms_shared"),
+        (15, "chunk_text_pages"),
+        (16, "term_frequencies_as_bytes"),
     ]
     found = [(m.version, m.name) for m in available_migrations()]
     assert found[: len(recorded)] == recorded
@@ -282,4 +293,80 @@ def test_rare_terms_blocks_become_their_buckets_shared_rows(pg_server, monkeypat
         "lexical_blocks_pkey",
         "lexical_blocks_repository_id_fkey",
     }
+    conn.close()
+
+
+def test_chunk_texts_move_to_pages_and_content_hashes_keep_128_bits(pg_server, monkeypatch):
+    import core.migrations as migrations
+
+    conn, every = _migrated_below(pg_server, "blank_text_pages", 15, monkeypatch)
+    conn.execute("INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a')")
+    conn.execute(
+        "INSERT INTO file_versions (id, repository_id, blob_sha, language, parser_version,"
+        " size_bytes, parsed_at) VALUES (1, 1, 'a', 'python', 'p', 1, now()),"
+        " (2, 1, 'b', 'python', 'p', 1, now())"
+    )
+    # 70 chunks in file version 1 (three pages: 32, 32, 6), one in file version 2; hashes of
+    # 64 characters, the first 32 of which are the chunk's number
+    conn.execute(
+        "INSERT INTO code_chunks (id, file_version_id, ordinal, symbol_kind, start_line, end_line,"
+        " start_byte, end_byte, content, content_hash)"
+        " SELECT i + 1, 1, i, 'function', i, i, 0, 1, 'def f' || i || '(): pass',"
+        " lpad(i::text, 32, '0') || repeat('f', 32) FROM generate_series(0, 69) i"
+        " UNION ALL SELECT 100, 2, 0, 'file', 1, 1, 0, 1, 'x = 1', repeat('e', 64)"
+    )
+    conn.execute("INSERT INTO embedding_models (name, dimensions, index_name) VALUES ('m', 2, 'i')")
+    conn.execute(
+        "INSERT INTO chunk_embeddings (embedding_model, content_hash, embedding)"
+        " VALUES ('m', lpad('7', 32, '0') || repeat('f', 32), '[1,0]')"
+    )
+    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
+    assert 15 in migrate(conn)
+    pages = conn.execute(
+        "SELECT file_version_id, page, cardinality(texts) AS n FROM chunk_text_pages"
+        " ORDER BY file_version_id, page"
+    ).fetchall()
+    assert [(p["file_version_id"], p["page"], p["n"]) for p in pages] == [
+        (1, 0, 32),
+        (1, 1, 32),
+        (1, 2, 6),
+        (2, 0, 1),
+    ]
+    texts = conn.execute(
+        "SELECT ordinal, codeatlas_chunk_text(file_version_id, ordinal) AS text, content_hash"
+        " FROM code_chunks ORDER BY id"
+    ).fetchall()
+    assert [t["text"] for t in texts] == [f"def f{i}(): pass" for i in range(70)] + ["x = 1"]
+    assert [t["content_hash"] for t in texts] == [str(i).zfill(32) for i in range(70)] + ["e" * 32]
+    assert "content" not in _columns(conn, "code_chunks")
+    # the stored vector still belongs to the content whose hash was cut the same way
+    joined = conn.execute(
+        "SELECT c.ordinal FROM code_chunks c JOIN chunk_embeddings e USING (content_hash)"
+    ).fetchall()
+    assert joined == [{"ordinal": 7}]
+    conn.close()
+
+
+def test_term_frequencies_become_bytes_capped_at_255(pg_server, monkeypatch):
+    import core.migrations as migrations
+
+    conn, every = _migrated_below(pg_server, "blank_tf_bytes", 16, monkeypatch)
+    conn.execute(
+        "INSERT INTO lexical_chunk_terms (chunk_id, terms, tfs)"
+        " VALUES (1, '{7, 8, 9}', '{3, 1, 300}'), (2, '{}', '{}')"
+    )
+    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
+    assert 16 in migrate(conn)
+    rows = conn.execute(
+        "SELECT t.chunk_id, p.term, p.tf FROM lexical_chunk_terms t"
+        " LEFT JOIN LATERAL codeatlas_chunk_terms(t.terms, t.tfs) p ON true ORDER BY 1, 2"
+    ).fetchall()
+    assert [(r["chunk_id"], r["term"], r["tf"]) for r in rows] == [
+        (1, 7, 3),
+        (1, 8, 1),
+        (1, 9, 255),
+        (2, None, None),
+    ]
+    stored = conn.execute("SELECT tfs FROM lexical_chunk_terms WHERE chunk_id = 1").fetchone()
+    assert stored == {"tfs": bytes([3, 1, 255])}
     conn.close()

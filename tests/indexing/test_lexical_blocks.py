@@ -97,7 +97,8 @@ def test_a_first_publish_builds_blocks_holding_every_posting_best_first(shop, da
         for r in conn.execute(
             "SELECT c.id, c.lexical_length, p.tf FROM code_chunks c"
             " JOIN lexical_chunk_terms t ON t.chunk_id = c.id"
-            " CROSS JOIN LATERAL unnest(t.terms, t.tfs) AS p(term, tf) WHERE p.term = %s",
+            " CROSS JOIN LATERAL codeatlas_chunk_terms(t.terms, t.tfs) AS p(term, tf)"
+            " WHERE p.term = %s",
             (term_id("refund"),),
         ).fetchall()
     }
@@ -283,7 +284,8 @@ def test_postings_of_equal_impact_are_read_lowest_chunk_first(
     ids = [
         r["id"]
         for r in conn.execute(
-            "SELECT id FROM code_chunks WHERE content LIKE '%%zebra%%' ORDER BY id"
+            "SELECT id FROM code_chunks"
+            " WHERE codeatlas_chunk_text(file_version_id, ordinal) LIKE '%%zebra%%' ORDER BY id"
         )
     ]
     scope = resolve_scope(conn, ensure_operator(conn), ["shop"])

@@ -37,7 +37,7 @@ def _postings(url: str) -> list[dict]:
         return conn.execute(
             "SELECT t.chunk_id, p.term, p.tf, c.lexical_length FROM lexical_chunk_terms t"
             " JOIN code_chunks c ON c.id = t.chunk_id"
-            " CROSS JOIN LATERAL unnest(t.terms, t.tfs) AS p(term, tf)"
+            " CROSS JOIN LATERAL codeatlas_chunk_terms(t.terms, t.tfs) AS p(term, tf)"
             " ORDER BY t.chunk_id, p.term"
         ).fetchall()
 

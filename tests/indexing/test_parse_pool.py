@@ -33,7 +33,8 @@ def _stored(url: str, repository: str) -> list[tuple]:
     with connection(url) as conn:
         rows = conn.execute(
             "SELECT sf.path, c.ordinal, c.content_hash, c.lexical_length, s.name,"
-            " (SELECT ARRAY[t.terms::float8[], t.tfs::float8[]] FROM lexical_chunk_terms t"
+            " (SELECT ARRAY[array_agg(p.term)::float8[], array_agg(p.tf)::float8[]]"
+            "  FROM lexical_chunk_terms t, codeatlas_chunk_terms(t.terms, t.tfs) p"
             "  WHERE t.chunk_id = c.id) AS terms,"
             " (SELECT count(*) FROM code_edges e WHERE e.file_version_id = c.file_version_id)"
             "  AS edges"

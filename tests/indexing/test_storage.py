@@ -50,3 +50,35 @@ def test_a_go_method_declared_above_its_receiver_type_is_stored_under_it(databas
         ).fetchall()
     assert [(r["name"], r["parent"]) for r in rows] == [("Approve", "refund"), ("refund", None)]
     assert [c["name"] for c in chunks] == ["Approve", "refund"]
+
+
+def test_chunk_texts_are_stored_in_compressed_pages_and_read_back_per_chunk(database_url):
+    from indexing.parsing.parser import parse_file
+
+    # 70 functions: three pages of texts (32, 32, 6), the first two past PostgreSQL's ~2 kB
+    # compression threshold
+    source = "".join(
+        f"def refund_rule_{i}(order):\n    return order.total * {i} > {i * 7} and order.paid\n\n"
+        for i in range(70)
+    ).encode()
+    parsed = parse_file("shop/rules.py", source)
+    assert len(parsed.chunks) == 70
+    with transaction(database_url) as conn:
+        repo = repositories.register(conn, "shop", "/nowhere/shop", "main")
+        blob = storage.git_blob_sha(source)
+        file_version_id, _ = storage.claim_file_version(conn, repo.id, blob, "python", "v1", 9)
+        storage.store_parsed_file(conn, file_version_id, parsed)
+        # a second store of the same file version replaces its pages, as it replaces its chunks
+        storage.store_parsed_file(conn, file_version_id, parsed)
+    with connection(database_url) as conn:
+        texts = conn.execute(
+            "SELECT codeatlas_chunk_text(file_version_id, ordinal) AS text FROM code_chunks"
+            " ORDER BY ordinal"
+        ).fetchall()
+        pages = conn.execute(
+            "SELECT page, cardinality(texts) AS n, pg_column_size(texts) AS stored,"
+            " octet_length(array_to_string(texts, '')) AS raw FROM chunk_text_pages ORDER BY page"
+        ).fetchall()
+    assert [t["text"] for t in texts] == [c.content for c in parsed.chunks]
+    assert [(p["page"], p["n"]) for p in pages] == [(0, 32), (1, 32), (2, 6)]
+    assert all(p["stored"] < p["raw"] / 2 for p in pages[:2])

@@ -111,8 +111,12 @@ def test_missing_vectors_for_the_active_model_are_outdated_too(repos, database_u
         )
         conn.execute(
             "INSERT INTO code_chunks (file_version_id, ordinal, symbol_kind, start_line,"
-            " end_line, start_byte, end_byte, content, content_hash)"
-            " VALUES (%s, 0, 'file', 1, 1, 0, 1, 'x', 'h1')",
+            " end_line, start_byte, end_byte, content_hash)"
+            " VALUES (%s, 0, 'file', 1, 1, 0, 1, 'h1')",
+            (fv["id"],),
+        )
+        conn.execute(
+            "INSERT INTO chunk_text_pages (file_version_id, page, texts) VALUES (%s, 0, '{x}')",
             (fv["id"],),
         )
     requests = evaluate(database_url, instance)

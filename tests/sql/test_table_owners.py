@@ -15,6 +15,7 @@ OWNERS = {
     "snapshot_files": "indexing/snapshot_files.py",
     "file_versions": "indexing/storage.py",
     "code_chunks": "indexing/storage.py",
+    "chunk_text_pages": "indexing/storage.py",
     "code_symbols": "indexing/storage.py",
     "code_edges": "indexing/storage.py",
     "chunk_embeddings": "indexing/chunk_embeddings.py",

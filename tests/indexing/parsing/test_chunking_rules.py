@@ -130,7 +130,8 @@ def test_the_content_hash_covers_the_parser_version_and_content():
     parsed = parse_file("a.go", b"package a\n\nfunc A() int { return 1 }\n")
     chunk = next(c for c in parsed.chunks if c.symbol_name == "A")
     expected = hashlib.sha256(f"{PARSER_VERSION}\0{chunk.content}".encode()).hexdigest()
-    assert chunk.content_hash == expected
+    # 128 of its bits, as sql/migrations/015 cut the stored hashes
+    assert chunk.content_hash == expected[:32]
 
 
 def test_a_javascript_docblock_separated_by_one_blank_line_is_still_attached():
