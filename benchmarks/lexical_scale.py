@@ -56,6 +56,11 @@ _COPIES = [
         {"id": "id", "file_version_id": "file_version_id", "symbol_id": "symbol_id"},
         "file_version_id IN (SELECT id FROM file_versions WHERE repository_id = %(src)s)",
     ),
+    (
+        "chunk_text_pages",
+        {"file_version_id": "file_version_id"},
+        "file_version_id IN (SELECT id FROM file_versions WHERE repository_id = %(src)s)",
+    ),
     ("lexical_postings", {"chunk_id": "chunk_id"}, "repository_id = %(src)s"),
     (
         "lexical_chunk_terms",

@@ -60,12 +60,25 @@ def unit_range(
 # it answers a question about how (docs/retrieval.md).
 THIN_FUNCTION_LINES = 3
 THIN_FUNCTION_CHARACTERS = 300
-# the text of a chunk short enough to be a thin function (NULL for the others): a SQL column
-SHORT_CONTENT: LiteralString = """
-    CASE WHEN c.piece_count = 1 AND c.end_line - c.start_line < 40
-         THEN codeatlas_chunk_text(c.file_version_id, c.ordinal) END
-       AS short_content
+# SQL columns of a candidate chunk's text, each row reading (and decompressing) its text once:
+# the whole text of a chunk short enough to be a thin function (NULL for the others), and the
+# first 400 characters of the others (NULL for the short ones: `head` gives them)
+_SHORT = "c.piece_count = 1 AND c.end_line - c.start_line < 40"
+CHUNK_TEXT_COLUMNS: LiteralString = f"""
+    CASE WHEN {_SHORT} THEN codeatlas_chunk_text(c.file_version_id, c.ordinal) END
+       AS short_content,
+    CASE WHEN NOT ({_SHORT}) THEN left(codeatlas_chunk_text(c.file_version_id, c.ordinal), 400)
+         END AS long_head
 """
+HEAD_CHARACTERS = 400
+
+
+def head(row: dict[str, Any]) -> str:
+    """The first characters of a candidate chunk's text (see `CHUNK_TEXT_COLUMNS`)."""
+    text = row["long_head"] if row["long_head"] is not None else row["short_content"]
+    return (text or "")[:HEAD_CHARACTERS]
+
+
 _COMMENT_LINE = re.compile(r"//|#|/\*|\*(?:\s|/|$)")
 _BRACKETS_LINE = re.compile(r"[\[\]{}(),;:]*|end")
 _TRIPLE_QUOTES = ('"""', "'''")

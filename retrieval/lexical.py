@@ -15,7 +15,7 @@ from typing import LiteralString
 from core.sql_files import statement, statement_template
 from core.terms import K1, B, query_terms, term_id
 from retrieval.concurrency import Connections, run_concurrently
-from retrieval.hits import OUTLINE_END, SHORT_CONTENT
+from retrieval.hits import CHUNK_TEXT_COLUMNS, OUTLINE_END
 from retrieval.principals import Row
 from retrieval.scope import DbConnection, Scope, visible_files_among
 
@@ -112,9 +112,8 @@ CANDIDATE_COLUMNS: LiteralString = (
     c.qualified_name, c.start_line AS chunk_start, c.end_line AS chunk_end,
     s.start_line AS symbol_start, s.end_line AS symbol_end,
     f.repository, f.path, f.commit_sha, f.source,
-    left(codeatlas_chunk_text(c.file_version_id, c.ordinal), 400) AS head,
 """
-    + SHORT_CONTENT
+    + CHUNK_TEXT_COLUMNS
     + ","
     + OUTLINE_END
 )

@@ -13,7 +13,7 @@ import numpy as np
 from core.terms import query_terms, word_stems
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, Task, run_concurrently
-from retrieval.hits import Hit, SymbolMatch, is_thin, unit_range
+from retrieval.hits import Hit, SymbolMatch, head, is_thin, unit_range
 from retrieval.issue_text import is_report
 from retrieval.lexical import lexical_candidates
 from retrieval.locate import locate, located_hits
@@ -137,7 +137,7 @@ def _hit_from_row(
         retrievers=retrievers,
         commit=row["commit_sha"],
         source=row["source"],
-        preview=_preview(row["head"], skip_header=row["piece_count"] > 1),
+        preview=_preview(head(row), skip_header=row["piece_count"] > 1),
     )
 
 

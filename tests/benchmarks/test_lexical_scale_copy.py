@@ -38,6 +38,12 @@ def test_a_copy_answers_as_its_source(settings_env, database_url, tmp_path):
     assert conn.execute("SELECT count(*) AS n FROM lexical_blocks").fetchone()["n"] > 0
     for query in ("refund order", "total items"):
         assert _lexical(conn, "copy-of-shop", query) == _lexical(conn, "shop", query) != []
+    # every chunk of the copy has its text (its own file versions' pages)
+    textless = conn.execute(
+        "SELECT count(*) AS n FROM code_chunks c"
+        " WHERE codeatlas_chunk_text(c.file_version_id, c.ordinal) IS NULL"
+    ).fetchone()
+    assert textless == {"n": 0}
     # the copy's blocks hold its own chunks: the first id of each block shifted, no other
     blocks = conn.execute(
         "SELECT r.name, b.term, b.block, b.chunks FROM lexical_blocks b"

@@ -192,6 +192,7 @@ def test_the_migrations_keep_the_numbers_and_names_databases_recorded():
         (14, "rare_terms_shared"),
         (15, "chunk_text_pages"),
         (16, "term_frequencies_as_bytes"),
+        (17, "partial_symbol_indexes"),
     ]
     found = [(m.version, m.name) for m in available_migrations()]
     assert found[: len(recorded)] == recorded

@@ -82,3 +82,42 @@ def test_chunk_texts_are_stored_in_compressed_pages_and_read_back_per_chunk(data
     assert [t["text"] for t in texts] == [c.content for c in parsed.chunks]
     assert [(p["page"], p["n"]) for p in pages] == [(0, 32), (1, 32), (2, 6)]
     assert all(p["stored"] < p["raw"] / 2 for p in pages[:2])
+
+
+def test_lookups_by_a_symbols_id_use_the_indexes_without_nulls(database_url):
+    from indexing.parsing.parser import parse_file
+
+    source = b"import os\n\nos.getcwd()\n\ndef refund(order):\n    return total(order)\n"
+    parsed = parse_file("shop/refunds.py", source)
+    with transaction(database_url) as conn:
+        repo = repositories.register(conn, "shop", "/nowhere/shop", "main")
+        blob = storage.git_blob_sha(source)
+        file_version_id, _ = storage.claim_file_version(conn, repo.id, blob, "python", "v1", 9)
+        storage.store_parsed_file(conn, file_version_id, parsed)
+    with transaction(database_url) as conn:
+        # a file-level chunk and a call at file level hold NULL, which the indexes leave out
+        nulls = conn.execute(
+            "SELECT (SELECT count(*) FROM code_chunks WHERE symbol_id IS NULL) AS chunks,"
+            " (SELECT count(*) FROM code_edges WHERE caller_symbol_id IS NULL) AS edges"
+        ).fetchone()
+        assert nulls["chunks"] > 0 and nulls["edges"] > 0
+        conn.execute("SET LOCAL enable_seqscan = off")
+        for table, column, index in (
+            ("code_chunks", "symbol_id", "code_chunks_symbol_idx"),
+            ("code_edges", "caller_symbol_id", "code_edges_caller_idx"),
+            ("code_symbols", "parent_id", "code_symbols_parent_idx"),
+        ):
+            plan = conn.execute(
+                f"EXPLAIN SELECT * FROM {table} WHERE {column} = %s",  # type: ignore[arg-type]
+                (1,),
+            ).fetchall()
+            assert index in " ".join(r["QUERY PLAN"] for r in plan), (table, plan)
+        # the cascade from a deleted symbol still finds its chunks and calls
+        refund = conn.execute("SELECT id FROM code_symbols WHERE name = 'refund'").fetchone()
+        conn.execute("DELETE FROM code_symbols WHERE id = %s", (refund["id"],))
+        left = conn.execute(
+            "SELECT (SELECT count(*) FROM code_chunks WHERE symbol_id = %(id)s) AS chunks,"
+            " (SELECT count(*) FROM code_edges WHERE caller_symbol_id = %(id)s) AS edges",
+            {"id": refund["id"]},
+        ).fetchone()
+        assert left == {"chunks": 0, "edges": 0}

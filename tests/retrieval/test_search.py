@@ -226,7 +226,7 @@ def _candidate(symbol: str, kind: str = "function") -> dict:
         "piece": 0,
         "piece_count": 1,
         "short_content": None,
-        "head": None,
+        "long_head": None,
         "commit_sha": "c",
     }
 
