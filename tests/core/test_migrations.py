@@ -193,6 +193,7 @@ def test_the_migrations_keep_the_numbers_and_names_databases_recorded():
         (15, "chunk_text_pages"),
         (16, "term_frequencies_as_bytes"),
         (17, "partial_symbol_indexes"),
+        (18, "smaller_first_blocks"),
     ]
     found = [(m.version, m.name) for m in available_migrations()]
     assert found[: len(recorded)] == recorded
@@ -370,4 +371,49 @@ def test_term_frequencies_become_bytes_capped_at_255(pg_server, monkeypatch):
     ]
     stored = conn.execute("SELECT tfs FROM lexical_chunk_terms WHERE chunk_id = 1").fetchone()
     assert stored == {"tfs": bytes([3, 1, 255])}
+    conn.close()
+
+
+def test_blocks_are_cut_again_from_32_postings_keeping_their_order(pg_server, monkeypatch):
+    import core.migrations as migrations
+
+    conn, every = _migrated_below(pg_server, "blank_small_blocks", 18, monkeypatch)
+    conn.execute("INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a')")
+    # term 7: 200 postings in the old blocks of 128 and 72 (chunk i has impact 1000 - i, so
+    # rank i - 1), as differences; term 9's bucket row (block -1) stays as it is
+    for block, ids in ((0, range(1, 129)), (1, range(129, 201))):
+        ids = list(ids)
+        deltas = [ids[0]] + [b - a for a, b in zip(ids, ids[1:], strict=False)]
+        conn.execute(
+            "INSERT INTO lexical_blocks (repository_id, term, block, chunks, impacts)"
+            " VALUES (1, 7, %s, %s, %s)",
+            (block, deltas, [1000 - i for i in ids]),
+        )
+    conn.execute(
+        "INSERT INTO lexical_blocks (repository_id, term, block, chunks, impacts, terms)"
+        " VALUES (1, 9, -1, '{4, 1}', '{50, 40}', '{9, 131081}')"
+    )
+    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
+    assert 18 in migrate(conn)
+    rows = conn.execute(
+        "SELECT term, block, chunks, impacts, terms FROM lexical_blocks ORDER BY term, block"
+    ).fetchall()
+    assert [(r["term"], r["block"], len(r["chunks"])) for r in rows] == [
+        (7, 0, 32),
+        (7, 1, 64),
+        (7, 2, 104),
+        (9, -1, 2),
+    ]
+    assert rows[1]["chunks"] == [33] + [1] * 63 and rows[1]["impacts"][0] == 1000 - 33
+    assert rows[3] == {
+        "term": 9,
+        "block": -1,
+        "chunks": [4, 1],
+        "impacts": [50, 40],
+        "terms": [9, 131081],
+    }
+    assert _keys(conn, "lexical_blocks") == {
+        "lexical_blocks_pkey",
+        "lexical_blocks_repository_id_fkey",
+    }
     conn.close()

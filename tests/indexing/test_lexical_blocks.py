@@ -57,12 +57,12 @@ def _decoded_blocks(conn, term: int) -> list[list[tuple[int, float]]]:
 
 def test_the_block_of_a_postings_rank(database_url):
     with connection(database_url) as conn:
-        ranks = [0, 127, 128, 383, 384, 895, 896, 1919, 1920, 5000]
+        ranks = [0, 31, 32, 95, 96, 223, 224, 479, 480, 991, 992, 2015, 2016, 5000]
         blocks = [
             conn.execute("SELECT codeatlas_posting_block(%s) AS b", (r,)).fetchone()["b"]
             for r in ranks
         ]
-    assert blocks == [0, 0, 1, 1, 2, 2, 3, 3, 4, 7]
+    assert blocks == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 8]
 
 
 def test_a_first_publish_builds_blocks_holding_every_posting_best_first(shop, database_url):
@@ -81,9 +81,9 @@ def test_a_first_publish_builds_blocks_holding_every_posting_best_first(shop, da
         "SELECT bool_and(lexical_posted) AS posted FROM file_versions"
     ).fetchone() == {"posted": True}
     blocks = _decoded_blocks(conn, term_id("refund"))
-    # 300 functions name it (some in several pieces): blocks of 128, 256, then the rest
+    # 300 functions name it (some in several pieces): blocks of 32, 64, 128, then the rest
     postings = sum(len(b) for b in blocks)
-    assert postings > 384 and [len(b) for b in blocks] == [128, 256, postings - 384]
+    assert 224 < postings <= 480 and [len(b) for b in blocks] == [32, 64, 128, postings - 224]
     for block in blocks:  # ids ascending inside a block
         assert [i for i, _ in block] == sorted(i for i, _ in block)
     # every posting of a block is at least as good as every one of the next
