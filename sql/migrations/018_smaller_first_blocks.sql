@@ -1,12 +1,12 @@
 -- Smaller first blocks (docs/lexical.md "Storage" and "Query latency"). A query reads a term's
 -- best `n` postings in each repository of its scope by decoding the blocks that hold ranks below
--- `n`, and the first block held 128: over 247 small repositories an 11-word question's budget
--- is shared out in a few postings per (term, repository), yet each of ~1,600 pairs decoded up to
--- 128 (140,000 postings decoded for the 20,000 read, ~150 ms). Blocks now hold 32, 64, 128, 256
--- and 512 postings, then 1,024 each: a small share decodes at most 32, and a term's best 4,000
--- take eight blocks (seven before). The same postings in the same order: existing blocks are decoded,
--- ranked as build_blocks.sql ranks them (impact, then chunk) and cut again; the rare terms'
--- shared rows (block -1) stay as they are.
+-- `n`, and the first block held 128: over 247 small repositories a question's budget is shared
+-- out in a few postings per (term, repository), yet each of ~1,600 pairs decoded up to 128
+-- (140,000 postings decoded for the 20,000 read, ~150 ms). Blocks now hold 32, 64, 128, 256 and
+-- 512 postings, then 1,024 each: a small share decodes at most 32, and a term's best 4,000 take
+-- eight blocks (seven before). The same postings in the same order: existing blocks are
+-- decoded, ranked as build_blocks.sql ranks them (impact, then chunk) and cut again; the rare
+-- terms' shared rows (block -1) stay as they are.
 CREATE OR REPLACE FUNCTION codeatlas_posting_block(rank bigint) RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE WHEN rank < 32 THEN 0 WHEN rank < 96 THEN 1 WHEN rank < 224 THEN 2
