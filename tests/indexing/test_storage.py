@@ -17,6 +17,17 @@ def test_blob_shas_are_gits_own(tmp_path):
     assert storage.git_blob_sha(content) == by_git
 
 
+def _store(conn, path: str, source: bytes, language: str, parsed=None) -> int:
+    """`source` parsed and stored as a file version of a new repository `shop`; its id."""
+    from indexing.parsing.parser import parse_file
+
+    repo = repositories.register(conn, "shop", "/nowhere/shop", "main")
+    blob = storage.git_blob_sha(source)
+    file_version_id, _ = storage.claim_file_version(conn, repo.id, blob, language, "v1", 9)
+    storage.store_parsed_file(conn, file_version_id, parsed or parse_file(path, source))
+    return file_version_id
+
+
 GO_METHOD_BEFORE_ITS_TYPE = b"""package shop
 
 func (r *refund) Approve() bool {
@@ -35,10 +46,7 @@ def test_a_go_method_declared_above_its_receiver_type_is_stored_under_it(databas
     parsed = parse_file("shop/refund.go", GO_METHOD_BEFORE_ITS_TYPE)
     assert [(s.name, s.parent) for s in parsed.symbols] == [("Approve", 1), ("refund", None)]
     with transaction(database_url) as conn:
-        repo = repositories.register(conn, "shop", "/nowhere/shop", "main")
-        blob = storage.git_blob_sha(GO_METHOD_BEFORE_ITS_TYPE)
-        file_version_id, _ = storage.claim_file_version(conn, repo.id, blob, "go", "v1", 80)
-        storage.store_parsed_file(conn, file_version_id, parsed)
+        _store(conn, "shop/refund.go", GO_METHOD_BEFORE_ITS_TYPE, "go", parsed)
     with connection(database_url) as conn:
         rows = conn.execute(
             "SELECT s.name, p.name AS parent FROM code_symbols s"
@@ -64,10 +72,7 @@ def test_chunk_texts_are_stored_in_compressed_pages_and_read_back_per_chunk(data
     parsed = parse_file("shop/rules.py", source)
     assert len(parsed.chunks) == 70
     with transaction(database_url) as conn:
-        repo = repositories.register(conn, "shop", "/nowhere/shop", "main")
-        blob = storage.git_blob_sha(source)
-        file_version_id, _ = storage.claim_file_version(conn, repo.id, blob, "python", "v1", 9)
-        storage.store_parsed_file(conn, file_version_id, parsed)
+        file_version_id = _store(conn, "shop/rules.py", source, "python", parsed)
         # a second store of the same file version replaces its pages, as it replaces its chunks
         storage.store_parsed_file(conn, file_version_id, parsed)
     with connection(database_url) as conn:
@@ -85,15 +90,9 @@ def test_chunk_texts_are_stored_in_compressed_pages_and_read_back_per_chunk(data
 
 
 def test_lookups_by_a_symbols_id_use_the_indexes_without_nulls(database_url):
-    from indexing.parsing.parser import parse_file
-
     source = b"import os\n\nos.getcwd()\n\ndef refund(order):\n    return total(order)\n"
-    parsed = parse_file("shop/refunds.py", source)
     with transaction(database_url) as conn:
-        repo = repositories.register(conn, "shop", "/nowhere/shop", "main")
-        blob = storage.git_blob_sha(source)
-        file_version_id, _ = storage.claim_file_version(conn, repo.id, blob, "python", "v1", 9)
-        storage.store_parsed_file(conn, file_version_id, parsed)
+        _store(conn, "shop/refunds.py", source, "python")
     with transaction(database_url) as conn:
         # a file-level chunk and a call at file level hold NULL, which the indexes leave out
         nulls = conn.execute(
