@@ -119,7 +119,8 @@ def test_search_stays_correct_before_during_and_after_the_switch(indexed, databa
         ).fetchone()
         todo = missing_content(conn, snap["id"], new.model_name)
         half = conn.execute(
-            "SELECT DISTINCT ON (content_hash) content_hash, content FROM code_chunks"
+            "SELECT DISTINCT ON (content_hash) content_hash,"
+            " codeatlas_chunk_text(file_version_id, ordinal) AS content FROM code_chunks"
             " WHERE content_hash = ANY(%s) ORDER BY content_hash LIMIT %s",
             ([r["content_hash"] for r in todo], len(todo) // 2),
         ).fetchall()
