@@ -27,9 +27,9 @@ _COVERAGE_OF_ENTERING_SQL = composed(
 
 
 def missing_content(conn, snapshot_id: int, model: str, base_id: int | None = None) -> list[dict]:
-    """(content_hash, length) of the snapshot's chunk contents with no vector for `model` (in
-    any repository: vectors are shared by content); with `base_id`, a snapshot that has every
-    vector of `model`, only those of the file versions it lacks."""
+    """(content_hash, length in bytes) of the snapshot's chunk contents with no vector for
+    `model` (in any repository: vectors are shared by content); with `base_id`, a snapshot that
+    has every vector of `model`, only those of the file versions it lacks."""
     if base_id is not None:
         return conn.execute(
             _MISSING_IN_ENTERING_SQL,

@@ -3,7 +3,7 @@
 -- read (template: the entering CTE is sql/snapshot_files/entering_file_versions.sql).
 WITH entering AS (
 {entering})
-SELECT DISTINCT ON (c.content_hash) c.content_hash, length(codeatlas_chunk_text(c.file_version_id, c.ordinal)) AS length
+SELECT DISTINCT ON (c.content_hash) c.content_hash, c.end_byte - c.start_byte AS length
 FROM entering en JOIN code_chunks c ON c.file_version_id = en.file_version_id
 WHERE NOT EXISTS (
     SELECT 1 FROM chunk_embeddings e
