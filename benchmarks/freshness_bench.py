@@ -33,7 +33,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -95,13 +95,14 @@ CORPORA = {
         _kernel_targets,
         lambda name: f"\n\nint {name}(void)\n{{\n\treturn 0;\n}}\n",
     ),
-    # the whole tree, on the index of `benchmarks.kernel --full --label whole3`
+    # the whole tree, on the index of `benchmarks.kernel --full --label whole8` (`--index` names
+    # another)
     "kernel": Corpus(
         "linux",
         _kernel_tree,
         _kernel_targets,
         lambda name: f"\n\nint {name}(void)\n{{\n\treturn 0;\n}}\n",
-        index="bench_kernel_whole3",
+        index="bench_kernel_whole8",
     ),
 }
 
@@ -412,6 +413,7 @@ def run_daemon(
     files: int = 1,
     dagster_yaml: Path | None = None,
     direct: bool = False,
+    index: str | None = None,
 ) -> dict:
     """The same pushes through a real `dagster-daemon` (sensor ticks, run queue, run launcher).
 
@@ -424,7 +426,8 @@ def run_daemon(
     interpreter per run) to compare them; `label` names the result file and column; `corpus`
     (CORPORA) is the repository pushed to and `files` how many of its files each push changes;
     `dagster_yaml` replaces the project's instance settings by that file's (an earlier
-    dagster.yaml, measured against the current one in the same session).
+    dagster.yaml, measured against the current one in the same session); `index` names the
+    benchmark database a corpus indexed ahead is read from (the kernel's: another label).
     """
     import httpx
     import psycopg
@@ -440,6 +443,10 @@ def run_daemon(
 
     work = WORK / "freshness-daemon"
     source = CORPORA[corpus]
+    if index is not None:
+        if source.index is None:
+            raise SystemExit(f"--index: the {corpus} corpus is indexed by the run, not ahead")
+        source = replace(source, index=index)
     repository = source.repository
     url, bare, clone = _setup(work, provider, fresh=not reuse_db, corpus=source)
     origin = bare.as_uri()
@@ -829,6 +836,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--corpus", default="eval", choices=sorted(CORPORA), help="daemon mode: pushed to"
     )
+    parser.add_argument(
+        "--index",
+        help="daemon mode, kernel corpus: the benchmark database holding the whole tree's index"
+        " (default bench_kernel_whole8; `python -m benchmarks.kernel --full --label NAME`)",
+    )
     parser.add_argument("--files", type=int, default=1, help="daemon mode: files per push")
     parser.add_argument(
         "--dagster-yaml",
@@ -853,6 +865,7 @@ def main(argv: list[str] | None = None) -> int:
             files=args.files,
             dagster_yaml=args.dagster_yaml,
             direct=args.direct,
+            index=args.index,
         )
     else:
         report = run(args.pushes, args.provider, reuse_db=args.reuse_db)
