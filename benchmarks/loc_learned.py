@@ -27,7 +27,6 @@ import numpy as np
 from scipy.optimize import minimize
 
 from benchmarks.intervals import interval
-from retrieval.locate import FUNCTIONS_PER_FILE, WEIGHTS
 
 RESULTS = Path(__file__).parent / "results"
 FILE_FEATURES = ("text", "meaning", "frame", "path", "symbols", "aux", "aux text", "aux meaning")
@@ -250,25 +249,18 @@ def shipped_file_scores(report: dict) -> np.ndarray:
 
 
 def shipped_function_scores(report: dict) -> np.ndarray:
-    """`LocateReport.units()`: a file's functions with evidence in their own order (named +
-    BM25 against the report's best + meaning), the one at place j scoring the file's score
-    times exp(-function_depth * j); functions without evidence, or past a file's list, last."""
+    """`LocateReport.units()`: the file's score times the function's share of its file's best
+    (named + BM25 against the report's best + meaning); functions without evidence last."""
     functions = report["functions"]
     top_text = max((f["text"] for f in functions), default=0) or 1
     own = [f["named"] + f["text"] / top_text + f["meaning"] for f in functions]
-    places: dict[int, int] = {}
-    by_file: dict[str, list[int]] = {}
-    for i, u in enumerate(own):
-        if u:
-            by_file.setdefault(functions[i]["path"], []).append(i)
-    for listed in by_file.values():
-        listed.sort(key=lambda i: (-round(own[i], 4), functions[i]["start"]))
-        places.update((i, place) for place, i in enumerate(listed[:FUNCTIONS_PER_FILE]))
-    depth = WEIGHTS.function_depth
+    best: dict[str, float] = {}
+    for f, u in zip(functions, own, strict=True):
+        best[f["path"]] = max(best.get(f["path"], 0.0), u)
     return np.array(
         [
-            f["file_score"] * math.exp(-depth * places[i]) if i in places else -1.0
-            for i, f in enumerate(functions)
+            f["file_score"] * u / (best[f["path"]] or 1) if u else -1.0
+            for f, u in zip(functions, own, strict=True)
         ]
     )
 

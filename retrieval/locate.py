@@ -63,13 +63,6 @@ class LocateWeights:
     # by meaning (which scores 1): the neutral weight, as a frame's or a quoted path's; chosen
     # over 0.5, 1.5 and 2 on the even half of the localisation set (docs/retrieval.md)
     semantic: float = 1.0
-    # how a file's listed functions interleave with the next files' (`LocateReport.units`): the
-    # function at place j (0 first) counts its file's score times exp(-function_depth * j). The
-    # functions a fix changes are nearly always in one file, so a strong first file's sixth
-    # function is likelier to be among them than a much weaker file's first. Chosen on the
-    # release-note set (`benchmarks/fix_notes.py`), never on the SWE-bench reports;
-    # docs/retrieval.md ("Which functions first")
-    function_depth: float = 0.1
 
 
 WEIGHTS = LocateWeights()
@@ -84,7 +77,7 @@ REPORT_OPENING = 2000
 MAX_DEFINING_FILES = 10
 # identifiers looked up per report (the most mentioned first)
 MAX_IDENTIFIERS = 200
-FUNCTIONS_PER_FILE = 10  # a file's likely functions listed
+FUNCTIONS_PER_FILE = 5
 MAX_EVIDENCE = 8  # evidence lines kept per file
 
 
@@ -125,7 +118,6 @@ class LocateReport:
 
     files: list[LocatedFile]
     notes: list[str] = field(default_factory=list[str])
-    function_depth: float = field(default=WEIGHTS.function_depth, repr=False)
 
     def functions(self) -> list[tuple[LocatedFile, LocatedFunction]]:
         """Every located function in one ranking (`units`)."""
@@ -133,18 +125,17 @@ class LocateReport:
 
     def units(self) -> list[tuple[LocatedFile, LocatedFunction | None, float]]:
         """Every located function, and every located file without one, in one ranking with its
-        score: the function at place j of its file's list (0 first) scores its file's score
-        times exp(-function_depth * j), so a leading file's next functions come before a much
-        weaker file's first; a file without functions its own score, in its place."""
-        ranked: list[tuple[float, int, int, LocatedFile, LocatedFunction | None]] = []
+        score: a function's file's score times its share of the file's best function (each
+        file's best function in file order, the others after the ones of files that score more
+        than they do); a file without functions its own score, in its place."""
+        ranked: list[tuple[float, int, LocatedFile, LocatedFunction | None]] = []
         for rank, f in enumerate(self.files):
-            pieces: list[LocatedFunction | None] = [*f.functions] or [None]
-            ranked += [
-                (f.score * math.exp(-self.function_depth * place), rank, place, f, u)
-                for place, u in enumerate(pieces)
-            ]
-        ranked.sort(key=lambda t: (-t[0], t[1], t[2]))
-        return [(f, u, score) for score, _, _, f, u in ranked]
+            best = max((u.score for u in f.functions), default=0.0) or 1.0
+            ranked += [(f.score * u.score / best, rank, f, u) for u in f.functions]
+            if not f.functions:
+                ranked.append((f.score, rank, f, None))
+        ranked.sort(key=lambda t: (-t[0], t[1]))
+        return [(f, u, score) for score, _, f, u in ranked]
 
 
 FileKey = tuple[str, str, str]  # repository, path, source
@@ -234,7 +225,7 @@ def locate(
     notes: list[str] = []
     if not evidence.frames and not evidence.paths:
         notes.append("the report quotes no stack frame or file path; ranked by its words")
-    return LocateReport(files=located, notes=notes, function_depth=weights.function_depth)
+    return LocateReport(files=located, notes=notes)
 
 
 def _state(files: dict[FileKey, _FileState], row: Row) -> _FileState:

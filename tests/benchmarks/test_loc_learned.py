@@ -81,7 +81,6 @@ def test_locates_own_function_order_is_what_the_report_lists():
             for f in functions
             if f["path"] == path and (f["named"] or f["text"] or f["meaning"])
         ]
-        listed.sort(key=lambda u: (-u.score, u.start_line))  # as locate lists a file's functions
         files.append(LocatedFile("r", path, "c", "commit", "code", score, [], listed))
     shipped = [u.symbol for _, u in LocateReport(files=files).functions()]
     assert learned_order[: len(shipped)] == shipped

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.locate import LocatedFile, LocatedFunction, LocateReport, LocateWeights, locate
+from retrieval.locate import LocateWeights, locate
 from tests.retrieval.tracker_repo import REPORT, WORDS_REPORT, tracker_repo  # noqa: F401
 
 
@@ -92,39 +92,6 @@ def test_the_functions_of_all_files_form_one_ranking_led_by_the_reported_functio
     scores = [f.score * u.score for f, u in ranked]
     assert len(ranked) == sum(len(f.functions) for f in report.files)
     assert ranked[1][1].symbol in {"read_message", "split_header"} and scores[0] >= scores[-1]
-
-
-def _listed(path: str, score: float, names: list[str]) -> LocatedFile:
-    functions = [
-        LocatedFunction(n, "function", 10 * i + 1, 10 * i + 9, 1.0 - i / 10, [])
-        for i, n in enumerate(names)
-    ]
-    return LocatedFile("r", path, "c", "commit", "code", score, [], functions)
-
-
-def test_a_strong_files_later_functions_come_before_a_weak_files_first():
-    files = [
-        _listed("lead.py", 3.0, ["a", "b", "c"]),
-        _listed("close.py", 2.9, ["d"]),
-        _listed("weak.py", 1.0, ["e"]),
-        LocatedFile("r", "bare.py", "c", "commit", "code", 2.5, [], []),
-    ]
-    report = LocateReport(files=files, function_depth=0.15)
-    order = [(f.path, u.symbol if u else None) for f, u, _ in report.units()]
-    # 3.0, 2.9 (close.py's first), 3.0 e^-0.15 = 2.58, 2.5 (a file without functions), 2.22, 1.0
-    assert order == [
-        ("lead.py", "a"),
-        ("close.py", "d"),
-        ("lead.py", "b"),
-        ("bare.py", None),
-        ("lead.py", "c"),
-        ("weak.py", "e"),
-    ]
-    scores = [score for _, _, score in report.units()]
-    assert scores == sorted(scores, reverse=True)
-    # with no depth every function counts its file's score: file by file, in file order
-    flat = LocateReport(files=files[:2], function_depth=0.0)
-    assert [u.symbol for _, u in flat.functions()] == ["a", "b", "c", "d"]
 
 
 def test_the_three_lookups_on_lent_connections_give_the_same_answer(tracker, tracker_repo):  # noqa: F811
