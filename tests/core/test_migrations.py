@@ -112,17 +112,21 @@ def test_a_server_without_pgvector_gets_an_error_naming_the_missing_extension(pg
 
 
 def _migrated_below(pg_server, name: str, version: int, monkeypatch):
-    """A new database migrated up to `version` (excluded), and every migration, to apply the
-    rest later: data as an older codeatlas left it."""
+    """A new database migrated up to `version` (excluded): data as an older codeatlas left it;
+    and a call applying the rest (through the version given, every one by default) that returns
+    the versions it applied."""
     import core.migrations as migrations
 
     conn = connect_plain(_blank(pg_server, name))
     every = available_migrations()
-    monkeypatch.setattr(
-        migrations, "available_migrations", lambda: [m for m in every if m.version < version]
-    )
-    migrate(conn)
-    return conn, every
+
+    def migrate_rest(through: int | None = None) -> list[int]:
+        kept = [m for m in every if through is None or m.version <= through]
+        monkeypatch.setattr(migrations, "available_migrations", lambda: kept)
+        return migrate(conn)
+
+    migrate_rest(version - 1)
+    return conn, migrate_rest
 
 
 def _keys(conn, table: str) -> set[str]:
@@ -146,9 +150,7 @@ def _columns(conn, table: str) -> set[str]:
 def test_vectors_kept_per_repository_become_one_per_content_keeping_the_oldest(
     pg_server, monkeypatch
 ):
-    import core.migrations as migrations
-
-    conn, every = _migrated_below(pg_server, "blank_shared_vectors", 9, monkeypatch)
+    conn, migrate_rest = _migrated_below(pg_server, "blank_shared_vectors", 9, monkeypatch)
     conn.execute(
         "INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a'), (2, 'copy', '/b')"
     )
@@ -158,8 +160,7 @@ def test_vectors_kept_per_repository_become_one_per_content_keeping_the_oldest(
         " created_at) VALUES (1, 'm', 'h1', '[1,0]', now() - interval '1 day'),"
         " (2, 'm', 'h1', '[0,1]', now()), (2, 'm', 'h2', '[0,1]', now())"
     )
-    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
-    assert 9 in migrate(conn)
+    assert 9 in migrate_rest()
     rows = conn.execute(
         "SELECT content_hash, embedding::text AS v FROM chunk_embeddings ORDER BY 1"
     ).fetchall()
@@ -201,9 +202,7 @@ def test_the_migrations_keep_the_numbers_and_names_databases_recorded():
 
 
 def test_posting_rows_become_chunk_terms_and_blocks(pg_server, monkeypatch):
-    import core.migrations as migrations
-
-    conn, every = _migrated_below(pg_server, "blank_blocks", 13, monkeypatch)
+    conn, migrate_rest = _migrated_below(pg_server, "blank_blocks", 13, monkeypatch)
     conn.execute("INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a')")
     conn.execute(
         "INSERT INTO file_versions (id, repository_id, blob_sha, language, parser_version,"
@@ -220,10 +219,7 @@ def test_posting_rows_become_chunk_terms_and_blocks(pg_server, monkeypatch):
         " SELECT i, 7, 1, 1 + (i % 3), 2.0 - i / 1000.0 FROM generate_series(1, 200) i"
         " UNION ALL SELECT 5, 8, 1, 4, 1.5"
     )
-    monkeypatch.setattr(
-        migrations, "available_migrations", lambda: [m for m in every if m.version <= 13]
-    )
-    assert 13 in migrate(conn)
+    assert 13 in migrate_rest(13)
     assert conn.execute("SELECT count(*) AS n FROM lexical_postings").fetchone() == {"n": 0}
     five = conn.execute("SELECT terms, tfs FROM lexical_chunk_terms WHERE chunk_id = 5").fetchone()
     assert five == {"terms": [7, 8], "tfs": [3, 4]}
@@ -246,9 +242,7 @@ def test_posting_rows_become_chunk_terms_and_blocks(pg_server, monkeypatch):
 
 
 def test_rare_terms_blocks_become_their_buckets_shared_rows(pg_server, monkeypatch):
-    import core.migrations as migrations
-
-    conn, every = _migrated_below(pg_server, "blank_rare_terms", 14, monkeypatch)
+    conn, migrate_rest = _migrated_below(pg_server, "blank_rare_terms", 14, monkeypatch)
     conn.execute("INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a')")
     # term 7 with 20 postings keeps its block; terms 5, 131077 (the same last 17 bits) and 8
     # with 1-3 postings each share their buckets' rows
@@ -264,8 +258,7 @@ def test_rare_terms_blocks_become_their_buckets_shared_rows(pg_server, monkeypat
             " VALUES (1, %s, %s, %s, %s)",
             (term, block, chunks, impacts),
         )
-    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
-    assert 14 in migrate(conn)
+    assert 14 in migrate_rest()
     rows = conn.execute(
         "SELECT term, block, chunks, impacts, terms FROM lexical_blocks ORDER BY block, term"
     ).fetchall()
@@ -299,9 +292,7 @@ def test_rare_terms_blocks_become_their_buckets_shared_rows(pg_server, monkeypat
 
 
 def test_chunk_texts_move_to_pages_and_content_hashes_keep_128_bits(pg_server, monkeypatch):
-    import core.migrations as migrations
-
-    conn, every = _migrated_below(pg_server, "blank_text_pages", 15, monkeypatch)
+    conn, migrate_rest = _migrated_below(pg_server, "blank_text_pages", 15, monkeypatch)
     conn.execute("INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a')")
     conn.execute(
         "INSERT INTO file_versions (id, repository_id, blob_sha, language, parser_version,"
@@ -322,8 +313,7 @@ def test_chunk_texts_move_to_pages_and_content_hashes_keep_128_bits(pg_server, m
         "INSERT INTO chunk_embeddings (embedding_model, content_hash, embedding)"
         " VALUES ('m', lpad('7', 32, '0') || repeat('f', 32), '[1,0]')"
     )
-    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
-    assert 15 in migrate(conn)
+    assert 15 in migrate_rest()
     pages = conn.execute(
         "SELECT file_version_id, page, cardinality(texts) AS n FROM chunk_text_pages"
         " ORDER BY file_version_id, page"
@@ -350,15 +340,12 @@ def test_chunk_texts_move_to_pages_and_content_hashes_keep_128_bits(pg_server, m
 
 
 def test_term_frequencies_become_bytes_capped_at_255(pg_server, monkeypatch):
-    import core.migrations as migrations
-
-    conn, every = _migrated_below(pg_server, "blank_tf_bytes", 16, monkeypatch)
+    conn, migrate_rest = _migrated_below(pg_server, "blank_tf_bytes", 16, monkeypatch)
     conn.execute(
         "INSERT INTO lexical_chunk_terms (chunk_id, terms, tfs)"
         " VALUES (1, '{7, 8, 9}', '{3, 1, 300}'), (2, '{}', '{}')"
     )
-    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
-    assert 16 in migrate(conn)
+    assert 16 in migrate_rest()
     rows = conn.execute(
         "SELECT t.chunk_id, p.term, p.tf FROM lexical_chunk_terms t"
         " LEFT JOIN LATERAL codeatlas_chunk_terms(t.terms, t.tfs) p ON true ORDER BY 1, 2"
@@ -375,9 +362,7 @@ def test_term_frequencies_become_bytes_capped_at_255(pg_server, monkeypatch):
 
 
 def test_blocks_are_cut_again_from_32_postings_keeping_their_order(pg_server, monkeypatch):
-    import core.migrations as migrations
-
-    conn, every = _migrated_below(pg_server, "blank_small_blocks", 18, monkeypatch)
+    conn, migrate_rest = _migrated_below(pg_server, "blank_small_blocks", 18, monkeypatch)
     conn.execute("INSERT INTO repositories (id, name, origin) VALUES (1, 'shop', '/a')")
     # term 7: 200 postings in the old blocks of 128 and 72 (chunk i has impact 1000 - i, so
     # rank i - 1), as differences; term 9's bucket row (block -1) stays as it is
@@ -393,8 +378,7 @@ def test_blocks_are_cut_again_from_32_postings_keeping_their_order(pg_server, mo
         "INSERT INTO lexical_blocks (repository_id, term, block, chunks, impacts, terms)"
         " VALUES (1, 9, -1, '{4, 1}', '{50, 40}', '{9, 131081}')"
     )
-    monkeypatch.setattr(migrations, "available_migrations", lambda: every)
-    assert 18 in migrate(conn)
+    assert 18 in migrate_rest()
     rows = conn.execute(
         "SELECT term, block, chunks, impacts, terms FROM lexical_blocks ORDER BY term, block"
     ).fetchall()
