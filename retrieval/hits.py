@@ -62,15 +62,15 @@ THIN_FUNCTION_LINES = 3
 THIN_FUNCTION_CHARACTERS = 300
 # SQL columns of a candidate chunk's text, each row reading (and decompressing) its text once:
 # the whole text of a chunk short enough to be a thin function (NULL for the others), and the
-# first 400 characters of the others (NULL for the short ones: `head` gives them)
+# first HEAD_CHARACTERS of the others (NULL for the short ones: `head` gives them)
 _SHORT = "c.piece_count = 1 AND c.end_line - c.start_line < 40"
+_HEAD = "400"  # (a string: the SQL below stays a literal)
+HEAD_CHARACTERS = int(_HEAD)
+_TEXT = "codeatlas_chunk_text(c.file_version_id, c.ordinal)"
 CHUNK_TEXT_COLUMNS: LiteralString = f"""
-    CASE WHEN {_SHORT} THEN codeatlas_chunk_text(c.file_version_id, c.ordinal) END
-       AS short_content,
-    CASE WHEN NOT ({_SHORT}) THEN left(codeatlas_chunk_text(c.file_version_id, c.ordinal), 400)
-         END AS long_head
+    CASE WHEN {_SHORT} THEN {_TEXT} END AS short_content,
+    CASE WHEN NOT ({_SHORT}) THEN left({_TEXT}, {_HEAD}) END AS long_head
 """
-HEAD_CHARACTERS = 400
 
 
 def head(row: dict[str, Any]) -> str:
