@@ -62,7 +62,7 @@ lint: setup-dev
 
 bench: setup-dev
 	$(BIN)/pip install -e ".[dev,bench]"
-	$(BIN)/python -m benchmarks.run_all $(BENCH_ARGS)
+	$(BIN)/python -m lab.run_all $(BENCH_ARGS)
 
 dev: setup
 	$(BIN)/codeatlas dev
@@ -73,9 +73,9 @@ dev: setup
 # on 2 cores
 train-ranker: setup-dev
 	$(BIN)/pip install -q -e ".[dev,bench]"
-	$(BIN)/python -m benchmarks.mined build --splits train
-	$(BIN)/python -m benchmarks.ranker.train --embedder local
-	$(BIN)/python -m benchmarks.ranker.compare --sets all,mined-test --embedder local
+	$(BIN)/python -m lab.mined build --splits train
+	$(BIN)/python -m lab.ranker.train --embedder local
+	$(BIN)/python -m lab.ranker.compare --sets all,mined-test --embedder local
 
 # Fine-tune the local model on the mined training sets (CPU, JAX; ~13 min on 2 cores) into
 # benchmarks/.work/models/all-MiniLM-L6-v2-code, then measure it against the packaged model on
@@ -83,6 +83,6 @@ train-ranker: setup-dev
 # local model"; CODEATLAS_EMBEDDING_MODEL=<that folder> indexes and searches with it.
 finetune-model: setup-dev
 	$(BIN)/pip install -q -e ".[dev,bench]"
-	$(BIN)/python -m benchmarks.mined build --splits train
-	$(BIN)/python -m benchmarks.ranker.finetune train
-	$(BIN)/python -m benchmarks.ranker.finetune measure
+	$(BIN)/python -m lab.mined build --splits train
+	$(BIN)/python -m lab.ranker.finetune train
+	$(BIN)/python -m lab.ranker.finetune measure

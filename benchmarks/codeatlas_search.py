@@ -37,7 +37,7 @@ class CodeatlasSearch:
         if embedder is not None:
             # search the embedder's vectors, whichever model the repositories serve: an index
             # can hold a second model's vectors beside the active one's, measured as if it were
-            # active (benchmarks.embedding_models)
+            # active (lab.embedding_models)
             scope = replace(
                 scope,
                 repositories=tuple(

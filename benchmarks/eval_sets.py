@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +37,7 @@ class EvalSet:
     # the README's BM25 reference (whole-line windows up to 2,048 chars): R@5, tight@5, MRR@10
     reference: tuple[float, float, float]
     holdout: bool = False  # a held-out set (benchmarks/holdout/), not a public dev set
-    mined: bool = False  # questions mined from docstrings (benchmarks/mined/): built, not fetched
+    mined: bool = False  # questions mined from docstrings (lab/mined/): built, not fetched
 
     @property
     def queries_path(self) -> Path:
@@ -179,24 +180,27 @@ EVAL_SETS: dict[str, EvalSet] = {
 DEV_SETS = ",".join(name for name, s in EVAL_SETS.items() if not s.holdout)
 
 
-def select(names: str | list[str] | None) -> list[EvalSet]:
+def select(
+    names: str | list[str] | None,
+    expand: Callable[[str], list[EvalSet]] = lambda name: [],
+    others: str = "",
+) -> list[EvalSet]:
     """The sets named in a comma-separated list (None: the public dev sets; 'all': every
-    hand-written set, the held-out ones too). Mined sets and their groups (`mined-go-test`,
-    `mined-test`, `mined-train`; benchmarks/mined/) are chosen by name only."""
+    hand-written set, the held-out ones too). `expand` gives the sets a name outside these stands
+    for and `others` lists such names for the error: the lab's mined sets (`lab.mined.sets.select`,
+    `mined-go-test`, `mined-test`), which benchmarks/ never imports."""
     if names is None:
         names = DEV_SETS
     if names == "all":
         return list(EVAL_SETS.values())
-    from benchmarks.mined.sets import MINED_SETS, expand  # imports this module
-
     wanted = [n.strip() for n in (names.split(",") if isinstance(names, str) else names)]
     chosen: list[EvalSet] = []
     for name in wanted:
         found = [EVAL_SETS[name]] if name in EVAL_SETS else expand(name)
         if not found:
             raise SystemExit(
-                f"unknown eval set {name!r}; choose from {','.join(EVAL_SETS)},"
-                f" mined-test, mined-train or {','.join(MINED_SETS)}"
+                f"unknown eval set {name!r}; choose from {','.join(EVAL_SETS)}"
+                + (f" or {others}" if others else "")
             )
         chosen += [s for s in found if s not in chosen]
     return chosen

@@ -69,14 +69,13 @@ def as_git_repo(path: Path) -> str:
 
 
 def eval_corpus(eval_set: EvalSet = EVAL_SETS["py"]) -> Path:
-    """The set's corpus, fetched by the set's own script (a mined set: built from the
-    registries), as a git repository."""
-    corpus = WORK / eval_set.corpus_dir
+    """The set's corpus, fetched by the set's own script, as a git repository. A mined set's
+    corpus is built from the registries by the lab (`lab.mined.sets.corpus`)."""
     if eval_set.mined:
-        from benchmarks.mined.sets import build_for  # imports this module
-
-        build_for(eval_set)
-        return corpus
+        raise ValueError(
+            f"{eval_set.name} is a mined set: its corpus is built by lab.mined.sets.corpus"
+        )
+    corpus = WORK / eval_set.corpus_dir
     if not (corpus / ".git").is_dir():
         if corpus.exists():
             shutil.rmtree(corpus)

@@ -21,7 +21,7 @@ class Layer:
     modules: tuple[str, ...]  # the import names it owns
     may_import: tuple[str, ...]  # folders of the other layers it may import
     dagster: bool  # whether it may import Dagster
-    shipped: bool  # part of the installed package (else: tests, benchmarks and their data)
+    shipped: bool  # part of the installed package (else: tests, lab, benchmarks, their data)
     role: str  # one line, the header of its ruff.toml
 
 
@@ -32,10 +32,19 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "tests",
         ("tests",),
-        ("codeatlas", *_SHIPPED, "corpora", "benchmarks"),
+        ("lab", "codeatlas", *_SHIPPED, "corpora", "benchmarks"),
         dagster=True,
         shipped=False,
         role="the tests import anything.",
+    ),
+    Layer(
+        "lab",
+        ("lab",),
+        ("codeatlas", *_SHIPPED, "corpora", "benchmarks"),
+        dagster=True,
+        shipped=False,
+        role="the lab (experiments, their corpora and raw results) builds on the benchmarks;"
+        " nothing imports it but the tests.",
     ),
     Layer(
         "benchmarks",
@@ -43,7 +52,8 @@ LAYERS: tuple[Layer, ...] = (
         ("codeatlas", *_SHIPPED, "corpora"),
         dagster=True,
         shipped=False,
-        role="benchmarks never import tests: shared corpora live in corpora/.",
+        role="the quality guard and the published tables never import the lab or the tests:"
+        " shared corpora live in corpora/.",
     ),
     Layer(
         "corpora",

@@ -30,7 +30,7 @@ _MAX_QUERY_TERMS = 32
 # BM25's parameters (term-frequency saturation, length normalisation)
 K1 = 1.2
 B = 0.75
-# field weights (chosen on the three public dev sets together, benchmarks/quality.py)
+# field weights (chosen on the three public dev sets together, lab/quality.py)
 NAME_WEIGHT = 3.0
 CONTEXT_WEIGHT = 2.0
 TEXT_WEIGHT = 1.0
@@ -81,7 +81,7 @@ def identifier_terms(identifier: str) -> list[str]:
 
 # code repeats its identifiers: a chunk of the kernel names `page` or `inode` dozens of times;
 # splitting and stemming each distinct one once took tokenizing fs/ext4's 3,637 chunks from 0.73
-# to 0.49 CPU s (benchmarks/results/kernel.md)
+# to 0.49 CPU s (lab/results/kernel.md)
 @functools.lru_cache(maxsize=200_000)
 def _identifier_terms(identifier: str) -> tuple[str, ...]:
     parts = [p.lower() for p in _WORD_PART.findall(identifier)]

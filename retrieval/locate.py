@@ -44,7 +44,7 @@ class LocateWeights:
 
     # a frame's or a quoted path's file against the best file by prose (which scores 1): equal
     # weight, the neutral choice; measured on the even half of the localisation set
-    # (benchmarks/loc.py) against 0.5 and 2, docs/retrieval.md
+    # (lab/loc.py) against 0.5 and 2, docs/retrieval.md
     frame: float = 1.0
     path: float = 1.0
     # a file defining named identifiers: this times ln(1 + sum of 1/n over the names)

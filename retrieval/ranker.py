@@ -1,7 +1,7 @@
 """The learned ranking of hybrid search: what each retriever said about a hit, as features, and a
 small tree ensemble trained on mined queries that orders the hits by them (docs/retrieval.md).
 
-A model is a LightGBM LambdaRank ensemble trained by `make train-ranker` (benchmarks/ranker/)
+A model is a LightGBM LambdaRank ensemble trained by `make train-ranker` (lab/ranker/)
 on docstring-summary queries mined from registry code, never on the eval sets, written as JSON
 and evaluated here with numpy (the query path does not import LightGBM). The trees learn a
 correction of the fused order: a hit's score is `-prior * ln(fused rank)` plus the trees' sum, so
@@ -194,7 +194,7 @@ class TreeEnsemble:
         domain = model.get("domain", {})
         self.embedding_model: str | None = domain.get("embedding_model")
         # models whose similarities the model was measured on too, and applies to (a model
-        # fine-tuned from the one it learned: benchmarks/ranker/finetune.py)
+        # fine-tuned from the one it learned: lab/ranker/finetune.py)
         self.also_embedding_models: list[str] = list(domain.get("also_embedding_models", []))
         self.max_query_terms: int | None = domain.get("max_query_terms")
         self.min_query_terms: int | None = domain.get("min_query_terms")

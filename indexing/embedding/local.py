@@ -30,7 +30,7 @@ TORCH_EXTRA = "pip install -e '.[torch]'"
 # -> 0.48-0.57 on the three dev sets, docs/retrieval.md); `lean` without that line (the default
 # before), `raw` the source as it is. The default window is the model's own (256); `...128`, the
 # length all-MiniLM-L6-v2 was fine-tuned on, is ~1.5x faster again but retrieves worse on the
-# eval set (benchmarks/results/embedding.md).
+# eval set (lab/results/embedding.md).
 FAST_NAME = re.compile(r"^(?P<model>.+):ct2-int8-(?P<text>ctx|lean|raw)(?P<window>\d+)$")
 TEXT_KINDS = ("ctx", "lean", "raw")
 # Syntax that carries no meaning for a text model but costs a model token per character:

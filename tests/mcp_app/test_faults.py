@@ -23,7 +23,7 @@ from tests.mcp_app.test_http import HEADERS, INIT, _call, _token, serve_in_threa
 from tests.stoppable_postgres import StoppablePostgres, wait_until
 
 _names = itertools.count()
-RECOVERY_BOUND = 30.0  # a bound against hanging, not a measurement (benchmarks/soak.py measures)
+RECOVERY_BOUND = 30.0  # a bound against hanging, not a measurement (lab/soak.py measures)
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,9 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from benchmarks.streaming_replica import Replication, start_replication
 from core.database import connect_plain, create_database_if_missing, transaction
 from core.migrations import migrate
+from lab.streaming_replica import Replication, start_replication
 from tests.conftest import GitRepo
 from tests.mcp_app.conftest import call_tools, payload
 from tests.retrieval import sample_code

@@ -206,8 +206,8 @@ def test_the_shipped_model_loads_with_its_domain_and_provenance():
     assert model.predict(np.ones((2, len(FEATURES)))).shape == (2,)
     assert SHIPPED_MODEL.stat().st_size < 256 * 1024  # small enough to ship in the wheel
     # and it applies to the two fine-tuned models it was measured on, by their default folders'
-    # names (benchmarks/ranker/finetune.py: `train` and `interpolate`)
-    from benchmarks.ranker.finetune import HALF_MODEL, PACKAGED_MODEL, TUNED_MODEL
+    # names (lab/ranker/finetune.py: `train` and `interpolate`)
+    from lab.ranker.finetune import HALF_MODEL, PACKAGED_MODEL, TUNED_MODEL
 
     assert model.embedding_model == PACKAGED_MODEL
     assert model.also_embedding_models == [TUNED_MODEL, HALF_MODEL]

@@ -59,7 +59,7 @@ def test_int8_runtime_matches_sentence_transformers_on_the_same_input(model_cach
     assert np.allclose(np.linalg.norm(reference, axis=1), 1.0, atol=1e-5)
     assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-4)
     cosines = (ours * reference).sum(axis=1)
-    # On the eval corpus' chunks: mean 0.996 (benchmarks/results/embedding.md). An empty text
+    # On the eval corpus' chunks: mean 0.996 (lab/results/embedding.md). An empty text
     # (only [CLS] and [SEP]) moves most under int8, to about 0.97.
     assert cosines[:-1].min() > 0.99, cosines
     assert cosines[-1] > 0.95, cosines
