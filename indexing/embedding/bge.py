@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import ConfigurationError
-from indexing.embedding.batching import plan_batches, shortest_first
-from indexing.embedding.local import TEXT_KINDS, ChunkEmbedder, _cores, _load_tokenizer, _pool
+from indexing.embedding.local import TEXT_KINDS, ChunkEmbedder, _cores, _load_tokenizer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -90,6 +88,7 @@ class BgeEmbedder(ChunkEmbedder):
         self._instruction = query_instruction
         self._pooling = pooling
         self._batch_tokens = batch_tokens
+        self._max_items = 32
         self._model_dir = folder
         self._tokenizer = _load_tokenizer(folder)
         self._tokenizer.enable_truncation(window)
@@ -105,52 +104,22 @@ class BgeEmbedder(ChunkEmbedder):
             )
             for _ in range(self._threads)
         ]
-        self._pool: ThreadPoolExecutor | None = None
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query, after bge's retrieval instruction."""
         return self._embed([self._instruction + text])[0].tolist()
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
+    def _hidden(self, lane: int, ids: list[list[int]]) -> np.ndarray:
         import numpy as np
 
-        encodings = self._tokenizer.encode_batch(texts)
-        lengths = [len(e.ids) for e in encodings]
-        order = shortest_first(lengths)
-        out = np.empty((len(texts), self.dimensions), dtype=np.float32)
-        batches = plan_batches(
-            [lengths[i] for i in order], max_items=32, max_tokens=self._batch_tokens, padded=True
+        longest = max(len(row) for row in ids)
+        padded = np.zeros((len(ids), longest), dtype=np.int64)
+        mask = np.zeros((len(ids), longest), dtype=np.int64)
+        for k, row in enumerate(ids):
+            padded[k, : len(row)] = row
+            mask[k, : len(row)] = 1
+        (hidden,) = self._sessions[lane].run(
+            ["last_hidden_state"],
+            {"input_ids": padded, "attention_mask": mask, "token_type_ids": np.zeros_like(padded)},
         )
-
-        def run(work: tuple[int, list[int]]) -> None:
-            slot, batch = work
-            rows = [order[p] for p in batch]
-            longest = max(lengths[r] for r in rows)
-            ids = np.zeros((len(rows), longest), dtype=np.int64)
-            mask = np.zeros((len(rows), longest), dtype=np.int64)
-            for k, r in enumerate(rows):
-                ids[k, : lengths[r]] = encodings[r].ids
-                mask[k, : lengths[r]] = 1
-            session = self._sessions[slot % len(self._sessions)]
-            (hidden,) = session.run(
-                ["last_hidden_state"],
-                {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
-            )
-            out[rows] = _pool(np.asarray(hidden), mask.astype(np.float32), self._pooling)
-
-        # longest first, so the last batch to finish is a short one; batch i goes to session
-        # i mod n, and each thread takes every n-th batch so no session is shared
-        work = list(enumerate(reversed(batches)))
-        if len(batches) == 1 or self._threads == 1:
-            for item in work:
-                run(item)
-        else:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="bge-embed")
-            list(
-                self._pool.map(
-                    lambda lane: [run(item) for item in work[lane :: self._threads]],
-                    range(self._threads),
-                )
-            )
-        return out
+        return np.asarray(hidden)

@@ -103,8 +103,15 @@ class ChunkEmbedder:
     """What the on-CPU embedders share: chunks read as lean text unless `raw`, and tokens
     counted with the model's own tokenizer, untruncated. A subclass embeds (`_embed`)."""
 
+    dimensions: int
     _lean: bool
     _model_dir: Path
+    _tokenizer: Any  # truncating to the window
+    _pooling: str  # "mean" or "cls"
+    _threads: int  # lanes: one replica or session each, fed by its own Python thread
+    _batch_tokens: int  # padded tokens per call
+    _max_items: int = 16  # texts per call
+    _lanes: ThreadPoolExecutor | None = None
     _untruncated: Any = None  # the counting tokenizer, loaded when first needed
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -120,6 +127,45 @@ class ChunkEmbedder:
         return len(self._untruncated.encode(text).ids)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
+        """Tokenize, group texts of like length into batches, and run them on every lane."""
+        import numpy as np
+
+        encodings = self._tokenizer.encode_batch(texts)
+        lengths = [len(e.ids) for e in encodings]
+        order = shortest_first(lengths)
+        out = np.empty((len(texts), self.dimensions), dtype=np.float32)
+        batches = plan_batches(
+            [lengths[i] for i in order],
+            max_items=self._max_items,
+            max_tokens=self._batch_tokens,
+            padded=True,
+        )
+
+        def run(work: tuple[int, list[int]]) -> None:
+            lane, batch = work
+            rows = [order[p] for p in batch]
+            hidden = self._hidden(lane, [encodings[r].ids for r in rows])
+            mask = np.zeros(hidden.shape[:2], dtype=np.float32)
+            for k, r in enumerate(rows):
+                mask[k, : lengths[r]] = 1
+            out[rows] = _pool(hidden, mask, self._pooling)
+
+        # Longest first, so the last batch to finish is a short one; batch i goes to lane
+        # i mod n, and each thread runs one lane, so no replica or session is shared.
+        work = [(i % self._threads, batch) for i, batch in enumerate(reversed(batches))]
+        if len(batches) == 1 or self._threads == 1:
+            for item in work:
+                run(item)
+        else:
+            if self._lanes is None:
+                self._lanes = ThreadPoolExecutor(self._threads, thread_name_prefix="embed")
+            lanes = range(self._threads)
+            list(self._lanes.map(lambda lane: [run(w) for w in work[lane :: self._threads]], lanes))
+        return out
+
+    def _hidden(self, lane: int, ids: list[list[int]]) -> np.ndarray:
+        """The last hidden states of one batch of token ids (padded to the longest), run on
+        `lane`'s replica; the compute releases the GIL, so lanes run in parallel."""
         raise NotImplementedError
 
 
@@ -168,42 +214,16 @@ class FastEmbedder(ChunkEmbedder):
             inter_threads=self._threads,
             intra_threads=1,
         )
-        self._pool: ThreadPoolExecutor | None = None
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (as written: questions are prose, not code)."""
         return self._embed([text])[0].tolist()
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
+    def _hidden(self, lane: int, ids: list[list[int]]) -> np.ndarray:
         import numpy as np
 
-        encodings = self._tokenizer.encode_batch(texts)
-        lengths = [len(e.ids) for e in encodings]
-        order = shortest_first(lengths)
-        out = np.empty((len(texts), self.dimensions), dtype=np.float32)
-        batches = plan_batches(
-            [lengths[i] for i in order], max_items=16, max_tokens=self._batch_tokens, padded=True
-        )
-
-        def run(batch: list[int]) -> None:
-            rows = [order[p] for p in batch]
-            # forward_batch releases the GIL while it computes: the threads run in parallel
-            result = self._encoder.forward_batch([encodings[r].ids for r in rows])
-            hidden = np.asarray(result.last_hidden_state)
-            mask = np.zeros(hidden.shape[:2], dtype=np.float32)
-            for k, r in enumerate(rows):
-                mask[k, : lengths[r]] = 1
-            out[rows] = _pool(hidden, mask, self._pooling)
-
-        if len(batches) == 1 or self._threads == 1:
-            for batch in batches:
-                run(batch)
-        else:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="ct2-embed")
-            # Longest first, so the last batch to finish is a short one.
-            list(self._pool.map(run, reversed(batches)))
-        return out
+        # forward_batch pads the batch itself; `inter_threads` replicas serve the lanes
+        return np.asarray(self._encoder.forward_batch(ids).last_hidden_state)
 
 
 def _pool(hidden: np.ndarray, mask: np.ndarray, mode: str) -> np.ndarray:

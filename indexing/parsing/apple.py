@@ -26,18 +26,13 @@ from indexing.parsing.directives import (
     blank_attribute_macros,
     blank_conditional_lines,
     blank_cplusplus_branches,
+    blank_spans,
 )
 
 
 def _blank_groups(pattern: re.Pattern[bytes], data: bytes, group: int = 1) -> bytes:
     """`data` with group `group` of each match of `pattern` turned into spaces."""
-    spans = [m.span(group) for m in pattern.finditer(data) if m.start(group) >= 0]
-    if not spans:
-        return data
-    out = bytearray(data)
-    for start, end in spans:
-        out[start:end] = re.sub(rb"[^\r\n]", b" ", data[start:end])
-    return bytes(out)
+    return blank_spans(data, [m.span(group) for m in pattern.finditer(data) if m.start(group) >= 0])
 
 
 _NS_ENUM = re.compile(

@@ -49,7 +49,7 @@ def blank_directive_comments(data: bytes) -> bytes:
     """`data` with the block comments inside directives that the grammar cannot read there
     turned into spaces (line ends kept); `data` itself when there are none."""
     spans = [span for _, _, comments in _directives(data) for span in comments]
-    return _blank(data, spans)
+    return blank_spans(data, spans)
 
 
 def _directives(data: bytes) -> list[tuple[int, int, list[tuple[int, int]]]]:
@@ -74,7 +74,7 @@ def _directives(data: bytes) -> list[tuple[int, int, list[tuple[int, int]]]]:
     return found
 
 
-def _blank(data: bytes, spans: list[tuple[int, int]]) -> bytes:
+def blank_spans(data: bytes, spans: list[tuple[int, int]]) -> bytes:
     """`data` with the bytes of `spans` turned into spaces, line ends kept."""
     if not spans:
         return data
@@ -132,7 +132,7 @@ def blank_cplusplus_branches(data: bytes) -> bytes:
                 if other[3].startswith(b"else:"):
                     spans.append((other[1], other[2]))
                 break
-    return _blank(data, spans)
+    return blank_spans(data, spans)
 
 
 def keep_first_branches(data: bytes, parsed: set[int]) -> bytes:
@@ -149,7 +149,7 @@ def keep_first_branches(data: bytes, parsed: set[int]) -> bytes:
         spans.append((start, end))
         if head.startswith((b"elif:", b"else:")):
             spans.append((end, stop))
-    return _blank(data, spans)
+    return blank_spans(data, spans)
 
 
 def _directive(data: bytes, pos: int, spans: list[tuple[int, int]]) -> int:
