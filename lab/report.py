@@ -1,4 +1,4 @@
-"""BENCHMARKS.md from the results of one `run_all`."""
+"""The full benchmark report (lab/results/run_all.md) from the results of one `run_all`."""
 
 from __future__ import annotations
 
