@@ -79,7 +79,7 @@ train-ranker: setup-dev
 
 # Fine-tune the local model on the mined training sets (CPU, JAX; ~13 min on 2 cores) into
 # benchmarks/.work/models/all-MiniLM-L6-v2-code, then measure it against the packaged model on
-# every set (semantic search alone). Opt-in, not the default: docs/retrieval.md, "Fine-tuning the
+# every set (semantic search alone). Opt-in, not the default: lab/LOG.md, "Fine-tuning the
 # local model"; CODEATLAS_EMBEDDING_MODEL=<that folder> indexes and searches with it.
 finetune-model: setup-dev
 	$(BIN)/pip install -q -e ".[dev,bench]"

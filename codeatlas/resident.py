@@ -1,6 +1,6 @@
 """The resident query process: `search`, `symbols` and `callers` answered by one process that
 keeps the model loaded and a connection open, so a second command answers in a fraction of the
-~0.65 s a new interpreter needs (issue 27; BENCHMARKS.md, "everyday use").
+~0.65 s a new interpreter needs (issue 27; lab/LOG.md, "everyday use").
 
 One per state dir, started in the background by the first of those commands that finds none
 (and by `codeatlas server start`); it warms what a query needs (imports, the embedders of the

@@ -83,7 +83,7 @@ def measure(
     from retrieval.search import exact_symbol_hits, search_code
     from retrieval.semantic import semantic_candidates
 
-    # fresh statistics, as after the pipeline's bulk load settles (see BENCHMARKS.md)
+    # fresh statistics, as after the pipeline's bulk load settles (see lab/LOG.md)
     with psycopg.connect(database_url, autocommit=True) as admin:
         admin.execute("ANALYZE")
     search = CodeatlasSearch(database_url, repositories, embedder)

@@ -388,7 +388,7 @@ def stats_update(url: str) -> dict:
 
 
 def markdown(results: dict) -> str:
-    """The latency table of BENCHMARKS.md from a results file: wall-clock and CPU time."""
+    """The latency table of the report from a results file: wall-clock and CPU time."""
     columns = {
         "lexical, one connection": "lexical",
         "lexical CPU": "lexical_{}_cpu",

@@ -289,7 +289,7 @@ def markdown(
 
 
 def benchmarks_section(path: Path = RESULTS / "loc.json") -> str | None:
-    """BENCHMARKS.md's section: the overall table of the last full run (None before one)."""
+    """The full report's section: the overall table of the last full run (None before one)."""
     if not path.is_file():
         return None
     data = json.loads(path.read_text())
@@ -314,9 +314,9 @@ def benchmarks_section(path: Path = RESULTS / "loc.json") -> str | None:
     )
 
 
-def update_benchmarks_md(path: Path = RESULTS.parent.parent / "BENCHMARKS.md") -> None:
-    """Put `benchmarks_section()` into BENCHMARKS.md in place (as `lab.report` does
-    when it regenerates the whole file): before "Not measured, and caveats"."""
+def update_benchmarks_md(path: Path = RESULTS / "run_all.md") -> None:
+    """Put `benchmarks_section()` into the full report (lab/results/run_all.md) in place (as
+    `lab.report` does when it regenerates the whole file): before "Not measured, and caveats"."""
     section = benchmarks_section()
     if section is None or not path.is_file():
         return

@@ -1,4 +1,5 @@
-"""PNG figures for BENCHMARKS.md (matplotlib, Agg backend: no display needed)."""
+"""PNG figures of the full benchmark report, lab/results/run_all.md (matplotlib, Agg backend: no
+display needed)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The quality parts of BENCHMARKS.md: a summary across the eval sets, and per set (language)
-its retrieval table, answer sizes within token budgets, and find_callers precision/recall."""
+"""The quality parts of the full benchmark report (lab/results/run_all.md): a summary across the
+eval sets, and per set (language) its retrieval table, answer sizes within token budgets, and
+find_callers precision/recall."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Run every benchmark and write BENCHMARKS.md (`make bench`).
+"""Run every benchmark and write the full report, lab/results/run_all.md (`make bench`); the
+headline tables of BENCHMARKS.md are rewritten from benchmarks/published/ by
+`python -m benchmarks.tables` once their numbers are updated there.
 
 python -m lab.run_all                 # everything (eval-corpus databases rebuilt)
 python -m lab.run_all --quick         # quality + callers only, reusing indexes
@@ -55,7 +57,7 @@ def _others(skip: bool) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse options, run, write BENCHMARKS.md and lab/results/run_all.json."""
+    """Parse options, run, write lab/results/run_all.md and run_all.json."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--quick", action="store_true", help="quality and callers only, reuse indexes")
     p.add_argument("--reuse", action="store_true", help="reuse the eval-corpus indexes")
@@ -76,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         default="all",
         help="eval sets for quality and callers (all: the dev and held-out sets)",
     )
-    p.add_argument("--note", help="a sentence for BENCHMARKS.md about the conditions")
+    p.add_argument("--note", help="a sentence for the report about the conditions")
     p.add_argument(
         "--output", type=Path, help="write the report here (and its .json beside it) instead"
     )

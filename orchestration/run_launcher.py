@@ -2,7 +2,7 @@
 
 Dagster's default launcher asks the code server to start a run, which spawns a new interpreter
 that imports Dagster and the code location before the run's first event: 6-10 s of the 14-18 s
-from push to searchable under `codeatlas dev` on a loaded 2-core machine (BENCHMARKS.md,
+from push to searchable under `codeatlas dev` on a loaded 2-core machine (lab/LOG.md,
 "Freshness"). This launcher keeps one Python fork server (multiprocessing's `forkserver`) that
 has imported `orchestration.run_worker` (Dagster, the definitions, the tree-sitter grammars)
 once; a run is a fork of it, started in milliseconds. The run still goes through the run queue,

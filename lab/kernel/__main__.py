@@ -1,6 +1,6 @@
 """`python -m lab.kernel [--full] [--label NAME]`: index the kernel (its sample by
 default) with the fake embedder, then the one-file and fifty-file commits, and write what was
-measured to `lab/results/kernel_<label>.json` (BENCHMARKS.md, "Linux kernel")."""
+measured to `lab/results/kernel_<label>.json` (lab/LOG.md, "Linux kernel")."""
 
 from __future__ import annotations
 

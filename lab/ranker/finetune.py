@@ -22,7 +22,7 @@ packaged model against the folder's, each set indexed once per model (databases 
 with the shipped ranker. Bug reports: `python -m lab.loc --embedder local:<folder>`
 (the local model's localisation database copied and each release embedded again). `interpolate`
 writes a folder between the packaged and the tuned weights (WiSE-FT). Results and the reading:
-docs/retrieval.md "Fine-tuning the local model".
+lab/LOG.md "Fine-tuning the local model".
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A push's run launched by the receiver itself, through the Dagster webserver's GraphQL API.
 
 Without it a stored push waits for `webhook_push_sensor`, whose daemon passes over the sensors
-on a fixed 5 s loop: 2.5 s on average, up to 5 s, before the run is even created (BENCHMARKS.md,
+on a fixed 5 s loop: 2.5 s on average, up to 5 s, before the run is even created (lab/LOG.md,
 "Push to searchable"). With `CODEATLAS_DAGSTER_URL` (the webserver of `codeatlas dev`) the
 receiver wakes `DirectLauncher` after it stores a push; the launcher plans pending events exactly
 as the sensor does (`plan_pushes`: the newest push per repository, its commit fetched, an
