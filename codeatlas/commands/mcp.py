@@ -47,6 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also grant this repository to the principal (repeatable)",
     )
     t.add_argument("--label", help="a note to recognise the token by")
+    t.add_argument(
+        "--expires-in",
+        metavar="LIFETIME",
+        help="refuse the token after this long: a number and s, m, h or d (e.g. 30d); without"
+        " it the token lives until revoked",
+    )
     t.set_defaults(handler=token_create)
     t = token_cmds.add_parser("revoke", help="revoke by id, token, or hash prefix")
     t.add_argument("token", metavar="ID_OR_PREFIX")
@@ -208,16 +214,20 @@ def verify(args: argparse.Namespace) -> int:
 def token_create(args: argparse.Namespace) -> int:
     """Create a token (printed once on stdout) and optional grants."""
     from core.database import transaction
-    from mcp_app.tokens import create_token
+    from mcp_app.tokens import create_token, parse_lifetime
     from retrieval.principals import grant as grant_repository
 
+    # checked before the database is opened: a mistyped lifetime creates nothing
+    lifetime = parse_lifetime(args.expires_in) if args.expires_in is not None else None
     with transaction(_database_url()) as conn:
         for repository in args.grant:
             grant_repository(conn, args.principal, repository)
-        token_id, token = create_token(conn, args.principal, args.label)
+        token_id, token = create_token(conn, args.principal, args.label, lifetime)
     print(token)
+    until = f"expires in {args.expires_in.strip()}" if lifetime else "no expiry (revoke to end it)"
     print(
-        f"token {token_id} for principal {args.principal!r}; it is shown only now", file=sys.stderr
+        f"token {token_id} for principal {args.principal!r}, {until}; it is shown only now",
+        file=sys.stderr,
     )
     return 0
 
@@ -241,9 +251,16 @@ def token_list(args: argparse.Namespace) -> int:
     with transaction(_database_url()) as conn:
         rows = list_tokens(conn)
     for r in rows:
-        state = f"revoked {r['revoked_at']:%Y-%m-%d}" if r["revoked_at"] else "active"
+        if r["revoked_at"]:
+            state = f"revoked {r['revoked_at']:%Y-%m-%d}"
+        elif r["expired"]:
+            state = f"expired {r['expires_at']:%Y-%m-%d %H:%M}"
+        else:
+            state = "active"
+        expires = f"{r['expires_at']:%Y-%m-%d %H:%M}" if r["expires_at"] else "never"
         print(
-            f"{r['id']:>4}  {r['hash_prefix']}  {r['principal']:<20} {state:<18} {r['label'] or ''}"
+            f"{r['id']:>4}  {r['hash_prefix']}  {r['principal']:<20} {state:<24}"
+            f" expires {expires:<16}  {r['label'] or ''}"
         )
     return 0
 
