@@ -91,6 +91,18 @@ def forget(
     return sorted(r["path"] for r in rows)
 
 
+def forget_principal(conn: DbConnection, principal_id: int) -> int:
+    """Drop every overlay of the principal, in every repository, with the file versions only
+    they used; how many (`codeatlas principal delete`)."""
+    with conn.transaction():
+        rows = conn.execute(
+            "DELETE FROM overlay_files WHERE principal_id = %s RETURNING file_version_id",
+            (principal_id,),
+        ).fetchall()
+        _drop_unused_versions(conn, [r["file_version_id"] for r in rows])
+    return len(rows)
+
+
 def expire(conn: DbConnection) -> int:
     """Drop every overlay past its `expires_at` (reads stop seeing it at that moment already);
     returns how many were dropped."""

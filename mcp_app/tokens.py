@@ -95,6 +95,19 @@ def revoke_token(conn: DbConnection, id_or_prefix: str) -> int:
     return rows[0]["id"]
 
 
+def revoke_tokens_of(conn: DbConnection, principal_id: int) -> int:
+    """Revoke every live token of a principal; how many were live."""
+    return conn.execute(
+        "UPDATE api_tokens SET revoked_at = now() WHERE principal_id = %s AND revoked_at IS NULL",
+        (principal_id,),
+    ).rowcount
+
+
+def delete_tokens_of(conn: DbConnection, principal_id: int) -> None:
+    """Delete the principal's token rows (before the principal itself)."""
+    conn.execute("DELETE FROM api_tokens WHERE principal_id = %s", (principal_id,))
+
+
 def list_tokens(conn: DbConnection) -> list[dict[str, Any]]:
     """Every token (never the secret): id, principal, label, hash prefix, dates (and whether
     it has expired)."""

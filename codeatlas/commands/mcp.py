@@ -1,4 +1,5 @@
-"""MCP commands: `serve-mcp`, `mcp-lock`, `verify-tools`, `token`, `principal`, `grant`."""
+"""MCP commands: `serve-mcp`, `mcp-lock`, `verify-tools`, `token`, `principal` (create, list,
+delete), `grant`."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t = token_cmds.add_parser("list", help="list tokens (never the secrets)")
     t.set_defaults(handler=token_list)
 
-    principal = subparsers.add_parser("principal", help="create or list principals")
+    principal = subparsers.add_parser("principal", help="create, list or delete principals")
     principal_cmds = principal.add_subparsers(
         dest="principal_command", required=True, metavar="ACTION"
     )
@@ -72,6 +73,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.set_defaults(handler=principal_create)
     t = principal_cmds.add_parser("list", help="principals and their grants")
     t.set_defaults(handler=principal_list)
+    t = principal_cmds.add_parser(
+        "delete", help="delete a principal with its tokens, grants and working-tree files"
+    )
+    t.add_argument("name")
+    t.set_defaults(handler=principal_delete)
 
     p = subparsers.add_parser("grant", help="let a principal read a repository")
     p.add_argument("principal")
@@ -274,6 +280,28 @@ def principal_create(args: argparse.Namespace) -> int:
         p = create_principal(conn, args.name, all_repositories=args.all_repositories)
     scope = "every repository" if p.all_repositories else "granted repositories only"
     print(f"principal {p.name!r} ({scope})", file=sys.stderr)
+    return 0
+
+
+def principal_delete(args: argparse.Namespace) -> int:
+    """Delete a principal: its tokens stop working, its grants and overlays go, all in one
+    transaction (nothing is half-deleted when it fails)."""
+    from core.database import transaction
+    from mcp_app.overlay_retention import forget_principal
+    from mcp_app.tokens import delete_tokens_of, revoke_tokens_of
+    from retrieval.principals import delete_principal, principal_named
+
+    with transaction(_database_url()) as conn:
+        principal = principal_named(conn, args.name)
+        tokens = revoke_tokens_of(conn, principal.id)
+        overlays = forget_principal(conn, principal.id)
+        delete_tokens_of(conn, principal.id)
+        grants = delete_principal(conn, principal)
+    print(
+        f"deleted principal {args.name!r}: {tokens} live token(s) revoked, {grants} grant(s)"
+        f" and {overlays} working-tree file(s) removed",
+        file=sys.stderr,
+    )
     return 0
 
 
