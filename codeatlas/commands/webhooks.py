@@ -9,7 +9,6 @@ import sys
 from core.config import parse_listen
 
 DEFAULT_PORT = 8090
-SPOOL_FOLDER = "webhook-spool"  # under the state dir
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -68,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes,
         launcher=launcher,
         # pushes that come while the database is down wait here, and are stored when it is back
-        spool=DeliverySpool(settings.state_dir / SPOOL_FOLDER),
+        spool=DeliverySpool.in_state_dir(settings.state_dir),
     )
     print(f"receiving push webhooks on http://{host}:{port}/webhooks", file=sys.stderr)
     if dagster_url:

@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+SPOOL_FOLDER = "webhook-spool"  # under the state dir: one spool for every receiver of an index
 MAX_FILES = 10_000
 MAX_BYTES = 512 * 1024 * 1024
 # never kept: a replay reads the delivery from its provider's own headers and body (the folder is
@@ -45,6 +46,11 @@ class DeliverySpool:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+
+    @classmethod
+    def in_state_dir(cls, state_dir: Path) -> DeliverySpool:
+        """The spool of the receivers of the index kept in `state_dir`."""
+        return cls(state_dir / SPOOL_FOLDER)
 
     def put(self, provider: str, delivery_id: str, headers: dict[str, str], body: bytes) -> bool:
         """Keep a delivery durably; False when the spool is full (the caller answers 503). The
