@@ -112,9 +112,9 @@ class Receiver:
             log.info("encrypted %d webhook secrets stored in plain text", sealed)
 
     def accepts_durably(self) -> bool:
-        """Whether a push is kept while the database is down (a spool, and secrets to verify
-        it with)."""
-        return self.spool is not None and self._registry is not None
+        """Whether a push is kept while the database is down (a spool with room, and secrets
+        to verify it with)."""
+        return self.spool is not None and self._registry is not None and self.spool.has_room()
 
     def _remember_secrets(self, conn, *, force: bool = False) -> None:  # noqa: ANN001
         if self.spool is None:
@@ -328,7 +328,7 @@ def build_app(
             state["spooled"] = await run_in_threadpool(spool.count)
         if state["status"] == "ok":
             return JSONResponse(state)
-        if receiver.accepts_durably():
+        if await run_in_threadpool(receiver.accepts_durably):
             # pushes are still accepted durably: a load balancer keeps sending them here
             state["status"] = "spooling"
             return JSONResponse(state)

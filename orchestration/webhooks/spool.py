@@ -95,6 +95,11 @@ class DeliverySpool:
                     path.rename(path.with_suffix(".unreadable"))
         return found
 
+    def has_room(self) -> bool:
+        """Whether another delivery would be kept."""
+        files = self._files()
+        return len(files) < MAX_FILES and self._size(files) < MAX_BYTES
+
     def count(self) -> int:
         """How many deliveries wait."""
         return len(self._files())

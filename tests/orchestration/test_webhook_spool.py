@@ -117,3 +117,28 @@ def test_without_a_spool_a_push_while_the_database_is_down_still_gets_503(stoppa
         health = httpx.get(base + "/healthz", timeout=10)
         stoppable.start()
     assert refused.status_code == 503 and health.status_code == 503
+
+
+def test_the_spool_keeps_one_file_per_delivery_refuses_past_its_bound_and_sets_aside_junk(
+    tmp_path, monkeypatch
+):
+    from orchestration.webhooks import spool as spool_module
+
+    kept = DeliverySpool(tmp_path / "spool")
+    body = github_push()
+    headers = {"x-github-delivery": "d-1", "authorization": "Bearer x", "content-type": "a/b"}
+    assert kept.put("github", "d-1", headers, body)
+    assert kept.put("github", "d-1", headers, body)  # the same delivery again: the same file
+    [delivery] = kept.pending()
+    assert delivery.body == body and delivery.provider == "github"
+    assert "authorization" not in delivery.headers and delivery.headers["content-type"] == "a/b"
+    assert oct((tmp_path / "spool").stat().st_mode & 0o777) == "0o700"
+
+    monkeypatch.setattr(spool_module, "MAX_FILES", 1)
+    assert not kept.has_room()
+    assert not kept.put("github", "d-2", headers, body)
+    assert kept.count() == 1
+
+    (tmp_path / "spool" / "0-junk.json").write_text("{not json")
+    assert [d.path.name for d in kept.pending()] == [delivery.path.name]
+    assert (tmp_path / "spool" / "0-junk.unreadable").exists()
