@@ -230,7 +230,9 @@ def token_create(args: argparse.Namespace) -> int:
             grant_repository(conn, args.principal, repository)
         token_id, token = create_token(conn, args.principal, args.label, lifetime)
     print(token)
-    until = f"expires in {args.expires_in.strip()}" if lifetime else "no expiry (revoke to end it)"
+    until = "no expiry (revoke to end it)"
+    if args.expires_in is not None:
+        until = f"expires in {args.expires_in.strip()}"
     print(
         f"token {token_id} for principal {args.principal!r}, {until}; it is shown only now",
         file=sys.stderr,
