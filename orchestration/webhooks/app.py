@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -47,6 +48,9 @@ from orchestration.webhooks.providers import (
 )
 from orchestration.webhooks.secret_box import SecretKeyError
 from orchestration.webhooks.spool import DeliverySpool, SpooledDelivery
+
+if TYPE_CHECKING:
+    import psycopg
 
 log = logging.getLogger("codeatlas.webhooks")
 MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -116,7 +120,7 @@ class Receiver:
         to verify it with)."""
         return self.spool is not None and self._registry is not None and self.spool.has_room()
 
-    def _remember_secrets(self, conn, *, force: bool = False) -> None:  # noqa: ANN001
+    def _remember_secrets(self, conn: psycopg.Connection, *, force: bool = False) -> None:
         if self.spool is None:
             return
         if force or time.monotonic() - self._registry_at > REGISTRY_SECONDS:
