@@ -60,7 +60,9 @@ def resident(searches: int) -> dict[str, Any]:
 
     work = Path(tempfile.mkdtemp(prefix="ca-stall-"))
     state = work / "state"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CODEATLAS_", "DAGSTER_"))}
+    env = dict(os.environ)  # this user's environment without its codeatlas settings
+    for name in [k for k in env if k.startswith(("CODEATLAS_", "DAGSTER_"))]:
+        del env[name]
     env.update(
         CODEATLAS_STATE_DIR=str(state),
         CODEATLAS_EMBEDDING_PROVIDER="fake",
