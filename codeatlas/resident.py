@@ -6,11 +6,14 @@ One per state dir, started in the background by the first of those commands that
 (and by `codeatlas server start`); it warms what a query needs (imports, the embedders of the
 indexed models, the query path) before it listens on its socket (core/query_socket.py).
 It answers by running the commands' own functions on its connection, one request at a time,
-each a fresh read of the index. It is not one of the server's listed users: each query marks the
-server used (the keeper's idle clock), and it exits once the idle period passes without a query,
-when the server stops or restarts (`codeatlas server stop`, the keeper), on SIGTERM, after a
-request for another configuration, once the code on disk changed, or after a request failed
-(then no command starts another for a minute: `query.log` in the run folder says why).
+each a fresh read of the index; a client gets `REQUEST_SECONDS` (1 s) to send its request and
+take its answer, so one that stalls cannot keep the others waiting, and a socket file deleted
+or replaced by another file is bound again within a tick (issue 47). It is not one of the
+server's listed users: each query marks the server used (the keeper's idle clock), and it exits
+once the idle period passes without a query, when the server stops or restarts (`codeatlas
+server stop`, the keeper), on SIGTERM, after a request for another configuration, once the code
+on disk changed, or after a request failed (then no command starts another for a minute:
+`query.log` in the run folder says why).
 """
 
 from __future__ import annotations
@@ -152,11 +155,10 @@ def code_changed() -> bool:
 
 def answer(client: Any, reader: WarmReader, config: str) -> bool:
     """Answer one request; False when this process should exit after it."""
-    client.settimeout(query_socket.REPLY_SECONDS)
     try:
-        request = query_socket.receive(client.makefile("rb"))
+        request = query_socket.receive_within(client, query_socket.REQUEST_SECONDS)
     except (OSError, ValueError):
-        return True  # the client went away before asking
+        return True  # the client went away, or stalled, before asking: the next one's turn
     embedded_server.note_query(reader.pgdata)
     request = request if isinstance(request, dict) else {}
     command = COMMANDS.get(request.get("command", ""))
@@ -177,8 +179,8 @@ def answer(client: Any, reader: WarmReader, config: str) -> bool:
             traceback.print_exc()
             (query_socket.run_dir(reader.settings.state_dir) / FAILED_FILE).touch()
             reply, keep = {"status": "failed"}, False
-    with contextlib.suppress(OSError):  # the client gave up waiting
-        query_socket.send(client, reply)
+    with contextlib.suppress(OSError):  # the client gave up waiting, or takes no answer
+        query_socket.send_within(client, reply, query_socket.REQUEST_SECONDS)
     return keep
 
 
@@ -194,10 +196,14 @@ def serve(settings: Settings) -> int:
         warm_up(reader)
         config = query_socket.fingerprint(settings)
         _note(f"serving {settings.state_dir} ({time.time() - LOADED_AT:.1f} s to warm up)")
-        with query_socket.listening(settings.state_dir) as server:
-            server.settimeout(TICK_SECONDS)
+        with query_socket.listening(settings.state_dir) as listener:
             last = time.monotonic()
             while time.monotonic() - last < settings.server_idle_seconds:
+                if listener.repair():
+                    _note(f"the socket {listener.path} was replaced; listening there again")
+                server = listener.server
+                assert server is not None
+                server.settimeout(TICK_SECONDS)
                 try:
                     client, _ = server.accept()
                 except TimeoutError:

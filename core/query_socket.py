@@ -38,6 +38,12 @@ COMMANDS = ("search", "symbols", "callers")  # what the resident process answers
 # a reply slower than this is given up (the command then runs in-process): a hung process
 # must not hang the CLI, and the slowest real query answers in seconds
 REPLY_SECONDS = 60.0
+# what a client has to send its whole request and to take its answer: the process answers one
+# client at a time, so one that stalls mid-request (or trickles a byte now and then) is dropped
+# after this, instead of keeping every other command waiting (issue 47: 60 s); a real client
+# sends its few hundred bytes at once
+REQUEST_SECONDS = 1.0
+MAX_REQUEST_BYTES = 1 << 20
 _MAX_SUN_PATH = 100  # sockaddr_un holds 104-108 bytes, depending on the platform
 
 
@@ -127,6 +133,32 @@ def receive(stream: BinaryIO) -> Any:
     return json.loads(line)
 
 
+def receive_within(sock: socket.socket, seconds: float, limit: int = MAX_REQUEST_BYTES) -> Any:
+    """Read one message within `seconds` in all (not per read, which a client trickling bytes
+    would stretch for ever); TimeoutError, or ValueError when it is cut short, too long or not
+    JSON."""
+    deadline = time.monotonic() + seconds
+    data = bytearray()
+    while not data.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not come in time")
+        sock.settimeout(left)
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ValueError("the message was cut short")
+        data += chunk
+        if len(data) > limit:
+            raise ValueError("the message is too long")
+    return json.loads(bytes(data))
+
+
+def send_within(sock: socket.socket, message: dict[str, Any], seconds: float) -> None:
+    """Write one message, giving up after `seconds` (a client that takes no answer)."""
+    sock.settimeout(seconds)
+    send(sock, message)
+
+
 @contextlib.contextmanager
 def holding_lock(state_dir: Path) -> Iterator[bool]:
     """Hold the resident process' lock of `state_dir` (writing this pid into it); False when
@@ -151,23 +183,71 @@ def holding_lock(state_dir: Path) -> Iterator[bool]:
         os.close(lock)  # lets the lock go
 
 
-@contextlib.contextmanager
-def listening(state_dir: Path) -> Iterator[socket.socket]:
-    """Listen on the socket of `state_dir` (under `holding_lock`: a socket file there is a stale
-    one, left by a killed process, and is replaced); removed on exit."""
-    path = socket_path(state_dir)
-    path.unlink(missing_ok=True)
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+class Listener:
+    """The resident process' listening socket at `path`; `repair` binds it again when the file
+    there is no longer this socket (deleted, or replaced by another file), which would
+    otherwise leave every command answering in-process for the process' lifetime."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.server: socket.socket | None = None
+        self.identity: tuple[int, int] | None = None
+
+    def bind(self) -> socket.socket:
+        """Listen at the path (replacing whatever file is there); the listening socket."""
+        self.close()
+        self.path.unlink(missing_ok=True)
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old_mask = os.umask(0o177)  # created 0600: no moment when others could connect
         try:
-            server.bind(os.fspath(path))
+            server.bind(os.fspath(self.path))
+        except OSError:
+            server.close()
+            raise
         finally:
             os.umask(old_mask)
         server.listen(16)
-        try:
-            yield server
-        finally:
-            path.unlink(missing_ok=True)
+        self.server, self.identity = server, _identity(self.path)
+        return server
+
+    def replaced(self) -> bool:
+        """Whether the file at the path is not the socket this process bound."""
+        return _identity(self.path) != self.identity
+
+    def repair(self) -> bool:
+        """Bind again when the socket file was replaced; True when it was."""
+        if not self.replaced():
+            return False
+        self.bind()
+        return True
+
+    def close(self) -> None:
+        """Stop listening; the socket file goes only if it is still this process'."""
+        if self.server is not None:
+            if not self.replaced():
+                self.path.unlink(missing_ok=True)
+            self.server.close()
+            self.server = self.identity = None
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.lstat()
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+@contextlib.contextmanager
+def listening(state_dir: Path) -> Iterator[Listener]:
+    """Listen on the socket of `state_dir` (under `holding_lock`: a socket file there is a stale
+    one, left by a killed process, and is replaced); removed on exit."""
+    listener = Listener(socket_path(state_dir))
+    listener.bind()
+    try:
+        yield listener
+    finally:
+        listener.close()
 
 
 def resident_pid(state_dir: Path) -> int | None:

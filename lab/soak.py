@@ -5,7 +5,10 @@ What it reports: requests sent and answered (any HTTP answer), answers by kind (
 unavailable, other errors, no server to answer while it was dead), for each fault the time from
 its end (the database accepting connections again / the new server process started) to the
 first successful call, and rows lost: working-tree files whose `index_file` was answered with
-success but are missing from the database at the end (must be 0).
+success but are missing from the database at the end (must be 0). Clients also replace one path
+of their own over and over and forget it; at the end every client forgets its files, and the
+lexical, semantic and hybrid lists of a few queries must equal those of the clean index before
+the soak, with no unreferenced file version or vector left (issue 47: `leftovers`).
 
     python -m lab.soak --clients 8 --duration 600 --out lab/results/soak.json
 
@@ -42,6 +45,7 @@ from lab.machine import describe, summary
 
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 REPOSITORY = "soak"
+LEFTOVER_QUERIES = ["price rule", "round amount", "price_7", "soak"]
 
 
 class Postgres:
@@ -219,6 +223,12 @@ def _client(index: int, token: str, endpoint: str, stop_at: float, tally: Tally,
                 path = f"soak/c{index}_{next(written)}.py"
                 content = f"def soak_{index}():\n    return {roll}\n"
                 call = ("index_file", {"repository": REPOSITORY, "path": path, "content": content})
+            elif roll < 0.25:  # the same path replaced again and again: nothing may pile up
+                content = f"def price_{index}(amount):\n    return amount * {roll}\n"
+                call = ("index_file", {"repository": REPOSITORY, "path": _scratch(index),
+                                       "content": content})  # fmt: skip
+            elif roll < 0.27:
+                call = ("forget_file", {"repository": REPOSITORY, "path": _scratch(index)})
             elif roll < 0.6:
                 call = ("search_symbols", {"name": f"price_{rng.randrange(20)}"})
             elif roll < 0.9:
@@ -250,6 +260,75 @@ def _client(index: int, token: str, endpoint: str, stop_at: float, tally: Tally,
                 tally.record("ok", now, (f"client-{index}", path) if path else None)
 
 
+def _scratch(index: int) -> str:
+    return f"shop/module_{index % 20}.py"  # a committed path: the overlay hides its version
+
+
+def _call(endpoint: str, token: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """One tool call's structured answer, retried while the server is unavailable."""
+    auth = {**HEADERS, "Authorization": f"Bearer {token}"}
+    body = _rpc("tools/call", {"name": name, "arguments": arguments}, 1)
+    for _attempt in range(100):
+        response = httpx.post(endpoint, json=body, headers=auth, timeout=60)
+        if response.status_code == 503:
+            time.sleep(0.5)
+            continue
+        result = _parse(response)["result"]
+        if result.get("isError"):
+            raise RuntimeError(f"{name} failed: {result['content'][0]['text']}")
+        return result.get("structuredContent") or json.loads(result["content"][0]["text"])
+    raise RuntimeError(f"{name}: the server stayed unavailable")
+
+
+def _answers(endpoint: str, token: str) -> list[list[list[Any]]]:
+    """The hits of every leftover query in every mode."""
+    return [
+        [
+            [
+                h["path"],
+                h["start_line"],
+                h["end_line"],
+                h.get("symbol"),
+                round(h["score"], 6),
+                h["retrievers"],
+                h["source"],
+            ]  # fmt: skip
+            for h in _call(endpoint, token, "search_code", {"query": q, "mode": m, "limit": 10})[
+                "results"
+            ]
+        ]
+        for q in LEFTOVER_QUERIES
+        for m in ("lexical", "semantic", "hybrid")
+    ]
+
+
+def _unreferenced(url: str) -> dict[str, int]:
+    """File versions no snapshot or overlay uses and vectors no chunk holds (must be 0)."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "SELECT (SELECT count(*) FROM file_versions fv WHERE NOT EXISTS (SELECT 1 FROM"
+            " snapshot_files sf WHERE sf.file_version_id = fv.id) AND NOT EXISTS (SELECT 1"
+            " FROM overlay_files o WHERE o.file_version_id = fv.id)),"
+            " (SELECT count(*) FROM chunk_embeddings e WHERE NOT EXISTS"
+            " (SELECT 1 FROM code_chunks c WHERE c.content_hash = e.content_hash))"
+        ).fetchone()
+    assert row is not None
+    return {"file_versions": row[0], "vectors": row[1]}
+
+
+def _leftovers(url: str, endpoint: str, tokens: list[str], clean: list[Any]) -> dict[str, Any]:
+    """Every client forgets its files; then the index must answer as the clean one did."""
+    for token in tokens:
+        _call(endpoint, token, "forget_file", {"repository": REPOSITORY})
+    after = _answers(endpoint, tokens[0])
+    differing = sum(a != b for a, b in zip(after, clean, strict=True))
+    return {
+        "lists_compared": len(clean),
+        "lists_differing": differing,
+        "unreferenced": _unreferenced(url),
+    }
+
+
 def _first_success_after(tally: Tally, moment: float) -> float | None:
     with tally.lock:
         later = [t for t in tally.successes if t >= moment]
@@ -268,6 +347,7 @@ def run(clients: int, duration: float, outage_seconds: float, out: Path | None) 
         server.start()
         server.wait_ready()
         endpoint = f"http://127.0.0.1:{port}/mcp"
+        clean = _answers(endpoint, tokens[0])
         tally = Tally()
         started = time.monotonic()
         stop_at = started + duration
@@ -314,6 +394,7 @@ def run(clients: int, duration: float, outage_seconds: float, out: Path | None) 
                 ).fetchall()
             }
         lost = [w for w in tally.written if w not in present]
+        leftovers = _leftovers(url, endpoint, tokens, clean)
         total = sum(tally.kinds.values())
         unanswered = sum(v for k, v in tally.kinds.items() if k.startswith(("no server", "conn")))
         report = {
@@ -326,6 +407,7 @@ def run(clients: int, duration: float, outage_seconds: float, out: Path | None) 
             "errors_outside_faults": dict(outside),
             "writes_acknowledged": len(tally.written),
             "rows_lost": len(lost),
+            "leftovers": leftovers,
             "server_log_tracebacks": (work / "server.log")
             .read_text(errors="replace")
             .count("Traceback"),

@@ -35,6 +35,9 @@ VERIFIED: ContextVar[tuple[str, AccessToken | None] | None] = ContextVar(
     "codeatlas_verified", default=None
 )
 WINDOW = 60.0
+# why the token of the request being admitted was refused (unknown, revoked, expired), told to
+# its holder in the 401
+REFUSAL: ContextVar[str | None] = ContextVar("codeatlas_token_refusal", default=None)
 MAX_TRACKED = 10_000  # client addresses / principals remembered before stale ones are dropped
 
 
@@ -93,6 +96,7 @@ class Admission:
         token = _bearer(scope)
         if token is None:
             return await unauthorized(scope, send, token_sent=False)
+        REFUSAL.set(None)
         try:
             access = await self.verify_token(token)
         except DatabaseUnavailableError as exc:
@@ -102,7 +106,7 @@ class Admission:
         VERIFIED.set((token, access))
         if access is None:
             self.failures.record(client)
-            return await unauthorized(scope, send, token_sent=True)
+            return await unauthorized(scope, send, token_sent=True, reason=REFUSAL.get())
         principal = str(access.subject)
         wait = self.requests.retry_after(principal)
         if wait is not None:

@@ -161,9 +161,13 @@ def _embed(
         vectors = embedder.embed_documents(
             [document_text(embedder, r["content"], path, r["qualified_name"]) for r in batch]
         )
+        hashes = [r["content_hash"] for r in batch]
         with conn.transaction():
             embedding_registry.ensure_embedding_model(conn, model, embedder.dimensions)
-            chunk_embeddings.store(conn, model, [r["content_hash"] for r in batch], vectors)
+            chunk_embeddings.store(conn, model, hashes, vectors)
+            # a later index_file of the path may have deleted this version meanwhile: its
+            # vectors must not outlive it
+            chunk_embeddings.delete_unused_among(conn, hashes)
         done += len(batch)
     if done < len(todo):
         return done, (

@@ -2,7 +2,8 @@
 
 An overlay row expires `overlay_ttl_hours` after it was indexed (its `expires_at`, which every
 read checks) and is dropped by the server's sweep, or at once when its principal calls
-`forget_file`; the file version behind it goes too unless a snapshot or another overlay uses it
+`forget_file`, and the version a new `index_file` of the same path replaces goes in that call's
+transaction; the file version behind it goes too unless a snapshot or another overlay uses it
 (with its chunks, symbols, edges and postings; vectors of content nothing else uses as well).
 The owner of the table `overlay_files` (docs/architecture.md, "One owner per table"): every
 statement that writes it is a function here.
@@ -46,7 +47,15 @@ def keep(
     file_version_id: int,
     ttl_seconds: float,
 ) -> None:
-    """The principal's overlay of `path` is this file version, for `ttl_seconds` from now."""
+    """The principal's overlay of `path` is this file version, for `ttl_seconds` from now; the
+    version it replaces goes in the caller's transaction, with its chunks, postings and vectors,
+    unless something else still uses it (issue 47: five index_file calls on one path left four
+    versions behind, whose postings changed every principal's lexical results)."""
+    replaced = conn.execute(
+        "SELECT file_version_id FROM overlay_files"
+        " WHERE repository_id = %s AND principal_id = %s AND path = %s FOR UPDATE",
+        (repository_id, principal_id, path),
+    ).fetchone()
     conn.execute(
         "INSERT INTO overlay_files (repository_id, principal_id, path, file_version_id,"
         " expires_at) VALUES (%s, %s, %s, %s, now() + make_interval(secs => %s))"
@@ -55,6 +64,8 @@ def keep(
         " expires_at = EXCLUDED.expires_at",
         (repository_id, principal_id, path, file_version_id, ttl_seconds),
     )
+    if replaced is not None and replaced["file_version_id"] != file_version_id:
+        _drop_unused_versions(conn, [replaced["file_version_id"]])
 
 
 def expiry(conn: DbConnection, repository_id: int, principal_id: int, path: str) -> Row | None:
@@ -78,6 +89,18 @@ def forget(
         ).fetchall()
         _drop_unused_versions(conn, [r["file_version_id"] for r in rows])
     return sorted(r["path"] for r in rows)
+
+
+def forget_principal(conn: DbConnection, principal_id: int) -> int:
+    """Drop every overlay of the principal, in every repository, with the file versions only
+    they used; how many (`codeatlas principal delete`)."""
+    with conn.transaction():
+        rows = conn.execute(
+            "DELETE FROM overlay_files WHERE principal_id = %s RETURNING file_version_id",
+            (principal_id,),
+        ).fetchall()
+        _drop_unused_versions(conn, [r["file_version_id"] for r in rows])
+    return len(rows)
 
 
 def expire(conn: DbConnection) -> int:

@@ -108,24 +108,30 @@ async def no_oauth_sign_in(scope: Scope, send: Send) -> None:
     )
 
 
-def challenge(scope: Scope, *, token_sent: bool) -> str:
-    """The `WWW-Authenticate` value of a 401 (RFC 6750: no error code when no token was sent)."""
+def challenge(scope: Scope, *, token_sent: bool, reason: str | None = None) -> str:
+    """The `WWW-Authenticate` value of a 401 (RFC 6750: no error code when no token was sent);
+    `reason` says why a sent token was refused (our own words, never the client's)."""
     url = f"{origin(scope)}{METADATA_PATH}{MCP_PATH}"
     parts = [f'realm="{RESOURCE_NAME}"']
     why = HOW_TO_GET_A_TOKEN
     if token_sent:
         parts.append('error="invalid_token"')
-        why = "the token sent is unknown or revoked; " + why
+        why = f"{reason or 'the token sent is unknown or revoked'}; {why}"
     parts += [f'error_description="{why}"', f'resource_metadata="{url}"']
     return "Bearer " + ", ".join(parts)
 
 
-async def unauthorized(scope: Scope, send: Send, *, token_sent: bool) -> None:
+async def unauthorized(
+    scope: Scope, send: Send, *, token_sent: bool, reason: str | None = None
+) -> None:
     """Answer 401 with the challenge and the same advice in a JSON body."""
-    why = "the bearer token is not valid (unknown or revoked)" if token_sent else "no bearer token"
+    if token_sent:
+        why = reason or "the bearer token is not valid (unknown or revoked)"
+    else:
+        why = "no bearer token"
     await send_json(
         send,
         401,
         {"error": "invalid_token", "error_description": f"{why}; {HOW_TO_GET_A_TOKEN}"},
-        [(b"www-authenticate", challenge(scope, token_sent=token_sent).encode())],
+        [(b"www-authenticate", challenge(scope, token_sent=token_sent, reason=reason).encode())],
     )

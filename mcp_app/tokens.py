@@ -1,20 +1,47 @@
 """Bearer tokens for the HTTP transport: random secrets shown once, stored as SHA-256 hashes,
-each mapped to a principal whose grants are enforced in SQL."""
+each mapped to a principal whose grants are enforced in SQL, until it is revoked or its
+lifetime (`--expires-in`, sql/migrations/019) ends."""
 
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from core.errors import CodeatlasError
 from retrieval.principals import DbConnection, Principal, get_principal
 
 TOKEN_PREFIX = "cat_"
+LIFETIME_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_LIFETIME = timedelta(days=3650)
+_LIFETIME = re.compile(r"(\d{1,7})([smhd])")
 
 
 class TokenNotFoundError(CodeatlasError):
     """No (or more than one) token matches what was given to revoke."""
+
+
+class TokenLifetimeError(CodeatlasError):
+    """A token lifetime that is not a positive number of seconds, minutes, hours or days."""
+
+
+def parse_lifetime(text: str) -> timedelta:
+    """`30d`, `12h`, `90m` or `3600s` as a duration (at most ten years)."""
+    match = _LIFETIME.fullmatch(text.strip().lower())
+    if match is None or int(match[1]) == 0:
+        raise TokenLifetimeError(
+            f"--expires-in {text!r} is not a lifetime: give a positive whole number and a unit,"
+            " s, m, h or d (e.g. 30d, 12h, 90m)"
+        )
+    lifetime = timedelta(seconds=int(match[1]) * LIFETIME_UNITS[match[2]])
+    if lifetime > MAX_LIFETIME:
+        raise TokenLifetimeError(
+            f"--expires-in {text!r} is longer than ten years; leave it out for a token that"
+            " lives until it is revoked"
+        )
+    return lifetime
 
 
 def token_hash(token: str) -> str:
@@ -23,14 +50,19 @@ def token_hash(token: str) -> str:
 
 
 def create_token(
-    conn: DbConnection, principal_name: str, label: str | None = None
+    conn: DbConnection,
+    principal_name: str,
+    label: str | None = None,
+    lifetime: timedelta | None = None,
 ) -> tuple[int, str]:
-    """(token id, the secret): the secret is returned once and never stored."""
+    """(token id, the secret): the secret is returned once and never stored. With a
+    `lifetime` the token is refused from then on; without, it lives until revoked."""
     principal = get_principal(conn, principal_name)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = conn.execute(
-        "INSERT INTO api_tokens (principal_id, token_hash, label) VALUES (%s, %s, %s) RETURNING id",
-        (principal.id, token_hash(token), label),
+        "INSERT INTO api_tokens (principal_id, token_hash, label, expires_at)"
+        " VALUES (%s, %s, %s, now() + %s::interval) RETURNING id",
+        (principal.id, token_hash(token), label, lifetime),
     ).fetchone()
     assert row is not None
     return row["id"], token
@@ -63,25 +95,63 @@ def revoke_token(conn: DbConnection, id_or_prefix: str) -> int:
     return rows[0]["id"]
 
 
+def revoke_tokens_of(conn: DbConnection, principal_id: int) -> int:
+    """Revoke every live token of a principal; how many were live."""
+    return conn.execute(
+        "UPDATE api_tokens SET revoked_at = now() WHERE principal_id = %s AND revoked_at IS NULL",
+        (principal_id,),
+    ).rowcount
+
+
+def delete_tokens_of(conn: DbConnection, principal_id: int) -> None:
+    """Delete the principal's token rows (before the principal itself)."""
+    conn.execute("DELETE FROM api_tokens WHERE principal_id = %s", (principal_id,))
+
+
 def list_tokens(conn: DbConnection) -> list[dict[str, Any]]:
-    """Every token (never the secret): id, principal, label, hash prefix, dates."""
+    """Every token (never the secret): id, principal, label, hash prefix, dates (and whether
+    it has expired)."""
     return conn.execute(
         "SELECT t.id, p.name AS principal, t.label, left(t.token_hash, 12) AS hash_prefix,"
-        " t.created_at, t.last_used_at, t.revoked_at"
+        " t.created_at, t.last_used_at, t.revoked_at, t.expires_at,"
+        " coalesce(t.expires_at <= now(), false) AS expired"
         " FROM api_tokens t JOIN principals p ON p.id = t.principal_id ORDER BY t.id"
     ).fetchall()
 
 
 def principal_for_token(conn: DbConnection, token: str) -> Principal | None:
-    """The principal of a valid (not revoked) token, else None."""
+    """The principal of a valid (not revoked, not expired) token, else None."""
     if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
         return None
     row = conn.execute(
         "UPDATE api_tokens t SET last_used_at = now() FROM principals p"
         " WHERE t.token_hash = %s AND t.revoked_at IS NULL AND p.id = t.principal_id"
+        " AND (t.expires_at IS NULL OR t.expires_at > now())"
         " RETURNING p.id, p.name, p.all_repositories",
         (token_hash(token),),
     ).fetchone()
     if row is None:
         return None
     return Principal(id=row["id"], name=row["name"], all_repositories=row["all_repositories"])
+
+
+def refusal_reason(conn: DbConnection, token: str) -> str | None:
+    """Why a known token was refused, for its holder (who has the secret, so nothing is given
+    away): revoked or expired, and when; None for a token this server never issued."""
+    if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
+        return None
+    row = conn.execute(
+        "SELECT revoked_at, expires_at FROM api_tokens WHERE token_hash = %s",
+        (token_hash(token),),
+    ).fetchone()
+    if row is None:
+        return None
+    if row["revoked_at"] is not None:
+        return f"the bearer token was revoked at {_utc(row['revoked_at'])}"
+    if row["expires_at"] is not None:
+        return f"the bearer token expired at {_utc(row['expires_at'])}"
+    return None
+
+
+def _utc(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

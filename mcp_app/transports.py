@@ -14,7 +14,7 @@ from starlette.types import ASGIApp
 
 from core.config import Settings, parse_listen
 from core.request_guard import BoundedBody, uvicorn_settings
-from mcp_app.admission import VERIFIED, Admission
+from mcp_app.admission import REFUSAL, VERIFIED, Admission
 from mcp_app.app_context import ServerConfig, request_principal
 from mcp_app.health import Health
 from mcp_app.hosts import HostGate, HostPolicy, allowed_names
@@ -23,7 +23,7 @@ from mcp_app.pinning import LOCK_FILE, check_server
 from mcp_app.pool import DatabasePool
 from mcp_app.server import build_server
 from mcp_app.stdio import serve_stdio
-from mcp_app.tokens import principal_for_token, token_hash
+from mcp_app.tokens import principal_for_token, refusal_reason, token_hash
 from retrieval.principals import OPERATOR_PRINCIPAL
 
 log = logging.getLogger(__name__)
@@ -39,22 +39,26 @@ class DatabaseTokenVerifier:
     def __init__(self, database_url: str) -> None:
         self.database = DatabasePool(database_url, 2, "codeatlas-mcp-auth")
 
-    def _lookup(self, token: str) -> AccessToken | None:
+    def _lookup(self, token: str) -> tuple[AccessToken | None, str | None]:
         with self.database.connection() as conn:
             principal = principal_for_token(conn, token)
-        if principal is None:
-            return None
-        return AccessToken(
+            if principal is None:
+                return None, refusal_reason(conn, token)
+        access = AccessToken(
             token="sha256:" + token_hash(token),  # never keep the secret around
             client_id=principal.name,
             scopes=[],
             subject=str(principal.id),
         )
+        return access, None
 
     async def check(self, token: str) -> AccessToken | None:
-        """The access info for a valid token, None for an unknown or revoked one; raises
-        DatabaseUnavailableError when it could not be checked (Admission answers 503)."""
-        return await anyio.to_thread.run_sync(self._lookup, token)
+        """The access info for a valid token, None for an unknown, revoked or expired one (why:
+        in `REFUSAL`, for the 401); raises DatabaseUnavailableError when it could not be
+        checked (Admission answers 503)."""
+        access, reason = await anyio.to_thread.run_sync(self._lookup, token)
+        REFUSAL.set(reason)
+        return access
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The SDK's bearer check: the answer Admission got a moment ago in this request."""

@@ -128,6 +128,27 @@ def readable_repositories(conn: DbConnection, principal: Principal) -> list[Row]
     ).fetchall()
 
 
+def principal_named(conn: DbConnection, name: str) -> Principal:
+    """The existing principal called `name`; unknown names are refused with where to look
+    (unlike `get_principal`, whose advice is to create it)."""
+    row = conn.execute("SELECT * FROM principals WHERE name = %s", (name,)).fetchone()
+    if row is None:
+        raise PrincipalNotFoundError(
+            f"no principal named {name!r}; `codeatlas principal list` shows the principals"
+        )
+    return _from_row(row)
+
+
+def delete_principal(conn: DbConnection, principal: Principal) -> int:
+    """Delete the principal and its grants (its tokens and overlays are their owners' to
+    delete first, in the same transaction); returns how many grants it had."""
+    grants = conn.execute(
+        "DELETE FROM repository_grants WHERE principal_id = %s", (principal.id,)
+    ).rowcount
+    conn.execute("DELETE FROM principals WHERE id = %s", (principal.id,))
+    return grants
+
+
 def list_principals(conn: DbConnection) -> list[Row]:
     """Every principal with its granted repository names."""
     return conn.execute(statement("repository_grants", "principals_with_grants")).fetchall()

@@ -123,13 +123,19 @@ def _receiving(settings, url: str, listen: tuple[str, int], ui_host: str, ui_por
     from orchestration.webhooks.app import build_app
     from orchestration.webhooks.background import serving
     from orchestration.webhooks.launch import DirectLauncher, Webserver
+    from orchestration.webhooks.spool import DeliverySpool
 
     logging.basicConfig(format="%(asctime)s - codeatlas.webhooks - %(levelname)s - %(message)s")
     logging.getLogger("codeatlas.webhooks").setLevel(logging.INFO)
     local = "127.0.0.1" if ui_host in ("0.0.0.0", "::", "") else ui_host
     webserver = Webserver(f"http://{local}:{ui_port}")
     launcher = DirectLauncher(settings, url, webserver)
-    app = build_app(url, secret_key=settings.secret_key, launcher=launcher)
+    app = build_app(
+        url,
+        secret_key=settings.secret_key,
+        launcher=launcher,
+        spool=DeliverySpool.in_state_dir(settings.state_dir),
+    )
     with serving(app, *listen) as base:
         print(f"receiving push webhooks on {base}/webhooks", file=sys.stderr)
         yield

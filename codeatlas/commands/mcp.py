@@ -1,4 +1,5 @@
-"""MCP commands: `serve-mcp`, `mcp-lock`, `verify-tools`, `token`, `principal`, `grant`."""
+"""MCP commands: `serve-mcp`, `mcp-lock`, `verify-tools`, `token`, `principal` (create, list,
+delete), `grant`."""
 
 from __future__ import annotations
 
@@ -47,6 +48,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also grant this repository to the principal (repeatable)",
     )
     t.add_argument("--label", help="a note to recognise the token by")
+    t.add_argument(
+        "--expires-in",
+        metavar="LIFETIME",
+        help="refuse the token after this long: a number and s, m, h or d (e.g. 30d); without"
+        " it the token lives until revoked",
+    )
     t.set_defaults(handler=token_create)
     t = token_cmds.add_parser("revoke", help="revoke by id, token, or hash prefix")
     t.add_argument("token", metavar="ID_OR_PREFIX")
@@ -54,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t = token_cmds.add_parser("list", help="list tokens (never the secrets)")
     t.set_defaults(handler=token_list)
 
-    principal = subparsers.add_parser("principal", help="create or list principals")
+    principal = subparsers.add_parser("principal", help="create, list or delete principals")
     principal_cmds = principal.add_subparsers(
         dest="principal_command", required=True, metavar="ACTION"
     )
@@ -66,6 +73,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.set_defaults(handler=principal_create)
     t = principal_cmds.add_parser("list", help="principals and their grants")
     t.set_defaults(handler=principal_list)
+    t = principal_cmds.add_parser(
+        "delete", help="delete a principal with its tokens, grants and working-tree files"
+    )
+    t.add_argument("name")
+    t.set_defaults(handler=principal_delete)
 
     p = subparsers.add_parser("grant", help="let a principal read a repository")
     p.add_argument("principal")
@@ -208,16 +220,22 @@ def verify(args: argparse.Namespace) -> int:
 def token_create(args: argparse.Namespace) -> int:
     """Create a token (printed once on stdout) and optional grants."""
     from core.database import transaction
-    from mcp_app.tokens import create_token
+    from mcp_app.tokens import create_token, parse_lifetime
     from retrieval.principals import grant as grant_repository
 
+    # checked before the database is opened: a mistyped lifetime creates nothing
+    lifetime = parse_lifetime(args.expires_in) if args.expires_in is not None else None
     with transaction(_database_url()) as conn:
         for repository in args.grant:
             grant_repository(conn, args.principal, repository)
-        token_id, token = create_token(conn, args.principal, args.label)
+        token_id, token = create_token(conn, args.principal, args.label, lifetime)
     print(token)
+    until = "no expiry (revoke to end it)"
+    if args.expires_in is not None:
+        until = f"expires in {args.expires_in.strip()}"
     print(
-        f"token {token_id} for principal {args.principal!r}; it is shown only now", file=sys.stderr
+        f"token {token_id} for principal {args.principal!r}, {until}; it is shown only now",
+        file=sys.stderr,
     )
     return 0
 
@@ -241,9 +259,16 @@ def token_list(args: argparse.Namespace) -> int:
     with transaction(_database_url()) as conn:
         rows = list_tokens(conn)
     for r in rows:
-        state = f"revoked {r['revoked_at']:%Y-%m-%d}" if r["revoked_at"] else "active"
+        if r["revoked_at"]:
+            state = f"revoked {r['revoked_at']:%Y-%m-%d}"
+        elif r["expired"]:
+            state = f"expired {r['expires_at']:%Y-%m-%d %H:%M}"
+        else:
+            state = "active"
+        expires = f"{r['expires_at']:%Y-%m-%d %H:%M}" if r["expires_at"] else "never"
         print(
-            f"{r['id']:>4}  {r['hash_prefix']}  {r['principal']:<20} {state:<18} {r['label'] or ''}"
+            f"{r['id']:>4}  {r['hash_prefix']}  {r['principal']:<20} {state:<24}"
+            f" expires {expires:<16}  {r['label'] or ''}"
         )
     return 0
 
@@ -257,6 +282,28 @@ def principal_create(args: argparse.Namespace) -> int:
         p = create_principal(conn, args.name, all_repositories=args.all_repositories)
     scope = "every repository" if p.all_repositories else "granted repositories only"
     print(f"principal {p.name!r} ({scope})", file=sys.stderr)
+    return 0
+
+
+def principal_delete(args: argparse.Namespace) -> int:
+    """Delete a principal: its tokens stop working, its grants and overlays go, all in one
+    transaction (nothing is half-deleted when it fails)."""
+    from core.database import transaction
+    from mcp_app.overlay_retention import forget_principal
+    from mcp_app.tokens import delete_tokens_of, revoke_tokens_of
+    from retrieval.principals import delete_principal, principal_named
+
+    with transaction(_database_url()) as conn:
+        principal = principal_named(conn, args.name)
+        tokens = revoke_tokens_of(conn, principal.id)
+        overlays = forget_principal(conn, principal.id)
+        delete_tokens_of(conn, principal.id)
+        grants = delete_principal(conn, principal)
+    print(
+        f"deleted principal {args.name!r}: {tokens} live token(s) revoked, {grants} grant(s)"
+        f" and {overlays} working-tree file(s) removed",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from core.request_guard import uvicorn_settings
     from orchestration.webhooks.app import build_app
     from orchestration.webhooks.launch import DirectLauncher, Webserver
+    from orchestration.webhooks.spool import DeliverySpool
 
     # one line per accepted or refused delivery (never headers, bodies or secrets)
     logging.getLogger("codeatlas.webhooks").setLevel(logging.INFO)
@@ -65,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         secret_key=settings.secret_key,
         max_body_bytes=args.max_body_bytes,
         launcher=launcher,
+        # pushes that come while the database is down wait here, and are stored when it is back
+        spool=DeliverySpool.in_state_dir(settings.state_dir),
     )
     print(f"receiving push webhooks on http://{host}:{port}/webhooks", file=sys.stderr)
     if dagster_url:

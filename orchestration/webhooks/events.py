@@ -48,9 +48,12 @@ def location_key(origin: str) -> str:
 
 def matching_repositories(conn: psycopg.Connection, event: PushEvent) -> list[dict]:
     """Registered repositories the payload names, by clone URL, then `owner/name`."""
+    return _matching(repositories.locations(conn), event)
+
+
+def _matching(rows: list[dict], event: PushEvent) -> list[dict]:
     keys = {location_key(u) for u in event.urls}
     full = (event.full_name or "").lower()
-    rows = repositories.locations(conn)
     found = []
     for row in rows:
         origin_key = location_key(row["origin"])
@@ -81,6 +84,31 @@ def verified_repositories(
         r
         for r in candidates
         if r["id"] in by_id and verify(event.provider, signature, by_id[r["id"]], body)
+    ]
+
+
+def secret_registry(conn: psycopg.Connection) -> list[dict]:
+    """Every repository with its stored (sealed) webhook secrets by provider: what the receiver
+    keeps in memory to verify deliveries while the database is down (`spool.py`)."""
+    secrets: dict[int, dict[str, str]] = {}
+    for row in conn.execute("SELECT repository_id, provider, secret FROM repository_webhooks"):
+        secrets.setdefault(row["repository_id"], {})[row["provider"]] = row["secret"]
+    return [
+        {**r, "secrets": secrets[r["id"]]}
+        for r in repositories.locations(conn)
+        if r["id"] in secrets
+    ]
+
+
+def verified_in_registry(
+    registry: list[dict], event: PushEvent, signature: str, body: bytes, key: str | None
+) -> list[dict]:
+    """As `verified_repositories`, against a `secret_registry` read earlier."""
+    return [
+        r
+        for r in _matching(registry, event)
+        if event.provider in r["secrets"]
+        and verify(event.provider, signature, unseal(r["secrets"][event.provider], key), body)
     ]
 
 
