@@ -34,6 +34,7 @@ from retrieval.issue_text import IssueEvidence, read_issue
 from retrieval.lexical import lexical_candidates
 from retrieval.path_roles import CODE, path_role
 from retrieval.principals import Row
+from retrieval.request_budget import check_budget
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 from retrieval.semantic import QueryEmbedder, semantic_candidates
 
@@ -198,6 +199,7 @@ def locate(
     if not issue_text.strip() or not scope.repositories:
         return LocateReport(files=[])
     evidence = read_issue(issue_text)
+    check_budget("reading the report")
     files: dict[FileKey, _FileState] = {}
     lookups: list[Task] = [
         lambda c: _path_rows(c, scope, evidence),
@@ -210,11 +212,13 @@ def locate(
         conn, lookups, connections
     )
     semantic_rows: list[list[Row]] = semantic[0] if semantic else []
+    check_budget("the lookups")
     _add_paths(conn, evidence, path_rows, files)
     _add_symbols(evidence, symbol_rows, files)
     _add_text(text_rows, files)
     _add_meaning(semantic_rows, files)
     ranked = _rank(files, weights)
+    check_budget("ranking the files")
     if weights.file_functions:
         leading = [files[(f.repository, f.path, f.source)] for f in ranked[:limit_files]]
         _add_file_functions(conn, leading, terms)
