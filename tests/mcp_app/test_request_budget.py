@@ -46,4 +46,4 @@ def test_the_query_limit_is_the_cli_s(tracker_repo):  # noqa: F811
     assert MAX_ISSUE == MAX_QUERY == MAX_REQUEST_CHARS
     server = make_server(tracker_repo.database_url, "local")
     (result,) = call_tools(server, [("search_code", {"query": "q" * (MAX_REQUEST_CHARS + 1)})])
-    assert result.is_error and "65536" in result.content[0].text
+    assert result.is_error and "at most 65,536 allowed" in result.content[0].text
