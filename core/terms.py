@@ -142,11 +142,13 @@ def chunk_document(
 def query_terms(query: str) -> dict[str, float]:
     """The terms of a question with their query weights (repeats count), stopwords dropped."""
     counts: Counter[str] = Counter()
-    for identifier in _IDENTIFIER.findall(query[:_MAX_TEXT]):
+    # each distinct identifier split once, its terms counted as often as it occurs (a pasted
+    # log repeats its words; 64 KiB of `a.` was 32,768 identifiers split one by one)
+    for identifier, n in Counter(_IDENTIFIER.findall(query[:_MAX_TEXT])).items():
         parts = [p.lower() for p in _WORD_PART.findall(identifier)]
-        counts.update(
-            stem(p) for p in parts if len(p) >= _MIN_PART and not p.isdigit() and p not in STOPWORDS
-        )
+        for part in parts:
+            if len(part) >= _MIN_PART and not part.isdigit() and part not in STOPWORDS:
+                counts[stem(part)] += n
         if len(parts) > 1:
-            counts[identifier.replace("_", "").lower()] += 1
+            counts[identifier.replace("_", "").lower()] += n
     return {term: float(n) for term, n in counts.most_common(_MAX_QUERY_TERMS)}

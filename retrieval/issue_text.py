@@ -32,9 +32,10 @@ _PATH_LINE = re.compile(rf"(?P<path>{_PATH}):(?P<line>\d+)")
 _PATH_ONLY = re.compile(rf"(?<![\w/.\\-])(?P<path>{_PATH})(?![\w/\\])")
 # a dotted name of at least three parts (`pkg.module.name`): a module path or a qualified name
 _DOTTED = re.compile(r"(?<![\w.])(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w(])")
-# (a fence's info string holds no backtick, CommonMark: `[^\n]*` read from every ``` to the end
-# of the line, 25 s for 64 KiB of backticks, issue 47)
-_FENCE = re.compile(r"```[^\n`]*\n(?P<code>.*?)(?:```|$)", re.S)
+# fenced blocks: what `re.compile(r"```[^\n]*\n(?P<code>.*?)(?:```|$)", re.S)` matched, found by
+# `_fences` in linear time (that regex read from every ``` of a last line without a newline to its
+# end: 25 s for 64 KiB of backticks, issue 47)
+_FENCE_MARK = "```"
 # `code` and reStructuredText's ``code``
 _BACKTICKS = re.compile(r"(?P<tick>``?)(?P<code>[^`\n]{1,200})(?P=tick)")
 _IDENT = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -78,9 +79,9 @@ _COMMON = frozenset(
 
 # What one report can make the lookups do is bounded whatever its text (issue 47: 60 KB of `a.`
 # was one dotted name of 30,000 parts, read as 30,000 module paths of up to 60 KB each: 24 s
-# and 0.9 GB per call). Real reports stay far inside these: the deepest module path of the
-# localisation set has 9 parts, a long traceback ~60 frames; a path longer than MAX_PATH_CHARS
-# (the MCP tools' own limit on a path) names no indexed file.
+# and 0.9 GB per call). Real reports stay far inside these: the 236 of the localisation set hold
+# at most 35 frames, 14 quoted paths, 6 dotted names (of at most 7 parts) and 415 identifiers; a
+# path longer than MAX_PATH_CHARS (the MCP tools' own limit on a path) names no indexed file.
 MAX_FRAMES = 200
 MAX_PATHS = 200
 MAX_MODULES = 100
@@ -162,10 +163,43 @@ def _frames(text: str) -> list[Frame]:
     return frames
 
 
+def _fences(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, code) of each fenced block: from ``` and the rest of its line to the next
+    ``` or the end of the text (before a final newline), as the regex above matched them."""
+    found: list[tuple[int, int, str]] = []
+    start = text.find(_FENCE_MARK)
+    while start >= 0:
+        line_end = text.find("\n", start + len(_FENCE_MARK))
+        if line_end < 0:
+            break  # every later ``` is on this same last line, which has no newline
+        code_start = line_end + 1
+        close = text.find(_FENCE_MARK, code_start)
+        if close >= 0:
+            end, code_end = close + len(_FENCE_MARK), close
+        else:
+            # (the regex's `$` matched before a final newline)
+            final_newline = text.endswith("\n") and code_start < len(text)
+            code_end = end = len(text) - 1 if final_newline else len(text)
+        found.append((start, end, text[code_start:code_end]))
+        start = text.find(_FENCE_MARK, max(end, start + 1))
+    return found
+
+
+def _without_fences(text: str, fences: list[tuple[int, int, str]]) -> str:
+    """`text` with each fenced block replaced by a space."""
+    pieces: list[str] = []
+    last = 0
+    for start, end, _code in fences:
+        pieces += [text[last:start], " "]
+        last = end
+    return "".join(pieces) + text[last:]
+
+
 def _code_spans(text: str) -> list[str]:
     """Text written as code: fenced blocks, backticked spans, and indented or prompt lines."""
-    spans = [m["code"] for m in _FENCE.finditer(text)]
-    spans += [m["code"] for m in _BACKTICKS.finditer(_FENCE.sub(" ", text))]
+    fences = _fences(text)
+    spans = [code for _start, _end, code in fences]
+    spans += [m["code"] for m in _BACKTICKS.finditer(_without_fences(text, fences))]
     spans += [
         line
         for line in text.splitlines()
@@ -208,7 +242,7 @@ def _identifiers(text: str, code: list[str]) -> dict[str, int]:
     for span in code:
         for m in _IDENT.finditer(span):
             add(m.group())
-    prose = _BACKTICKS.sub(" ", _FENCE.sub(" ", text))
+    prose = _BACKTICKS.sub(" ", _without_fences(text, _fences(text)))
     for m in re.finditer(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(\))?", prose):
         name = m.group().removesuffix("()")
         if _looks_like_code(name) or m.group().endswith("()"):

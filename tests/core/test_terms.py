@@ -70,3 +70,12 @@ def test_term_counts_are_those_of_the_terms_in_order():
     counts = text_term_counts(C_WITH_REPEATS)
     assert counts == Counter(text_terms(C_WITH_REPEATS))
     assert counts["inod"] == 8 and counts["ext4mapblocks"] == 4
+
+
+def test_a_repeated_identifier_is_split_once_and_counted_each_time():
+    # (64 KiB of `a.` was 32,768 identifiers split one by one; the counts are the same)
+    assert query_terms("parse_header parse_header header") == {
+        "pars": 2.0,
+        "header": 3.0,
+        "parseheader": 2.0,
+    }

@@ -33,7 +33,8 @@ WORST = {
 
 def test_a_text_over_the_limit_is_refused_with_its_length_and_what_to_cut():
     assert checked_request_text("x" * MAX_REQUEST_CHARS, "query") == "x" * MAX_REQUEST_CHARS
-    with pytest.raises(RequestTooLargeError, match="the query is 65,537 characters; at most 65,536"):
+    too_long = "the query is 65,537 characters; at most 65,536"
+    with pytest.raises(RequestTooLargeError, match=too_long):
         checked_request_text("x" * (MAX_REQUEST_CHARS + 1), "query")
 
 
@@ -120,3 +121,25 @@ def test_a_name_is_normalized_as_the_regex_did_in_linear_time(name, normalized):
 def test_a_query_longer_than_a_name_is_never_one_identifier():
     assert query_identifiers("a" * 600) == []
     assert query_identifiers("parse_header") == ["parse_header"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```python\nx = 1\n```\nafter",
+        "no fence ```a``` here\nand ```\nopen to the end\n",
+        "``` ``` ```\n`code`\n```",
+        "```\n```\n```\n",
+        "tail without newline ``` ```",
+        "```x\n",
+        "`" * 1000,
+    ],
+)
+def test_fenced_blocks_are_found_as_the_regex_found_them(text):
+    import re
+
+    from retrieval.issue_text import _fences, _without_fences
+
+    regex = re.compile(r"```[^\n]*\n(?P<code>.*?)(?:```|$)", re.S)
+    assert _fences(text) == [(m.start(), m.end(), m["code"]) for m in regex.finditer(text)]
+    assert _without_fences(text, _fences(text)) == regex.sub(" ", text)
