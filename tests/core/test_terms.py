@@ -79,3 +79,18 @@ def test_a_repeated_identifier_is_split_once_and_counted_each_time():
         "header": 3.0,
         "parseheader": 2.0,
     }
+
+
+def test_a_request_s_64_kib_word_is_stemmed_and_hashed_without_being_kept_in_the_caches():
+    from core import terms
+
+    word = "x" * 65_536
+    sizes = [terms._cached_stem.cache_info().currsize, terms._cached_term_id.cache_info().currsize]
+    (term,) = query_terms(word)
+    assert term == terms._stemmer.stemWord(word)
+    assert term_id(term) == term_id(term)
+    after = [terms._cached_stem.cache_info().currsize, terms._cached_term_id.cache_info().currsize]
+    assert after == sizes
+    # short words are cached as before
+    terms.stem("refunds")
+    assert terms._cached_stem.cache_info().currsize >= 1
