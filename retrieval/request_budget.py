@@ -16,7 +16,7 @@ import contextvars
 import ctypes
 import ctypes.util
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 
 from core.errors import UsageError
@@ -51,7 +51,7 @@ def checked_request_text(text: str, what: str) -> str:
 
 
 @contextmanager
-def request_budget(seconds: float, text: str = "") -> Iterator[None]:
+def request_budget(seconds: float, text: str = "") -> Generator[None]:
     """Run one request within `seconds` (`check_budget` stops it past them); afterwards, for a
     long `text`, hand the freed memory back to the system."""
     token = _deadline.set((time.monotonic() + seconds, seconds))
@@ -82,14 +82,15 @@ def release_memory() -> None:
         trim(0)
 
 
-_TRIM: list[object] = []
+_TRIM: list[Callable[[int], int] | None] = []
 
 
-def _malloc_trim() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, looked up once (None elsewhere)."""
     if not _TRIM:
         name = ctypes.util.find_library("c")
         try:
             _TRIM.append(getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None)
         except OSError:
             _TRIM.append(None)
-    return _TRIM[0]  # type: ignore[return-value]
+    return _TRIM[0]
