@@ -9,6 +9,7 @@ README.md's settings table lists every variable read here.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,9 @@ from core.errors import ConfigurationError
 APP_NAME = "codeatlas"
 
 _DOTENV_LOADED = False
+# the upper ends of the numeric settings' ranges (a value past them is a typo, not a choice)
+WEEK = 7 * 24 * 3600
+YEAR_HOURS = 366 * 24
 
 
 def _load_dotenv() -> None:
@@ -33,7 +37,8 @@ def _load_dotenv() -> None:
             load_dotenv(env_file, override=False)
 
 
-def _int(name: str, default: int, *, minimum: int = 1) -> int:
+def _int(name: str, default: int, *, minimum: int = 1, maximum: int = 1_000_000) -> int:
+    """A whole number from `minimum` to `maximum`; the error names the variable and the range."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
@@ -41,22 +46,31 @@ def _int(name: str, default: int, *, minimum: int = 1) -> int:
         value = int(raw)
     except ValueError:
         value = None
-    if value is None or value < minimum:
-        kind = "a whole number" if minimum <= 0 else f"a whole number of at least {minimum}"
-        raise ConfigurationError(f"{name} must be {kind}, got {raw!r}")
+    if value is None or not minimum <= value <= maximum:
+        raise ConfigurationError(
+            f"{name} must be a whole number from {minimum:,} to {maximum:,}, got {raw!r}"
+        )
     return value
 
 
-def _number(name: str, default: float) -> float:
+def _number(
+    name: str, default: float, *, minimum: float = 0.0, maximum: float, above: bool = False
+) -> float:
+    """A finite number from `minimum` (or, `above`, more than it) to `maximum`: `nan` and `inf`
+    parse as floats, and an overlay kept `nan` hours made every `index_file` fail (issue 47)."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
     try:
         value = float(raw)
     except ValueError:
-        raise ConfigurationError(f"{name} must be a number, got {raw!r}") from None
-    if value < 0:
-        raise ConfigurationError(f"{name} must not be negative, got {raw!r}")
+        value = math.nan
+    low_ok = value > minimum if above else value >= minimum
+    if not (math.isfinite(value) and low_ok and value <= maximum):
+        low = f"more than {minimum:g}" if above else f"at least {minimum:g}"
+        raise ConfigurationError(
+            f"{name} must be a number {low} and at most {maximum:g}, got {raw!r}"
+        )
     return value
 
 
@@ -153,6 +167,9 @@ class Settings:
     mcp_max_concurrent: int = 4  # per principal, HTTP requests in flight (429 beyond)
     mcp_requests_per_minute: int = 300  # per principal (429 with Retry-After beyond)
     mcp_failed_tokens_per_minute: int = 20  # per client address; further attempts get 429
+    # a search's or a locate's time budget, the same for the MCP tools and the CLI: a request
+    # still running past it is stopped with an error (retrieval/request_budget.py)
+    request_seconds: float = 30.0
     mcp_allowed_hosts: tuple[str, ...] = ()  # Host values the HTTP server answers besides its own
     # searches answered by a resident process that keeps the model and a connection warm
     # (codeatlas/resident.py); off: every command answers in its own process
@@ -197,20 +214,20 @@ def load_settings() -> Settings:
         database_url=env.get("CODEATLAS_DATABASE_URL") or None,
         embedding_provider=provider,
         embedding_model=env.get("CODEATLAS_EMBEDDING_MODEL") or None,
-        embedding_dimensions=_int("CODEATLAS_EMBEDDING_DIMENSIONS", 0) or None,
+        embedding_dimensions=_int("CODEATLAS_EMBEDDING_DIMENSIONS", 0, maximum=16_000) or None,
         openai_base_url=env.get("CODEATLAS_OPENAI_BASE_URL") or None,
         openai_api_key=env.get("CODEATLAS_OPENAI_API_KEY") or env.get("OPENAI_API_KEY") or None,
-        max_file_bytes=_int("CODEATLAS_MAX_FILE_BYTES", 1_000_000),
-        chunk_max_tokens=_int("CODEATLAS_CHUNK_MAX_TOKENS", 256),
-        run_wait_seconds=_int("CODEATLAS_RUN_WAIT_SECONDS", 3600, minimum=0),
+        max_file_bytes=_int("CODEATLAS_MAX_FILE_BYTES", 1_000_000, maximum=1_000_000_000),
+        chunk_max_tokens=_int("CODEATLAS_CHUNK_MAX_TOKENS", 256, maximum=100_000),
+        run_wait_seconds=_int("CODEATLAS_RUN_WAIT_SECONDS", 3600, minimum=0, maximum=WEEK),
         state_dir_from="CODEATLAS_STATE_DIR" if configured_state else "default",
-        max_concurrent_runs=_int("CODEATLAS_MAX_CONCURRENT_RUNS", 10),
+        max_concurrent_runs=_int("CODEATLAS_MAX_CONCURRENT_RUNS", 10, maximum=10_000),
         run_launcher=launcher,
         celery_broker_url=broker,
         read_database_url=env.get("CODEATLAS_READ_DATABASE_URL") or None,
-        openai_concurrency=_int("CODEATLAS_OPENAI_CONCURRENCY", 4),
-        openai_batch_size=_int("CODEATLAS_OPENAI_BATCH_SIZE", 96),
-        server_idle_seconds=_int("CODEATLAS_SERVER_IDLE_SECONDS", 600, minimum=0),
+        openai_concurrency=_int("CODEATLAS_OPENAI_CONCURRENCY", 4, maximum=1_000),
+        openai_batch_size=_int("CODEATLAS_OPENAI_BATCH_SIZE", 96, maximum=10_000),
+        server_idle_seconds=_int("CODEATLAS_SERVER_IDLE_SECONDS", 600, minimum=0, maximum=WEEK),
         local_runtime=_choice("CODEATLAS_LOCAL_RUNTIME", "ct2", ("ct2", "torch")),
         git_token=env.get("CODEATLAS_GIT_TOKEN") or None,
         git_username=env.get("CODEATLAS_GIT_USERNAME") or Settings.git_username,
@@ -218,20 +235,31 @@ def load_settings() -> Settings:
         dagster_storage_url=env.get("CODEATLAS_DAGSTER_STORAGE_URL") or None,
         dagster_url=env.get("CODEATLAS_DAGSTER_URL") or None,
         principal=env.get("CODEATLAS_PRINCIPAL") or None,
-        overlay_ttl_hours=_number("CODEATLAS_OVERLAY_TTL_HOURS", Settings.overlay_ttl_hours),
-        overlay_max_files=int(_number("CODEATLAS_OVERLAY_MAX_FILES", Settings.overlay_max_files)),
-        overlay_max_chunks=int(
-            _number("CODEATLAS_OVERLAY_MAX_CHUNKS", Settings.overlay_max_chunks)
+        # (0 hours: an overlay answered with success that no call ever sees)
+        overlay_ttl_hours=_number(
+            "CODEATLAS_OVERLAY_TTL_HOURS",
+            Settings.overlay_ttl_hours,
+            maximum=YEAR_HOURS,
+            above=True,
         ),
-        index_file_seconds=_number("CODEATLAS_INDEX_FILE_SECONDS", Settings.index_file_seconds),
-        mcp_max_concurrent=int(
-            _number("CODEATLAS_MCP_MAX_CONCURRENT", Settings.mcp_max_concurrent)
+        overlay_max_files=_int("CODEATLAS_OVERLAY_MAX_FILES", Settings.overlay_max_files),
+        overlay_max_chunks=_int("CODEATLAS_OVERLAY_MAX_CHUNKS", Settings.overlay_max_chunks),
+        index_file_seconds=_number(
+            "CODEATLAS_INDEX_FILE_SECONDS", Settings.index_file_seconds, maximum=600
         ),
-        mcp_requests_per_minute=int(
-            _number("CODEATLAS_MCP_REQUESTS_PER_MINUTE", Settings.mcp_requests_per_minute)
+        mcp_max_concurrent=_int(
+            "CODEATLAS_MCP_MAX_CONCURRENT", Settings.mcp_max_concurrent, maximum=10_000
         ),
-        mcp_failed_tokens_per_minute=int(
-            _number("CODEATLAS_MCP_FAILED_TOKENS_PER_MINUTE", Settings.mcp_failed_tokens_per_minute)
+        mcp_requests_per_minute=_int(
+            "CODEATLAS_MCP_REQUESTS_PER_MINUTE",
+            Settings.mcp_requests_per_minute,
+            maximum=100_000_000,
+        ),
+        mcp_failed_tokens_per_minute=_int(
+            "CODEATLAS_MCP_FAILED_TOKENS_PER_MINUTE", Settings.mcp_failed_tokens_per_minute
+        ),
+        request_seconds=_number(
+            "CODEATLAS_REQUEST_SECONDS", Settings.request_seconds, maximum=3600, above=True
         ),
         mcp_allowed_hosts=tuple(
             host.strip()
@@ -239,5 +267,7 @@ def load_settings() -> Settings:
             if host.strip()
         ),
         query_process=_switch("CODEATLAS_QUERY_PROCESS", default=True),
-        parse_workers=_int("CODEATLAS_PARSE_WORKERS", os.cpu_count() or 1, minimum=0),
+        parse_workers=_int(
+            "CODEATLAS_PARSE_WORKERS", os.cpu_count() or 1, minimum=0, maximum=1_024
+        ),
     )

@@ -34,6 +34,10 @@ SHUTDOWN_SECONDS = 5  # open requests get this long to finish on Ctrl-C
 def uvicorn_settings() -> dict[str, Any]:
     """The uvicorn.Config arguments bounding connections, for every server codeatlas runs."""
     return {
+        # h11 hands the app the request target as sent: an absolute-form target
+        # (`POST http://other.example/mcp`) must be checked in place of the Host header (RFC 9112
+        # section 3.2.2), and httptools keeps only its path
+        "http": "h11",
         "limit_concurrency": MAX_CONNECTIONS,
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
         "timeout_graceful_shutdown": SHUTDOWN_SECONDS,

@@ -53,15 +53,32 @@ STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 _stemmer = snowballstemmer.stemmer("english")
 
 
-@functools.lru_cache(maxsize=200_000)
+# words and terms longer than this are not kept in the caches below: a request's text may be one
+# 64 KiB word, and 200,000 of those held would be gigabytes that no later request reads again
+_CACHED_CHARS = 100
+
+
 def stem(word: str) -> str:
     """The English (Porter2) stem of a lower-case word."""
+    return _cached_stem(word) if len(word) <= _CACHED_CHARS else _stemmer.stemWord(word)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _cached_stem(word: str) -> str:
     return _stemmer.stemWord(word)
 
 
-@functools.lru_cache(maxsize=200_000)
 def term_id(term: str) -> int:
     """The signed 64-bit hash a term is stored under."""
+    return _cached_term_id(term) if len(term) <= _CACHED_CHARS else _term_hash(term)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _cached_term_id(term: str) -> int:
+    return _term_hash(term)
+
+
+def _term_hash(term: str) -> int:
     return int.from_bytes(
         hashlib.blake2b(term.encode(), digest_size=8).digest(), "big", signed=True
     )
@@ -82,8 +99,18 @@ def identifier_terms(identifier: str) -> list[str]:
 # code repeats its identifiers: a chunk of the kernel names `page` or `inode` dozens of times;
 # splitting and stemming each distinct one once took tokenizing fs/ext4's 3,637 chunks from 0.73
 # to 0.49 CPU s (lab/results/kernel.md)
-@functools.lru_cache(maxsize=200_000)
 def _identifier_terms(identifier: str) -> tuple[str, ...]:
+    if len(identifier) > _CACHED_CHARS:
+        return _split_identifier(identifier)
+    return _cached_identifier_terms(identifier)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _cached_identifier_terms(identifier: str) -> tuple[str, ...]:
+    return _split_identifier(identifier)
+
+
+def _split_identifier(identifier: str) -> tuple[str, ...]:
     parts = [p.lower() for p in _WORD_PART.findall(identifier)]
     terms = [stem(p) for p in parts if len(p) >= _MIN_PART and not p.isdigit()]
     if len(parts) > 1:
@@ -142,11 +169,13 @@ def chunk_document(
 def query_terms(query: str) -> dict[str, float]:
     """The terms of a question with their query weights (repeats count), stopwords dropped."""
     counts: Counter[str] = Counter()
-    for identifier in _IDENTIFIER.findall(query[:_MAX_TEXT]):
+    # each distinct identifier split once, its terms counted as often as it occurs (a pasted
+    # log repeats its words; 64 KiB of `a.` was 32,768 identifiers split one by one)
+    for identifier, n in Counter(_IDENTIFIER.findall(query[:_MAX_TEXT])).items():
         parts = [p.lower() for p in _WORD_PART.findall(identifier)]
-        counts.update(
-            stem(p) for p in parts if len(p) >= _MIN_PART and not p.isdigit() and p not in STOPWORDS
-        )
+        for part in parts:
+            if len(part) >= _MIN_PART and not part.isdigit() and part not in STOPWORDS:
+                counts[stem(part)] += n
         if len(parts) > 1:
-            counts[identifier.replace("_", "").lower()] += 1
+            counts[identifier.replace("_", "").lower()] += n
     return {term: float(n) for term, n in counts.most_common(_MAX_QUERY_TERMS)}

@@ -8,11 +8,13 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
+from retrieval.request_budget import MAX_REQUEST_CHARS
+
 MAX_LIMIT = 50
 MAX_OFFSET = 500
 # a bug report pasted whole: prose, a traceback, code (GitHub caps an issue body at 65,536);
-# search takes one too (it answers it with locate's ranking)
-MAX_ISSUE = 65_536
+# search takes one too (it answers it with locate's ranking). The CLI's limit is the same one.
+MAX_ISSUE = MAX_REQUEST_CHARS
 MAX_QUERY = MAX_ISSUE
 MAX_NAME = 500
 MAX_PATH = 1024

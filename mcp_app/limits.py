@@ -23,6 +23,7 @@ class ServerLimits:
     requests_per_minute: int = Settings.mcp_requests_per_minute
     failed_tokens_per_minute: int = Settings.mcp_failed_tokens_per_minute
     allowed_hosts: tuple[str, ...] = Settings.mcp_allowed_hosts  # extra Host values (HTTP)
+    request_seconds: float = Settings.request_seconds  # one search's or locate's time budget
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ServerLimits:
@@ -36,4 +37,5 @@ class ServerLimits:
             requests_per_minute=settings.mcp_requests_per_minute,
             failed_tokens_per_minute=settings.mcp_failed_tokens_per_minute,
             allowed_hosts=settings.mcp_allowed_hosts,
+            request_seconds=settings.request_seconds,
         )

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Scope, Send
 
-from mcp_app.hosts import parse_host
+from mcp_app.hosts import ORIGIN_KEY
 from mcp_app.responses import send_json
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
@@ -50,15 +50,17 @@ NO_OAUTH_SIGN_IN = (
 
 
 def origin(scope: Mapping[str, Any]) -> str:
-    """`scheme://host[:port]` the client used: its Host header, which `HostGate` has checked
-    names this server; anything else (a bare app, no gate) gives the bound address instead."""
-    host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"), "")
-    if parse_host(host) is None:
-        host = "localhost"
-        if scope.get("server"):
-            name, port = scope["server"]
-            name = f"[{name}]" if ":" in str(name) else str(name)
-            host = f"{name}:{port}" if port else name
+    """`scheme://host[:port]` of this server: the address `HostGate` matched, written from the
+    configuration and the port served (never the client's Host text); without a gate (a bare
+    app), the bound address."""
+    matched = scope.get(ORIGIN_KEY)
+    if isinstance(matched, str):
+        return matched
+    host = "localhost"
+    if scope.get("server"):
+        name, port = scope["server"]
+        name = f"[{name}]" if ":" in str(name) else str(name)
+        host = f"{name}:{port}" if port else name
     scheme = "https" if scope.get("scheme") == "https" else "http"
     return f"{scheme}://{host}"
 

@@ -7,6 +7,11 @@ a line is answered with a JSON-RPC error carrying the request's id (found by Pyt
 parser; null when the id itself holds a lone surrogate, which cannot be written back), a line
 that is no JSON at all with a parse error (id null, as JSON-RPC 2.0 says), and a notification
 (no id) with nothing.
+
+A parser bomb is refused as the HTTP transport refuses it, with a parse error naming what the
+SDK's parser found: JSON nested deeper than that parser reads (200 levels), or a number of more
+digits than Python converts, is never handed to Python's recursive parser again (900 levels of
+`[` once killed the process with a RecursionError, issue 47).
 """
 
 from __future__ import annotations
@@ -29,14 +34,41 @@ INVALID_REQUEST = -32600
 
 
 def _holds_surrogate(value: object) -> bool:
-    if isinstance(value, str):
-        return any("\ud800" <= c <= "\udfff" for c in value)
-    if isinstance(value, dict):
-        items = cast(dict[object, object], value).items()
-        return any(_holds_surrogate(k) or _holds_surrogate(v) for k, v in items)
-    if isinstance(value, list):
-        return any(_holds_surrogate(v) for v in cast(list[object], value))
+    """Whether any string in `value` holds a lone surrogate (read without recursion, however
+    deep the value is nested)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if any("\ud800" <= c <= "\udfff" for c in item):
+                return True
+        elif isinstance(item, dict):
+            for key, child in cast(dict[object, object], item).items():
+                pending += (key, child)
+        elif isinstance(item, list):
+            pending += cast(list[object], item)
     return False
+
+
+def _parse_error(reason: str) -> JSONRPCError:
+    return JSONRPCError(
+        jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message=f"parse error: {reason}")
+    )
+
+
+def _bomb(exc: Exception) -> str | None:
+    """The SDK parser's reason for refusing a line Python's parser must not read again."""
+    if not isinstance(exc, ValidationError):
+        return None
+    for error in exc.errors():
+        reason = str(error.get("msg", "")).removeprefix("Invalid JSON: ")
+        if error.get("type") == "json_invalid" and reason.startswith(_BOMBS):
+            return reason
+    return None
+
+
+# what the SDK's parser (pydantic-core's) says of JSON nested past its depth limit
+_BOMBS = ("recursion limit exceeded",)
 
 
 def _sent_text(exc: Exception) -> Any:
@@ -53,17 +85,16 @@ def _sent_text(exc: Exception) -> Any:
 
 def refusal(exc: Exception) -> JSONRPCError | None:
     """The error reply to a line the SDK could not read (None for a notification)."""
+    bomb = _bomb(exc)
+    if bomb is not None:
+        return _parse_error(f"{bomb} (the JSON is nested too deep)")
     sent = _sent_text(exc)
     message: object = None
     if isinstance(sent, str):
         try:
             message = json.loads(sent)
-        except ValueError:
-            return JSONRPCError(
-                jsonrpc="2.0",
-                id=None,
-                error=ErrorData(code=PARSE_ERROR, message="parse error: the line is not JSON"),
-            )
+        except (ValueError, RecursionError):
+            return _parse_error("the line is not JSON")
     elif isinstance(sent, dict):
         message = cast(dict[str, object], sent)
     fields = cast(dict[str, object], message) if isinstance(message, dict) else {}
@@ -100,7 +131,11 @@ async def serve_stdio(server: MCPServer[Any]) -> None:
                     if not isinstance(item, Exception):
                         await inbound_send.send(item)
                         continue
-                    reply = refusal(item)
+                    try:
+                        reply = refusal(item)
+                    except Exception:  # noqa: BLE001 - a line must never end the server
+                        log.exception("could not read a line sent over stdio")
+                        reply = _parse_error("the line could not be read")
                     if reply is not None:
                         await write_stream.send(SessionMessage(reply))
 

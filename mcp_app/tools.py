@@ -49,6 +49,7 @@ from retrieval import graph, reading, status, symbols
 from retrieval.hits import CallSite, Definition, SymbolMatch
 from retrieval.locate import locate as locate_files
 from retrieval.principals import DbConnection, readable_repositories
+from retrieval.request_budget import request_budget
 from retrieval.scope import Scope, resolve_scope
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -131,9 +132,10 @@ def search_code(
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, repositories, commit)
         call.conn.commit()  # the retrievers' lent connections see what this one wrote
-        report = call.app.retriever.search(
-            call.conn, scope, query, limit=limit + 1, offset=offset, mode=mode
-        )
+        with request_budget(call.app.limits.request_seconds, query):
+            report = call.app.retriever.search(
+                call.conn, scope, query, limit=limit + 1, offset=offset, mode=mode
+            )
     hits = report.hits  # limit + 1 from offset
     result: outputs.SearchCodeResult = {"results": hits[:limit]}
     if len(hits) > limit:
@@ -161,14 +163,15 @@ def locate(
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, repositories, commit)
         call.conn.commit()  # the lookups' lent connections see what this one wrote
-        report = locate_files(
-            call.conn,
-            scope,
-            issue_text,
-            limit_files=limit,
-            connections=call.app.retriever.connections,
-            embed_query=call.app.retriever.embed_query,
-        )
+        with request_budget(call.app.limits.request_seconds, issue_text):
+            report = locate_files(
+                call.conn,
+                scope,
+                issue_text,
+                limit_files=limit,
+                connections=call.app.retriever.connections,
+                embed_query=call.app.retriever.embed_query,
+            )
     result: outputs.LocateResult = {"files": report.files}
     if report.notes:
         result["notes"] = report.notes

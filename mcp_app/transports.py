@@ -157,7 +157,7 @@ def http_app(
     )
     body = BoundedBody(app, max_body_bytes=MAX_REQUEST_BODY_BYTES)
     admitted = Admission(body, verifier.check, limits)
-    policy = HostPolicy(tuple(allowed_names(host, limits)))
+    policy = HostPolicy.serving(host, limits)
     # /healthz before the Host check: a load balancer's probe names the server by its address
     return HttpApp(Health(HostGate(admitted, policy), verifier.database), verifier)
 

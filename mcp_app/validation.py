@@ -27,6 +27,15 @@ def _reason(error: ErrorDetails, model: type[BaseModel]) -> str:
         return f"{where[:60]!r} is not an argument of this tool (arguments: {known})"
     if kind == "missing":
         return f"{where} is required"
+    ctx = error.get("ctx") or {}
+    if kind in ("too_long", "string_too_long", "too_short", "string_too_short") and isinstance(
+        error["input"], str
+    ):
+        # a text's length in characters (pydantic says "items" for a constrained text type)
+        length = len(error["input"])
+        if "max_length" in ctx:
+            return f"{where} is {length:,} characters long; at most {ctx['max_length']:,} allowed"
+        return f"{where} is {length:,} characters long; at least {ctx['min_length']:,} needed"
     message = error["msg"].removeprefix("Value error, ")
     return f"{where}: {message[:1].lower()}{message[1:]}"
 

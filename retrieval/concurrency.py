@@ -3,6 +3,7 @@ retrievers, and the lexical retriever's groups of repositories (docs/lexical.md)
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack, contextmanager
@@ -39,7 +40,8 @@ def run_concurrently(
 
     first, *others = tasks
     with ThreadPoolExecutor(max_workers=len(others)) as threads:
-        started = [threads.submit(lent, task) for task in others]
+        # (in the caller's context: its request budget, retrieval/request_budget.py)
+        started = [threads.submit(contextvars.copy_context().run, lent, task) for task in others]
         results = [first(conn)]
         for task, future in zip(others, started, strict=True):
             ran, result = future.result()

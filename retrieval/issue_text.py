@@ -32,7 +32,10 @@ _PATH_LINE = re.compile(rf"(?P<path>{_PATH}):(?P<line>\d+)")
 _PATH_ONLY = re.compile(rf"(?<![\w/.\\-])(?P<path>{_PATH})(?![\w/\\])")
 # a dotted name of at least three parts (`pkg.module.name`): a module path or a qualified name
 _DOTTED = re.compile(r"(?<![\w.])(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w(])")
-_FENCE = re.compile(r"```[^\n]*\n(?P<code>.*?)(?:```|$)", re.S)
+# fenced blocks: what `re.compile(r"```[^\n]*\n(?P<code>.*?)(?:```|$)", re.S)` matched, found by
+# `_fences` in linear time (that regex read from every ``` of a last line without a newline to its
+# end: 25 s for 64 KiB of backticks, issue 47)
+_FENCE_MARK = "```"
 # `code` and reStructuredText's ``code``
 _BACKTICKS = re.compile(r"(?P<tick>``?)(?P<code>[^`\n]{1,200})(?P=tick)")
 _IDENT = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -72,6 +75,22 @@ _COMMON = frozenset(
         "Traceback",
     }
 )
+
+
+# What one report can make the lookups do is bounded whatever its text (issue 47: 60 KB of `a.`
+# was one dotted name of 30,000 parts, read as 30,000 module paths of up to 60 KB each: 24 s
+# and 0.9 GB per call). Real reports stay far inside these: the 236 of the localisation set hold
+# at most 35 frames, 14 quoted paths, 6 dotted names (of at most 7 parts) and 415 identifiers; a
+# path longer than MAX_PATH_CHARS (the MCP tools' own limit on a path) names no indexed file.
+MAX_FRAMES = 200
+MAX_PATHS = 200
+MAX_MODULES = 100
+MAX_MODULE_PARTS = 16
+MAX_PATH_CHARS = 1024
+# identifiers kept (the first distinct ones; `locate` looks up the 200 most mentioned) and the
+# longest one read (symbol names are at most 500 characters in the tools)
+MAX_DISTINCT_IDENTIFIERS = 5000
+MAX_IDENTIFIER_CHARS = 500
 
 
 # A query is read as a bug report, not a question, when it spans several lines holding at least
@@ -117,24 +136,70 @@ def normalize_path(path: str) -> str:
     return path.lstrip("~/")
 
 
+def _line_number(digits: str | None) -> int | None:
+    """A frame's line, or None for digits no file has as many lines as (`:99999999999999`)."""
+    return int(digits) if digits and len(digits) <= 9 else None
+
+
 def _frames(text: str) -> list[Frame]:
+    """At most MAX_FRAMES frames, in the order of the patterns and of the text; a bare
+    `path:line` only for a file no fuller frame names, once per file."""
     frames: list[Frame] = []
     for pattern in (_PY_FRAME, _IPY8_FRAME, _IPY_FRAME, _AT_FRAME):
         for m in pattern.finditer(text):
-            line = m.groupdict().get("line")
-            frames.append(Frame(normalize_path(m["path"]), int(line) if line else None, m["func"]))
-    seen = {(f.path, f.line) for f in frames}
+            if len(frames) >= MAX_FRAMES:
+                return frames
+            if len(m["path"]) <= MAX_PATH_CHARS:
+                line = _line_number(m.groupdict().get("line"))
+                frames.append(Frame(normalize_path(m["path"]), line, m["func"]))
+    named = {f.path for f in frames}
     for m in _PATH_LINE.finditer(text):
+        if len(frames) >= MAX_FRAMES:
+            break
         path = normalize_path(m["path"])
-        if (path, int(m["line"])) not in seen and not any(f.path == path for f in frames):
-            frames.append(Frame(path, int(m["line"]), None))
+        if len(m["path"]) <= MAX_PATH_CHARS and path not in named:
+            named.add(path)
+            frames.append(Frame(path, _line_number(m["line"]), None))
     return frames
+
+
+def _fences(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, code) of each fenced block: from ``` and the rest of its line to the next
+    ``` or the end of the text (before a final newline), as the regex above matched them."""
+    found: list[tuple[int, int, str]] = []
+    start = text.find(_FENCE_MARK)
+    while start >= 0:
+        line_end = text.find("\n", start + len(_FENCE_MARK))
+        if line_end < 0:
+            break  # every later ``` is on this same last line, which has no newline
+        code_start = line_end + 1
+        close = text.find(_FENCE_MARK, code_start)
+        if close >= 0:
+            end, code_end = close + len(_FENCE_MARK), close
+        else:
+            # (the regex's `$` matched before a final newline)
+            final_newline = text.endswith("\n") and code_start < len(text)
+            code_end = end = len(text) - 1 if final_newline else len(text)
+        found.append((start, end, text[code_start:code_end]))
+        start = text.find(_FENCE_MARK, max(end, start + 1))
+    return found
+
+
+def _without_fences(text: str, fences: list[tuple[int, int, str]]) -> str:
+    """`text` with each fenced block replaced by a space."""
+    pieces: list[str] = []
+    last = 0
+    for start, end, _code in fences:
+        pieces += [text[last:start], " "]
+        last = end
+    return "".join(pieces) + text[last:]
 
 
 def _code_spans(text: str) -> list[str]:
     """Text written as code: fenced blocks, backticked spans, and indented or prompt lines."""
-    spans = [m["code"] for m in _FENCE.finditer(text)]
-    spans += [m["code"] for m in _BACKTICKS.finditer(_FENCE.sub(" ", text))]
+    fences = _fences(text)
+    spans = [code for _start, _end, code in fences]
+    spans += [m["code"] for m in _BACKTICKS.finditer(_without_fences(text, fences))]
     spans += [
         line
         for line in text.splitlines()
@@ -161,6 +226,10 @@ def _identifiers(text: str, code: list[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
 
     def add(name: str) -> None:
+        if len(name) > MAX_IDENTIFIER_CHARS:
+            return
+        if len(counts) >= MAX_DISTINCT_IDENTIFIERS and name not in counts:
+            return
         parts = [p for p in name.split(".") if p]
         while parts and parts[0] in ("self", "cls", "this"):
             parts = parts[1:]
@@ -173,7 +242,7 @@ def _identifiers(text: str, code: list[str]) -> dict[str, int]:
     for span in code:
         for m in _IDENT.finditer(span):
             add(m.group())
-    prose = _BACKTICKS.sub(" ", _FENCE.sub(" ", text))
+    prose = _BACKTICKS.sub(" ", _without_fences(text, _fences(text)))
     for m in re.finditer(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(\))?", prose):
         name = m.group().removesuffix("()")
         if _looks_like_code(name) or m.group().endswith("()"):
@@ -187,13 +256,19 @@ def read_issue(text: str) -> IssueEvidence:
     framed = {f.path for f in frames}
     paths: list[str] = []
     for m in _PATH_ONLY.finditer(text):
+        if len(paths) >= MAX_PATHS:
+            break
         path = normalize_path(m["path"])
-        if path not in framed and path not in paths:
+        if len(path) <= MAX_PATH_CHARS and path not in framed and path not in paths:
             paths.append(path)
     modules: list[str] = []
     for m in _DOTTED.finditer(text):
+        if len(modules) >= MAX_MODULES:
+            break
         name = m["name"]
-        if name.split(".")[0] not in ("self", "cls", "this") and name not in modules:
+        too_deep = name.count(".") >= MAX_MODULE_PARTS or len(name) > MAX_PATH_CHARS
+        instance = name.split(".")[0] in ("self", "cls", "this")
+        if not too_deep and not instance and name not in modules:
             modules.append(name)
     return IssueEvidence(
         frames=frames,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import posixpath
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, LiteralString
@@ -34,6 +35,7 @@ from retrieval.issue_text import IssueEvidence, read_issue
 from retrieval.lexical import lexical_candidates
 from retrieval.path_roles import CODE, path_role
 from retrieval.principals import Row
+from retrieval.request_budget import check_budget
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 from retrieval.semantic import QueryEmbedder, semantic_candidates
 
@@ -77,6 +79,9 @@ REPORT_OPENING = 2000
 MAX_DEFINING_FILES = 10
 # identifiers looked up per report (the most mentioned first)
 MAX_IDENTIFIERS = 200
+# distinct words of a report read for its BM25 terms (the most mentioned first): the longest
+# report of the localisation set holds 741; 64 KiB of distinct identifiers held 5,000 (issue 47)
+MAX_REPORT_WORDS = 2000
 FUNCTIONS_PER_FILE = 5
 MAX_EVIDENCE = 8  # evidence lines kept per file
 
@@ -198,6 +203,7 @@ def locate(
     if not issue_text.strip() or not scope.repositories:
         return LocateReport(files=[])
     evidence = read_issue(issue_text)
+    check_budget("reading the report")
     files: dict[FileKey, _FileState] = {}
     lookups: list[Task] = [
         lambda c: _path_rows(c, scope, evidence),
@@ -210,11 +216,13 @@ def locate(
         conn, lookups, connections
     )
     semantic_rows: list[list[Row]] = semantic[0] if semantic else []
+    check_budget("the lookups")
     _add_paths(conn, evidence, path_rows, files)
     _add_symbols(evidence, symbol_rows, files)
     _add_text(text_rows, files)
     _add_meaning(semantic_rows, files)
     ranked = _rank(files, weights)
+    check_budget("ranking the files")
     if weights.file_functions:
         leading = [files[(f.repository, f.path, f.source)] for f in ranked[:limit_files]]
         _add_file_functions(conn, leading, terms)
@@ -441,9 +449,10 @@ def report_terms(
     """The report's BM25 terms: every word's stem with weight 1 + ln(mentions), the
     `max_terms` with the largest weight times idf (the words that say the most about where)."""
     counts: dict[str, float] = {}
-    for token in text.split():
+    # each distinct word read once, at most MAX_REPORT_WORDS of them, the most mentioned first
+    for token, mentions in Counter(text.split()).most_common(MAX_REPORT_WORDS):
         for term, n in query_terms(token).items():
-            counts[term] = counts.get(term, 0.0) + n
+            counts[term] = counts.get(term, 0.0) + n * mentions
     if not counts:
         return ReportTerms({}, {}, 1.0)
     repos = sorted({r.repository_id for r in scope.repositories})

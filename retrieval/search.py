@@ -19,6 +19,7 @@ from retrieval.lexical import lexical_candidates
 from retrieval.locate import locate, located_hits
 from retrieval.principals import Row
 from retrieval.ranker import TreeEnsemble, features, gather_evidence, shipped_models
+from retrieval.request_budget import check_budget
 from retrieval.scope import DbConnection, Scope
 from retrieval.semantic import QueryEmbedder, semantic_candidates
 from retrieval.symbols import exact_symbols, normalize_name, query_identifiers
@@ -45,6 +46,9 @@ SEMANTIC_SLOT = 5
 MAX_INJECTED_PER_NAME = 3
 MAX_INJECTED = 5
 PREVIEW_LINES = 3
+# how much of a query is embedded: the models read its first 256 tokens (~1,000 characters), and
+# tokenizing all of a 64 KiB one-line query first cost time for nothing
+SEMANTIC_QUERY_CHARS = 2000
 # the files a bug report's search reads at most (as many as `locate` returns at most)
 REPORT_FILES = 50
 
@@ -371,12 +375,14 @@ def search_code(
         embed_query=embed_query,
         connections=connections,
     )
+    check_budget("the retrievers")
     hits = found.hits
     models = shipped_models() if ranker == "shipped" else (ranker,) if ranker else ()
     model = found.model_among(models) if mode == "hybrid" and hits else None
     if model is not None:
         hits = learned_order(hits, model.predict(found.features()))
     if reranker is not None:
+        check_budget("the learned order")
         from retrieval.rerank import rerank
 
         hits = rerank(conn, scope, query, hits, reranker)
@@ -507,7 +513,7 @@ def _semantic(
 ) -> list[Row] | None:
     """The model's semantic candidates, or None without a query vector (the query is embedded
     here, so that it overlaps the other retrievers' statements when they run concurrently)."""
-    vector = embed_query(model, query) if embed_query else None
+    vector = embed_query(model, query[:SEMANTIC_QUERY_CHARS]) if embed_query else None
     if vector is None:
         return None
     return semantic_candidates(conn, scope, model, vector, depth)

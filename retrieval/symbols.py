@@ -10,6 +10,7 @@ from retrieval.principals import Row
 from retrieval.scope import DbConnection, Scope, visible_files_among
 
 _SEPARATORS = re.compile(r"\s*(?:::|->|#|\\|/)\s*")
+_SPACES = re.compile(r"\s+")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 
 _SYMBOL_COLUMNS: LiteralString = (
@@ -24,13 +25,24 @@ _SYMBOL_COLUMNS: LiteralString = (
 def normalize_name(name: str) -> str:
     """`Foo::bar`, `Foo#bar`, `Foo->bar()` all become `Foo.bar`; backticks and `()` go."""
     name = name.strip().strip("`'\"")
-    name = re.sub(r"\(.*\)$", "", name).strip()
-    return _SEPARATORS.sub(".", name)
+    if name.endswith(")"):
+        # what `re.sub(r"\(.*\)$", "", name)` did, in linear time: that regex tried each `(`
+        # of the last line against the rest of it (60 KB of `(` took 4.7 s, issue 47)
+        opening = name.find("(", name.rfind("\n") + 1)
+        if opening >= 0:
+            name = name[:opening].strip()
+    # (one space for a run of them first: the separators' `\s*` tried every space of a run)
+    return _SEPARATORS.sub(".", _SPACES.sub(" ", name))
+
+
+# a text longer than this is no one identifier (a symbol name is at most 500 characters in the
+# tools): it is not normalized whole, whose separators' regex is quadratic in a run of spaces
+MAX_IDENTIFIER_TEXT = 500
 
 
 def is_identifier(text: str) -> bool:
     """True when the text is one (possibly dotted) identifier."""
-    return bool(_IDENTIFIER.match(normalize_name(text)))
+    return len(text) <= MAX_IDENTIFIER_TEXT and bool(_IDENTIFIER.match(normalize_name(text)))
 
 
 def _rows(

@@ -24,8 +24,11 @@ def run(args: argparse.Namespace) -> int:
     from codeatlas.commands.search import _note_replica_lag, _opened, _query_embedder
     from core.errors import ConfigurationError
     from retrieval.locate import locate
+    from retrieval.request_budget import MAX_REQUEST_CHARS, checked_request_text, request_budget
 
-    text = sys.stdin.read() if args.issue == "-" else args.issue
+    # (stdin read to one character past the limit: a 10 MB report is refused, not read whole)
+    text = sys.stdin.read(MAX_REQUEST_CHARS + 1) if args.issue == "-" else args.issue
+    checked_request_text(text, "issue text")
     if not text.strip():
         raise ConfigurationError(
             "the issue text is empty; pass the report as an argument or pipe it with `-`"
@@ -33,13 +36,14 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.limit <= 1000:
         raise ConfigurationError("--limit must be between 1 and 1000")
     with _opened(args.repo) as (settings, conn, scope):
-        report = locate(
-            conn,
-            scope,
-            text,
-            limit_files=args.limit,
-            embed_query=_query_embedder(settings, conn),
-        )
+        with request_budget(settings.request_seconds, text):
+            report = locate(
+                conn,
+                scope,
+                text,
+                limit_files=args.limit,
+                embed_query=_query_embedder(settings, conn),
+            )
         _note_replica_lag(settings, conn)
     if args.json:
         print(json.dumps({"files": [f.as_dict() for f in report.files], "notes": report.notes}))

@@ -173,6 +173,7 @@ def _answered(args: argparse.Namespace, command: Command) -> int:
 def search(args: argparse.Namespace) -> int:
     """Print hits as `path:start-end  symbol  [retrievers]`, or the JSON contract."""
     from core.errors import ConfigurationError, UsageError
+    from retrieval.request_budget import checked_request_text
 
     if not args.query.strip():
         # an empty query has no meaning to rank by: the semantic retriever would still return
@@ -183,22 +184,25 @@ def search(args: argparse.Namespace) -> int:
         )
     if not 1 <= args.limit <= 1000:
         raise ConfigurationError("--limit must be between 1 and 1000")
+    checked_request_text(args.query, "query")  # the MCP tool's limit (retrieval/request_budget.py)
     return _answered(args, run_search)
 
 
 def run_search(args: argparse.Namespace, reader: Reader) -> int:
     """`search` through `reader`."""
+    from retrieval.request_budget import request_budget
     from retrieval.search import search_code
 
     with reader.opened(args.repo) as (settings, conn, scope):
-        report = search_code(
-            conn,
-            scope,
-            args.query,
-            limit=args.limit,
-            mode=args.mode,
-            embed_query=reader.embed_query(settings, conn),
-        )
+        with request_budget(settings.request_seconds, args.query):
+            report = search_code(
+                conn,
+                scope,
+                args.query,
+                limit=args.limit,
+                mode=args.mode,
+                embed_query=reader.embed_query(settings, conn),
+            )
         _note_replica_lag(settings, conn)
     for note in report.notes:  # how the query was read, what was skipped (never in the JSON)
         print(f"note: {note}", file=sys.stderr)

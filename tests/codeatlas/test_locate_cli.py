@@ -52,3 +52,43 @@ def test_locate_errors_are_one_line_and_exit_non_zero(tracker_repo):  # noqa: F8
         assert proc.stderr.startswith("codeatlas: error: ") and "Traceback" not in proc.stderr
     assert "no repository named 'nothing'" in unknown.stderr
     assert "issue text is empty" in empty.stderr
+
+
+def test_a_report_past_the_mcp_tools_limit_is_refused_on_stdin_and_as_a_query(
+    tracker_repo,  # noqa: F811
+):
+    # (a 10 MB report once ran past 90 s; stdin is now read to one character past the limit)
+    huge = codeatlas("locate", "-", "--repo", "tracker", stdin=REPORT + "x" * 10_000_000)
+    query = codeatlas("search", "q" * 70_000, "--repo", "tracker")
+    for proc in (huge, query):
+        assert proc.returncode == 1, proc.stdout
+        assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+        assert "at most 65,536 are read" in proc.stderr
+    assert huge.stderr.startswith("codeatlas: error: the issue text is 65,537 characters")
+    assert query.stderr.startswith("codeatlas: error: the query is 70,000 characters")
+
+
+def test_a_pathological_report_within_the_limit_is_answered(tracker_repo):  # noqa: F811
+    # 64 KiB of `a.` was one dotted name read as 32,768 module paths (24 s, 0.9 GB per call)
+    out = codeatlas("locate", "-", "--repo", "tracker", "--json", stdin="a." * 32_768)
+    assert out.returncode == 0, out.stderr
+    assert "files" in json.loads(out.stdout)
+
+
+def test_a_request_past_its_time_budget_stops_with_a_line_naming_the_setting(
+    tracker_repo,  # noqa: F811
+):
+    import os
+
+    env = {**os.environ, "CODEATLAS_REQUEST_SECONDS": "0.000001"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "codeatlas.cli", "locate", "-", "--repo", "tracker"],
+        capture_output=True,
+        text=True,
+        input=REPORT,
+        timeout=300,
+        env=env,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("codeatlas: error: the request took more than its 1e-06 s")
+    assert "CODEATLAS_REQUEST_SECONDS" in proc.stderr and "Traceback" not in proc.stderr

@@ -37,10 +37,11 @@ def test_codeatlas_state_dir_still_chooses_the_state_dir(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("name", "value", "message"),
     [
-        ("CODEATLAS_EMBEDDING_DIMENSIONS", "abc", "must be a whole number of at least 1"),
-        ("CODEATLAS_EMBEDDING_DIMENSIONS", "-3", "must be a whole number of at least 1"),
-        ("CODEATLAS_MAX_FILE_BYTES", "1e6", "must be a whole number of at least 1"),
-        ("CODEATLAS_RUN_WAIT_SECONDS", "soon", "must be a whole number"),
+        ("CODEATLAS_EMBEDDING_DIMENSIONS", "abc", "must be a whole number from 1 to 16,000"),
+        ("CODEATLAS_EMBEDDING_DIMENSIONS", "-3", "must be a whole number from 1 to 16,000"),
+        ("CODEATLAS_MAX_FILE_BYTES", "1e6", "must be a whole number from 1 to 1,000,000,000"),
+        ("CODEATLAS_RUN_WAIT_SECONDS", "soon", "must be a whole number from 0 to 604,800"),
+        ("CODEATLAS_OVERLAY_TTL_HOURS", "nan", "must be a number more than 0 and at most 8784"),
         ("CODEATLAS_EMBEDDING_PROVIDER", "sentence-transformers", "must be local, openai or fake"),
     ],
 )
@@ -177,8 +178,8 @@ def test_every_variable_read_outside_settings_before_is_a_field_now(monkeypatch)
     ("name", "value", "message"),
     [
         ("CODEATLAS_LOCAL_RUNTIME", "gpu", "must be ct2 or torch"),
-        ("CODEATLAS_OVERLAY_MAX_FILES", "many", "must be a number"),
-        ("CODEATLAS_INDEX_FILE_SECONDS", "-1", "must not be negative"),
+        ("CODEATLAS_OVERLAY_MAX_FILES", "many", "must be a whole number from 1 to 1,000,000"),
+        ("CODEATLAS_INDEX_FILE_SECONDS", "-1", "must be a number at least 0 and at most 600"),
     ],
 )
 def test_a_bad_value_of_a_new_field_names_its_variable(monkeypatch, name, value, message):
@@ -192,3 +193,46 @@ def test_a_variable_named_on_the_command_line_is_read_through_the_settings_modul
     monkeypatch.delenv("MY_UNSET_SECRET", raising=False)
     assert environment_variable("MY_WEBHOOK_SECRET") == "s3cret-value"
     assert environment_variable("MY_UNSET_SECRET") == ""
+
+
+OVERLAY_TTL = "must be a number more than 0 and at most 8784"
+WHOLE = "must be a whole number from 1 to 1,000,000"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        # nan and inf parse as floats: an overlay kept nan hours failed every index_file, and
+        # 0 hours answered success for a file no call could see
+        ("CODEATLAS_OVERLAY_TTL_HOURS", "nan", OVERLAY_TTL),
+        ("CODEATLAS_OVERLAY_TTL_HOURS", "inf", OVERLAY_TTL),
+        ("CODEATLAS_OVERLAY_TTL_HOURS", "-inf", OVERLAY_TTL),
+        ("CODEATLAS_OVERLAY_TTL_HOURS", "0", OVERLAY_TTL),
+        ("CODEATLAS_OVERLAY_TTL_HOURS", "9000", OVERLAY_TTL),
+        ("CODEATLAS_INDEX_FILE_SECONDS", "NaN", "must be a number at least 0 and at most 600"),
+        ("CODEATLAS_REQUEST_SECONDS", "0", "must be a number more than 0 and at most 3600"),
+        ("CODEATLAS_REQUEST_SECONDS", "infinity", "must be a number more than 0 and at most 3600"),
+        ("CODEATLAS_OVERLAY_MAX_FILES", "1e3", WHOLE),
+        ("CODEATLAS_OVERLAY_MAX_CHUNKS", "0", WHOLE),
+        ("CODEATLAS_MCP_MAX_CONCURRENT", "nan", "must be a whole number from 1 to 10,000"),
+        ("CODEATLAS_MCP_REQUESTS_PER_MINUTE", "0", "must be a whole number from 1 to 100,000,000"),
+        ("CODEATLAS_MCP_FAILED_TOKENS_PER_MINUTE", "-5", WHOLE),
+        ("CODEATLAS_OPENAI_BATCH_SIZE", "99999999", "must be a whole number from 1 to 10,000"),
+        ("CODEATLAS_PARSE_WORKERS", "100000", "must be a whole number from 0 to 1,024"),
+        ("CODEATLAS_SERVER_IDLE_SECONDS", "-1", "must be a whole number from 0 to 604,800"),
+    ],
+)
+def test_every_numeric_setting_must_be_finite_and_in_its_range(monkeypatch, name, value, message):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigurationError, match=f"^{name} {message}, got {value!r}$"):
+        load_settings()
+
+
+def test_the_edges_of_a_range_are_accepted(monkeypatch):
+    monkeypatch.setenv("CODEATLAS_OVERLAY_TTL_HOURS", "8784")
+    monkeypatch.setenv("CODEATLAS_REQUEST_SECONDS", "0.5")
+    monkeypatch.setenv("CODEATLAS_OVERLAY_MAX_FILES", "1000000")
+    monkeypatch.setenv("CODEATLAS_RUN_WAIT_SECONDS", "0")
+    settings = load_settings()
+    assert (settings.overlay_ttl_hours, settings.request_seconds) == (8784, 0.5)
+    assert (settings.overlay_max_files, settings.run_wait_seconds) == (1_000_000, 0)

@@ -70,3 +70,27 @@ def test_term_counts_are_those_of_the_terms_in_order():
     counts = text_term_counts(C_WITH_REPEATS)
     assert counts == Counter(text_terms(C_WITH_REPEATS))
     assert counts["inod"] == 8 and counts["ext4mapblocks"] == 4
+
+
+def test_a_repeated_identifier_is_split_once_and_counted_each_time():
+    # (64 KiB of `a.` was 32,768 identifiers split one by one; the counts are the same)
+    assert query_terms("parse_header parse_header header") == {
+        "pars": 2.0,
+        "header": 3.0,
+        "parseheader": 2.0,
+    }
+
+
+def test_a_request_s_64_kib_word_is_stemmed_and_hashed_without_being_kept_in_the_caches():
+    from core import terms
+
+    word = "x" * 65_536
+    sizes = [terms._cached_stem.cache_info().currsize, terms._cached_term_id.cache_info().currsize]
+    (term,) = query_terms(word)
+    assert term == terms._stemmer.stemWord(word)
+    assert term_id(term) == term_id(term)
+    after = [terms._cached_stem.cache_info().currsize, terms._cached_term_id.cache_info().currsize]
+    assert after == sizes
+    # short words are cached as before
+    terms.stem("refunds")
+    assert terms._cached_stem.cache_info().currsize >= 1

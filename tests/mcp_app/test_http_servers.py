@@ -16,6 +16,9 @@ from tests.mcp_app.conftest import payload
 from tests.mcp_app.test_http import HEADERS, INIT, _token, serve_in_thread
 
 HOP_HEADERS = {"content-length", "transfer-encoding", "connection", "content-encoding"}
+# not forwarded either: the backend is named by its own address, as nginx's default
+# `proxy_set_header Host $proxy_host` does (a server answers its own port only, mcp_app/hosts.py)
+NOT_FORWARDED = {*HOP_HEADERS, "host"}
 
 
 class RoundRobinProxy:
@@ -42,7 +45,7 @@ class RoundRobinProxy:
         backend = self.backends[next(self._turn) % len(self.backends)]
         query = scope["query_string"].decode()
         headers = [
-            (k.decode(), v.decode()) for k, v in scope["headers"] if k.decode() not in HOP_HEADERS
+            (k.decode(), v.decode()) for k, v in scope["headers"] if k.decode() not in NOT_FORWARDED
         ]
         async with httpx.AsyncClient(timeout=30) as client:
             answer = await client.request(

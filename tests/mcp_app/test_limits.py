@@ -44,7 +44,8 @@ def test_the_environment_overrides_each_limit(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    ("value", "rule"), [("ten", "must be a number"), ("-1", "must not be negative")]
+    ("value", "rule"),
+    [("ten", "must be a whole number from 1 to 10,000"), ("-1", "must be a whole number")],
 )
 def test_a_malformed_value_is_refused_naming_the_variable(monkeypatch, value, rule):
     monkeypatch.setenv("CODEATLAS_MCP_MAX_CONCURRENT", value)

@@ -11,7 +11,18 @@ CASES = [
     (
         "search_code",
         {"query": "x" * 65_537},
-        "query: string should have at most 65536 characters",
+        "query is 65,537 characters long; at most 65,536 allowed",
+    ),
+    # (pydantic's own words were "at most 500 items" for a name)
+    (
+        "search_symbols",
+        {"name": "n" * 10_000},
+        "name is 10,000 characters long; at most 500 allowed",
+    ),
+    (
+        "search_code",
+        {"query": "x", "repositories": ["shop"] * 21},
+        "repositories: list should have at most 20 items",
     ),
     ("read_symbol", {"repository": "sh\x00op", "name": "a"}, "repository: must not contain NUL"),
     ("find_callers", {"repository": "shop", "name": "a\x00b"}, "name: must not contain NUL"),
@@ -19,7 +30,7 @@ CASES = [
     ("file_outline", {"repository": "shop"}, "path is required"),
     ("search_code", {"query": "x", "commit": "HEAD~1"}, "commit: must be a commit sha"),
     ("list_repositories", {"verbose": True}, "'verbose' is not an argument of this tool"),
-    ("search_code", {"query": ""}, "query: string should have at least 1 character"),
+    ("search_code", {"query": ""}, "query is 0 characters long; at least 1 needed"),
     ("search_code", {"query": "  \t\n "}, "query: must say what to find (it is empty or only"),
 ]
 
