@@ -11,28 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# extensions of source files a report may quote (a path ending otherwise is a data file, a URL)
-_SOURCE_EXTENSIONS = (
-    "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|go|java|kt|rs|rb|php|cs|c|h|cc|cpp|hpp|cxx|swift|m|mm"
-    "|scala|lua"
-)
-# (starting only where a path can start: a regex free to start inside a word backtracks over
-# every character of a long report)
-_PATH = rf"(?<![\w.~@+/\\-])(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\.(?:{_SOURCE_EXTENSIONS})"
-# Python: File "/x/y.py", line 12, in f
-_PY_FRAME = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
-# IPython 8: File ~/x/y.py:822, in Plot._plot(self, pyplot)
-_IPY8_FRAME = re.compile(rf"File (?P<path>{_PATH}):(?P<line>\d+), in (?P<func>[\w<>.]+)")
-# IPython/Jupyter: ~/x/y.py in f(a, b)
-_IPY_FRAME = re.compile(rf"(?P<path>{_PATH}) in (?P<func>[A-Za-z_]\w*)\(")
-# JS/Java/Go/Rust/C#...: `at f (x/y.ts:12:5)`, `at pkg.C.f(Y.java:12)`, `x/y.go:12 +0x1f`,
-# compiler messages `x/y.c:12:3: error`
-_AT_FRAME = re.compile(rf"\bat (?P<func>[\w$.<>]+) ?\((?P<path>{_PATH}):(?P<line>\d+)")
-_PATH_LINE = re.compile(rf"(?P<path>{_PATH}):(?P<line>\d+)")
-_PATH_ONLY = re.compile(rf"(?<![\w/.\\-])(?P<path>{_PATH})(?![\w/\\])")
+from retrieval.trace_frames import PATH, Frame, normalize_path, read_traces
+
+_PATH_ONLY = re.compile(rf"(?<![\w/.\\-])(?P<path>{PATH})(?![\w/\\])")
 # a dotted name of at least three parts (`pkg.module.name`): a module path or a qualified name
 _DOTTED = re.compile(r"(?<![\w.])(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w(])")
-_FENCE = re.compile(r"```[^\n]*\n(?P<code>.*?)(?:```|$)", re.S)
+# (a fence's info string is a word or two: bounded, or a long line of backticks is read again
+# from each of them)
+_FENCE = re.compile(r"```[^\n]{0,100}\n(?P<code>.*?)(?:```|$)", re.S)
 # `code` and reStructuredText's ``code``
 _BACKTICKS = re.compile(r"(?P<tick>``?)(?P<code>[^`\n]{1,200})(?P=tick)")
 _IDENT = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -89,15 +75,6 @@ def is_report(text: str) -> bool:
     return words >= QUESTION_WORDS or (lines >= 2 and words >= REPORT_WORDS)
 
 
-@dataclass(frozen=True)
-class Frame:
-    """One stack-trace frame: the file, the line and the function it names."""
-
-    path: str
-    line: int | None
-    function: str | None
-
-
 @dataclass
 class IssueEvidence:
     """What a report says about where its code is."""
@@ -106,29 +83,6 @@ class IssueEvidence:
     paths: list[str] = field(default_factory=list[str])  # quoted paths, outside frames
     modules: list[str] = field(default_factory=list[str])  # dotted names as module paths
     identifiers: dict[str, int] = field(default_factory=dict[str, int])  # name -> mentions
-
-
-def normalize_path(path: str) -> str:
-    """A quoted path as a repository path: forward slashes, no drive, no `./`."""
-    path = path.replace("\\", "/")
-    path = re.sub(r"^[A-Za-z]:", "", path)
-    while path.startswith("./"):
-        path = path[2:]
-    return path.lstrip("~/")
-
-
-def _frames(text: str) -> list[Frame]:
-    frames: list[Frame] = []
-    for pattern in (_PY_FRAME, _IPY8_FRAME, _IPY_FRAME, _AT_FRAME):
-        for m in pattern.finditer(text):
-            line = m.groupdict().get("line")
-            frames.append(Frame(normalize_path(m["path"]), int(line) if line else None, m["func"]))
-    seen = {(f.path, f.line) for f in frames}
-    for m in _PATH_LINE.finditer(text):
-        path = normalize_path(m["path"])
-        if (path, int(m["line"])) not in seen and not any(f.path == path for f in frames):
-            frames.append(Frame(path, int(m["line"]), None))
-    return frames
 
 
 def _code_spans(text: str) -> list[str]:
@@ -181,9 +135,14 @@ def _identifiers(text: str, code: list[str]) -> dict[str, int]:
     return counts
 
 
+def _python(frame: Frame) -> bool:
+    return frame.path.endswith((".py", ".pyx", ".pyi"))
+
+
 def read_issue(text: str) -> IssueEvidence:
     """Frames, quoted paths, dotted module names and identifiers of a bug report."""
-    frames = _frames(text)
+    traces = read_traces(text)
+    frames = traces.frames
     framed = {f.path for f in frames}
     paths: list[str] = []
     for m in _PATH_ONLY.finditer(text):
@@ -195,9 +154,12 @@ def read_issue(text: str) -> IssueEvidence:
         name = m["name"]
         if name.split(".")[0] not in ("self", "cls", "this") and name not in modules:
             modules.append(name)
-    return IssueEvidence(
-        frames=frames,
-        paths=paths,
-        modules=modules,
-        identifiers=_identifiers(text, _code_spans(text)),
-    )
+    identifiers = _identifiers(text, _code_spans(text))
+    # the functions the traces of other languages name (`ns::Class::method`, `pkg.(*T).Method`,
+    # a PHP frame's callee) as `Class.method`, which the identifiers read from code do not form;
+    # Python's frames are left as they were measured (their names are written as in the code)
+    named = [f.function for f in frames if f.function and not f.dependency and not _python(f)]
+    for name in traces.named + named:
+        if name not in identifiers and name.rsplit(".", 1)[-1] not in _COMMON:
+            identifiers[name] = 1
+    return IssueEvidence(frames=frames, paths=paths, modules=modules, identifiers=identifiers)

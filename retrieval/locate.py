@@ -308,7 +308,9 @@ def _add_paths(
         by_name.setdefault(posixpath.basename(row["path"]), []).append(row)
     frame_files: dict[FileKey, list[Any]] = {}
     for frame in ev.frames:
-        matches = _best_matches(by_name.get(posixpath.basename(frame.path), []), frame.path, False)
+        # a dependency's frame, or a Java frame's package path, names exactly that path
+        candidates = by_name.get(posixpath.basename(frame.path), [])
+        matches = _best_matches(candidates, frame.path, frame.whole)
         for row in matches:
             state = _state(files, row)
             state.frame = max(state.frame, 1 / len(matches))
@@ -354,8 +356,7 @@ def _add_frame_functions(
         state = files[key]
         symbols = by_version.get(state.file_version_id, [])
         for frame in frames:
-            name = (frame.function or "").rsplit(".", 1)[-1]
-            named = [s for s in symbols if name and s["name"] == name]
+            named = _named_functions(symbols, frame.function or "")
             if not named and frame.line is not None and not frame.function:
                 inside = [s for s in symbols if s["start_line"] <= frame.line <= s["end_line"]]
                 named = sorted(inside, key=lambda s: s["end_line"] - s["start_line"])[:1]
@@ -364,6 +365,23 @@ def _add_frame_functions(
                 unit.named += 1.0
                 if "stack frame" not in unit.evidence:
                     unit.evidence.append("stack frame")
+
+
+def dotted(qualified_name: str) -> str:
+    """A qualified name with the languages' separators (`::`, `\\`, `->`) as dots."""
+    return qualified_name.replace("::", ".").replace("\\", ".").replace("->", ".")
+
+
+def _named_functions(symbols: list[Row], function: str) -> list[Row]:
+    """The file's functions a frame names: by name, those whose qualified name ends with the
+    frame's `Class.method` when some do (two classes of one file may share a method name)."""
+    name = function.rsplit(".", 1)[-1]
+    named = [s for s in symbols if name and s["name"] == name]
+    if "." in function:
+        tail = "." + function
+        qualified = [s for s in named if ("." + dotted(s["qualified_name"])).endswith(tail)]
+        return qualified or named
+    return named
 
 
 # --- identifiers --------------------------------------------------------------------------
@@ -406,7 +424,7 @@ def _add_symbols(ev: IssueEvidence, rows: list[Row], files: dict[FileKey, _FileS
         last = name.rsplit(".", 1)[-1]
         defs = by_name.get(last, [])
         if "." in name:  # `Class.method`: the qualified name's tail must match
-            defs = [d for d in defs if ("." + d["qualified_name"]).endswith("." + name)]
+            defs = [d for d in defs if ("." + dotted(d["qualified_name"])).endswith("." + name)]
         paths = {(d["repository"], d["path"], d["source"]) for d in defs}
         if not paths or len(paths) > MAX_DEFINING_FILES:
             continue

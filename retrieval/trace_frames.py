@@ -1,0 +1,452 @@
+"""Stack frames and diagnostics of every language a report may paste: where the failure passed.
+
+Python tracebacks, Java/Kotlin/Scala and C# stack traces, Go panics and goroutine dumps, Rust
+panics and backtraces, Node and browser traces, C/C++ (gdb, sanitizers, valgrind), Ruby, PHP,
+and compiler diagnostics (`file:line:col: error`, `file(line,col): error`). Each frame is a path
+(matched against the index by suffix, `retrieval/locate.py`), the line, and the function it
+names written as `Class.method` whatever the language's own separator (`ns::Class::method`,
+`pkg.(*T).Method`, `Class#method`, `Class->method`). A frame inside a dependency (site-packages,
+node_modules, the Go module cache or GOROOT, ~/.cargo/registry, /rustc/..., the JDK, vendor/,
+gems) keeps only its path inside that package and is matched whole: it names this repository's
+file only when the repository is that package.
+
+The text is read line by line, each line at most MAX_LINE characters and each pattern anchored
+at a place that cannot start again inside the same token, so reading is linear in the report's
+length; at most MAX_FRAMES frames are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# frames read per report: a trace longer than this repeats itself (recursion, goroutine dumps)
+MAX_FRAMES = 200
+# characters of a line read: a frame fits; a minified bundle pasted as one line is not a frame
+MAX_LINE = 2000
+
+# extensions of source files a report may quote (a path ending otherwise is a data file, a URL)
+SOURCE_EXTENSIONS = (
+    "py|pyi|pyx|js|mjs|cjs|jsx|ts|mts|cts|tsx|vue|svelte|go|java|kt|kts|scala|groovy|rs|rb|rake"
+    "|erb|php|cs|fs|vb|c|h|cc|cpp|hpp|cxx|hxx|hh|inl|swift|m|mm|lua|ex|exs|dart"
+)
+# (starting only where a path can start: a regex free to start inside a word backtracks over
+# every character of a long report)
+PATH = rf"(?<![\w.~@+/\\-])(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\.(?:{SOURCE_EXTENSIONS})"
+_SOURCE_PATH = re.compile(rf"(?:[A-Za-z]:)?[^\s:()]*\.(?:{SOURCE_EXTENSIONS})")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One stack-trace frame: the file, the line and the function it names (`Class.method`).
+
+    `dependency`: the frame is inside another package (its `path` is then the path inside that
+    package); `whole`: the path is exact from its root (a dependency's, or a Java package's) and
+    must match in full."""
+
+    path: str
+    line: int | None
+    function: str | None
+    dependency: bool = field(default=False, compare=False)
+    whole: bool = field(default=False, compare=False)
+
+
+@dataclass
+class TraceEvidence:
+    """The frames of a report, and the functions its traces name without a file (a C# frame
+    of a release build, the callee of a PHP frame), as `Class.method`."""
+
+    frames: list[Frame] = field(default_factory=list[Frame])
+    named: list[str] = field(default_factory=list[str])
+
+
+def normalize_path(path: str) -> str:
+    """A quoted path as a repository path: forward slashes, no drive, no `./`."""
+    path = path.replace("\\", "/")
+    path = re.sub(r"^[A-Za-z]:", "", path)
+    while path.startswith("./"):
+        path = path[2:]
+    return path.lstrip("~/")
+
+
+# --- dependencies -------------------------------------------------------------------------
+
+# the top-level packages of Go's standard library: `go/src/<one of these>/` is GOROOT, while
+# `go/src/github.com/...` is a GOPATH checkout (anyone's own code)
+_GO_STD = (
+    "archive|bufio|builtin|bytes|cmp|compress|container|context|crypto|database|debug|embed"
+    "|encoding|errors|expvar|flag|fmt|go|hash|html|image|index|internal|io|iter|log|maps|math"
+    "|mime|net|os|path|plugin|reflect|regexp|runtime|slices|sort|strconv|strings|sync|syscall"
+    "|testing|text|time|unicode|unique|unsafe|vendor"
+)
+# (pattern, what it is): group 1 is the path inside the package. Every pattern starts at a
+# folder boundary with a literal, so a search tries one cheap test per character.
+_DEPENDENCY_ROOTS = [
+    re.compile(p)
+    for p in (
+        r"(?:^|/)(?:site|dist)-packages/(.+)",  # Python packages
+        r"(?:^|/)[Ll]ib/python\d(?:\.\d+)?t?/(.+)",  # Python's standard library
+        r"(?:^|/)Python\d+/Lib/(.+)",  # ... on Windows
+        r"(?:^|/)node_modules/(?:@[^/]+/)?[^/]+/(.+)",  # npm (the last node_modules wins: below)
+        r"(?:^|/)pkg/mod/[^@]+@[^/]+/(.+)",  # the Go module cache
+        rf"(?:^|/)(?:go|goroot|libexec)(?:-?[\d.]*)/src/((?:{_GO_STD})/.+)",  # GOROOT
+        r"(?:^|/)\.cargo/registry/src/[^/]+/[^/]+/(.+)",  # crates.io
+        r"(?:^|/)\.cargo/git/checkouts/[^/]+/[^/]+/(.+)",  # git dependencies of cargo
+        r"^/?rustc/[0-9a-f]+/(.+)",  # Rust's standard library
+        r"(?:^|/)gems/[A-Za-z][\w.-]*-\d[\w.]*/(.+)",  # a gem: gems/<name>-<version>/
+        r"(?:^|/)lib/ruby/\d[\d.]*/(.+)",  # Ruby's standard library
+        r"(?:^|/)vendor/(?:[^/]+/[^/]+/)?(.+\.php)",  # composer
+        r"(?:^|/)vendor/(.+)",  # Go modules' and others' vendored copies
+        r"^/?usr/(?:local/)?include/(.+)",  # C/C++ system headers
+        r"^/?usr/lib/gcc/.+?/include/(.+)",
+    )
+]
+
+
+def dependency_path(path: str) -> str | None:
+    """The path inside its package when `path` (normalized) is a dependency's file, else None."""
+    if "node_modules/" in path:  # nested packages: the innermost is the one
+        path = path[path.rfind("node_modules/") :]
+    for pattern in _DEPENDENCY_ROOTS:
+        m = pattern.search(path)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _frame(path: str, line: int | None, function: str | None, whole: bool = False) -> Frame:
+    path = normalize_path(path)
+    inside = dependency_path(path) if not whole else None
+    if inside is not None:
+        return Frame(inside, line, function, dependency=True, whole=True)
+    return Frame(path, line, function, whole=whole)
+
+
+# --- names --------------------------------------------------------------------------------
+
+# what a trace calls a place that is no function of the code
+_NOT_FUNCTIONS = frozenset(
+    {"<module>", "<main>", "{main}", "main.main", "<anonymous>", "anonymous", "<top (required)>"}
+)
+
+
+_NAME_PART = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def _strip_brackets(name: str, opening: str = "<", closing: str = ">") -> str:
+    """`name` without its bracketed parts (`Vec<T>::push` -> `Vec::push`), in one pass."""
+    out: list[str] = []
+    depth = 0
+    for ch in name:
+        if ch == opening:
+            depth += 1
+        elif ch == closing and depth:
+            depth -= 1
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
+
+
+def short_name(parts: list[str]) -> str | None:
+    """The last two parts of a qualified name as `Class.method` (or `module.function`: the
+    index's qualified names tell which), skipping empty and numeric parts."""
+    kept = [p for p in parts if p and not p.isdigit()][-2:]
+    if not kept or not all(_NAME_PART.fullmatch(p) for p in kept):
+        return None
+    name = ".".join(kept)
+    return None if name in _NOT_FUNCTIONS else name
+
+
+def _colons_name(name: str) -> str | None:
+    """C++ and Rust: `ns::Class<T>::method(int) const`, `<a::Foo as Trait>::fmt::h0123...`."""
+    name = name.strip()
+    if name.startswith("<") and " as " in name:  # <Type as Trait>::method
+        inner, _, rest = name[1:].partition(" as ")
+        rest = rest.split(">", 1)[1] if ">" in rest else ""
+        name = inner + rest
+    name = _strip_brackets(_strip_brackets(name), "(", ")")
+    name = re.sub(r"::h[0-9a-f]{16}$", "", name.split(" ", 1)[0])
+    parts = [p for p in name.split("::") if p not in ("{{closure}}", "{closure}", "")]
+    return short_name(parts)
+
+
+def _go_name(name: str) -> str | None:
+    """Go: `github.com/x/y/pkg.(*T).Method.func1` -> `T.Method`, `pkg.Func` -> `pkg.Func`."""
+    name = _strip_brackets(name.rsplit("/", 1)[-1], "[", "]")
+    parts = [p.strip("()*") for p in name.split(".")]
+    while len(parts) > 1 and re.fullmatch(r"(?:func|gowrap|deferwrap)\d+", parts[-1]):
+        parts.pop()  # a closure is its enclosing function's
+    if len(parts) > 2:  # pkg.T.Method: the package adds nothing to the receiver's name
+        parts = parts[1:]
+    return short_name(parts)
+
+
+def _java_name(qualified: str) -> tuple[list[str], str | None]:
+    """Java/Kotlin: (the package's folders, `Class.method`) of `com.foo.Bar$Inner.lambda$baz$0`."""
+    parts = qualified.split(".")
+    method = parts[-1]
+    classes = parts[-2].split("$") if len(parts) > 1 else []
+    package = parts[:-2]
+    classes = [c for c in classes if c and not c.isdigit() and not c.startswith("lambda")]
+    if method.startswith("lambda$"):  # lambda$baz$0: the lambda inside baz
+        method = method.split("$")[1] if method.count("$") >= 2 else ""
+    if method == "<init>":
+        method = classes[-1] if classes else ""
+    elif method.startswith("<") or "$" in method:
+        method = method.split("$")[0].strip("<>")
+    if classes and classes[-1].endswith("Kt"):  # a Kotlin file's top-level functions
+        classes = classes[:-1]
+    return package, short_name([*classes[-1:], method])
+
+
+def _dotnet_name(qualified: str) -> str | None:
+    """C#: `Ns.Class.<Method>d__5.MoveNext`, `Ns.Class.Method[T]` -> `Class.Method`."""
+    qualified = _strip_brackets(qualified, "[", "]")
+    async_method = re.search(r"<(\w+)>[a-z]__", qualified)
+    parts = qualified.split(".")
+    if async_method:  # a compiler-made state machine or lambda inside Method
+        owner = qualified[: async_method.start()].rstrip(".").split(".")
+        owner = [p for p in owner if not p.startswith("<")]
+        return short_name([*owner[-1:], async_method.group(1)])
+    return short_name([p for p in parts if not p.startswith("<")])
+
+
+def _js_name(name: str) -> str | None:
+    """Node/V8 and browsers: `Object.<anonymous>`, `async Foo.bar [as baz]`, `Foo/<`."""
+    name = re.sub(r"\s*\[as [^\]]*\]$", "", name.strip())
+    name = re.sub(r"^(?:async |new )+", "", name)
+    name = name.replace("/<", "").strip("<@/")
+    if "/" in name:  # Firefox: outer/inner
+        name = name.rsplit("/", 1)[-1]
+    parts = [p for p in name.split(".") if p and not p.startswith("<")]
+    while parts and parts[0] in ("Object", "Module", "exports", "module", "process", "Array"):
+        parts = parts[1:]
+    return short_name(parts)
+
+
+def _ruby_name(name: str) -> str | None:
+    """Ruby: `block (2 levels) in save`, `User#save`, `<class:User>` -> `save`, `User.save`."""
+    name = re.sub(r"^(?:block (?:\(\d+ levels\) )?in |rescue in |ensure in )+", "", name)
+    if name.startswith("<"):
+        return None
+    return short_name(re.split(r"[#.]|::", name))
+
+
+def _php_name(callee: str) -> str | None:
+    """PHP: `App\\Foo->bar`, `Foo::bar`, `{closure}` -> `Foo.bar`."""
+    if callee.startswith("{") or callee.startswith("["):
+        return None
+    callee = callee.rsplit("\\", 1)[-1]
+    return short_name(re.split(r"->|::", callee))
+
+
+# --- one line at a time -------------------------------------------------------------------
+
+_PY_FRAME = re.compile(rf'File "(?P<path>{PATH})", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
+_IPY8_FRAME = re.compile(rf"File (?P<path>{PATH}):(?P<line>\d+), in (?P<func>[\w<>.]+)")
+_IPY_FRAME = re.compile(rf"(?P<path>{PATH}) in (?P<func>[A-Za-z_]\w*)\(")
+_JAVA_FRAME = re.compile(
+    r"at (?:[\w.-]+(?:@[\w.-]+)?/{1,2})?(?P<qual>[\w$.<>]+)"
+    r"\((?P<file>[\w$-]+\.(?:java|kt|kts|scala|groovy)):(?P<line>\d+)\)"
+)
+_JAVA_MODULE = re.compile(r"at (?P<module>[\w.-]+(?:@[\w.-]+)?)/")
+_JDK_PACKAGES = re.compile(r"(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala)\.")
+_DOTNET_FRAME = re.compile(
+    r"at (?P<qual>[\w.<>`\[\],]+)\([^)]*\)(?: in (?P<path>.+):line (?P<line>\d+))?$"
+)
+_DOTNET_RUNTIME = ("System.", "Microsoft.", "Xunit.", "NUnit.")
+_V8_FRAME = re.compile(r"at (?P<func>[^()]+?) \((?P<loc>[^()]+)\)$")
+_V8_BARE = re.compile(r"at (?P<loc>\S+)$")
+_BROWSER_FRAME = re.compile(r"(?P<func>[^@\s]*)@(?P<loc>\S+)$")
+_LOCATION = re.compile(r"(?P<path>.+?)(?:\?[^:?]*)?:(?P<line>\d+)(?::\d+)?")
+_URL_PREFIX = re.compile(
+    r"^(?:webpack-internal:///|webpack:///|webpack://[\w@.-]+/|file://|[a-z]+://[^/]*)"
+)
+_GO_NAME = re.compile(r"[\w./*()\[\]-]+")
+_GO_LOCATION = re.compile(r"(?P<path>\S+\.go):(?P<line>\d+)(?: \+0x[0-9a-f]+)?$")
+_RUST_PANIC = re.compile(r"thread '[^']*' panicked at (?:'.*', )?(?P<path>\S+\.rs):(?P<line>\d+)")
+_RUST_FUNCTION = re.compile(r"\d+:\s+(?:0x[0-9a-f]+ - )?(?P<func>\S.*)$")
+_AT_LOCATION = re.compile(r"at (?P<path>\S+?):(?P<line>\d+)(?::\d+)?$")
+_NUMBERED = re.compile(r"#\d+\s+(?:0x[0-9a-fA-F]+ in )?")
+_VALGRIND = re.compile(
+    r"(?:==\d+== +)?(?:at|by) 0x[0-9A-Fa-f]+: (?P<func>.+) \((?P<file>[^()]+):(?P<line>\d+)\)$"
+)
+_RUBY_FRAME = re.compile(
+    r"(?:from )?(?P<path>\S+\.(?:rb|rake|erb)):(?P<line>\d+):in [`'](?P<func>[^'`]+)'"
+)
+_PHP_FRAME = re.compile(r"#\d+ (?P<path>\S+\.php)\((?P<line>\d+)\): (?P<callee>[^(\s]+)\(")
+_PHP_IN = re.compile(r"\bin (?P<path>\S+\.php)(?: on line |:)(?P<line>\d+)")
+_PAREN_DIAGNOSTIC = re.compile(rf"(?P<path>{PATH})\((?P<line>\d+)(?:,\d+)?\)")
+_PATH_LINE = re.compile(rf"(?P<path>{PATH}):(?P<line>\d+)")
+
+
+def _location(loc: str) -> tuple[str, int] | None:
+    """(path, line) of a JS location: `webpack:///./src/y.ts?:3:7`, `http://h/app.js:1:2`."""
+    loc = _URL_PREFIX.sub("", loc)
+    m = _LOCATION.fullmatch(loc)
+    if not m or not _SOURCE_PATH.fullmatch(m["path"]):
+        return None
+    return m["path"], int(m["line"])
+
+
+def _go_function(line: str) -> str | None:
+    """The function of a goroutine dump's function line: `pkg.(*T).Method(0xc0, 0x1)`,
+    `created by pkg.Func in goroutine 7`."""
+    if line.startswith("created by "):
+        name = line.removeprefix("created by ").split(" in goroutine ", 1)[0]
+    elif line.endswith(")"):
+        depth = 0
+        for i in range(len(line) - 1, -1, -1):  # the opening of the arguments' parenthesis
+            depth += {")": 1, "(": -1}.get(line[i], 0)
+            if depth == 0:
+                break
+        name = line[:i]
+    else:
+        return None
+    return name if "." in name and _GO_NAME.fullmatch(name) else None
+
+
+def _cpp_frame(rest: str) -> tuple[str | None, tuple[str, int] | None]:
+    """gdb (`ns::C::m (this=0x1) at src/a.cc:12`) and sanitizers (`func /path/file.c:33:5`):
+    the function and the location of what follows `#N 0x... in `."""
+    head, sep, tail = rest.rpartition(" at ")
+    if sep and (m := _LOCATION.fullmatch(tail.strip())) and _SOURCE_PATH.fullmatch(m["path"]):
+        return _colons_name(head.split(" (", 1)[0]), (m["path"], int(m["line"]))
+    head, _, last = rest.rstrip().rpartition(" ")
+    m = _LOCATION.fullmatch(last)
+    if head and m and _SOURCE_PATH.fullmatch(m["path"]):
+        return _colons_name(head), (m["path"], int(m["line"]))
+    return _colons_name(rest.split(" (", 1)[0]) if not rest.startswith("0x") else None, None
+
+
+class _Reader:
+    """Frames of one report, read line by line; a function line (Go, Rust) waits for the
+    location on the next line."""
+
+    def __init__(self) -> None:
+        self.found = TraceEvidence()
+        self.pending: tuple[str, str | None] | None = None  # (language, function)
+        self.used: set[int] = set()  # lines that gave a frame
+
+    def add(self, frame: Frame, index: int) -> None:
+        if len(self.found.frames) < MAX_FRAMES:
+            self.found.frames.append(frame)
+            self.used.add(index)
+
+    def name(self, function: str | None) -> None:
+        if function and function not in self.found.named and len(self.found.named) < MAX_FRAMES:
+            self.found.named.append(function)
+
+    def read(self, line: str, index: int) -> None:
+        pending, self.pending = self.pending, None
+        if '"' in line and "File " in line:
+            for m in _PY_FRAME.finditer(line):
+                self.add(_frame(m["path"], int(m["line"]), m["func"]), index)
+            if index in self.used:
+                return
+        if line.startswith("File ") and (m := _IPY8_FRAME.match(line)):
+            self.add(_frame(m["path"], int(m["line"]), m["func"]), index)
+            return
+        if line.startswith("at "):
+            self._at(line, index, pending)
+            return
+        if line.startswith("#"):
+            self._numbered(line, index)
+            return
+        if line.startswith("thread '"):
+            if m := _RUST_PANIC.match(line):
+                self.add(_frame(m["path"], int(m["line"]), None), index)
+            return
+        if m := _GO_LOCATION.match(line):
+            function = pending[1] if pending and pending[0] == "go" else None
+            self.add(_frame(m["path"], int(m["line"]), function), index)
+            return
+        if ".rb:" in line and (m := _RUBY_FRAME.match(line)):
+            self.add(_frame(m["path"], int(m["line"]), _ruby_name(m["func"])), index)
+            return
+        if " 0x" in line and (m := _VALGRIND.match(line)):
+            self.add(_frame(m["file"], int(m["line"]), _colons_name(m["func"])), index)
+            return
+        if line[:1].isdigit() and (m := _RUST_FUNCTION.match(line)):
+            self.pending = ("rust", _colons_name(m["func"]))
+            return
+        browser = _BROWSER_FRAME.match(line) if "@" in line else None
+        if browser and (where := _location(browser["loc"])):
+            self.add(_frame(where[0], where[1], _js_name(browser["func"])), index)
+            return
+        if ".php" in line and (m := _PHP_IN.search(line)):
+            self.add(_frame(m["path"], int(m["line"]), None), index)
+            return
+        if " in " in line and (m := _IPY_FRAME.search(line)):
+            self.add(_frame(m["path"], None, m["func"]), index)
+            return
+        if "." in line and (function := _go_function(line)):
+            self.pending = ("go", _go_name(function))
+
+    def _at(self, line: str, index: int, pending: tuple[str, str | None] | None) -> None:
+        """`at ...`: Java/Kotlin, C#, V8, or a Rust backtrace's location line."""
+        if m := _JAVA_FRAME.match(line):
+            package, function = _java_name(m["qual"])
+            module = _JAVA_MODULE.match(line)
+            jdk = bool(module and module["module"].startswith(("java.", "jdk."))) or bool(
+                _JDK_PACKAGES.match(m["qual"])
+            )
+            path = "/".join([*package, m["file"]])
+            self.add(Frame(path, int(m["line"]), function, dependency=jdk, whole=True), index)
+            return
+        if " in " in line and ":line " in line and (m := _DOTNET_FRAME.match(line)):
+            self.add(_frame(m["path"], int(m["line"]), _dotnet_name(m["qual"])), index)
+            return
+        if m := _V8_FRAME.match(line):
+            if where := _location(m["loc"]):
+                self.add(_frame(where[0], where[1], _js_name(m["func"])), index)
+            return
+        if (m := _AT_LOCATION.match(line)) and _SOURCE_PATH.fullmatch(
+            _URL_PREFIX.sub("", m["path"])
+        ):
+            function = pending[1] if pending and pending[0] == "rust" else None
+            if m["path"].endswith(".rs"):
+                self.add(_frame(m["path"], int(m["line"]), function), index)
+            elif where := _location(line[3:]):
+                self.add(_frame(where[0], where[1], None), index)
+            return
+        if (m := _DOTNET_FRAME.match(line)) and not m["qual"].startswith(_DOTNET_RUNTIME):
+            self.name(_dotnet_name(m["qual"]))  # a release build's frame: a name, no file
+
+    def _numbered(self, line: str, index: int) -> None:
+        """`#N ...`: PHP, gdb, AddressSanitizer and the other sanitizers."""
+        if m := _PHP_FRAME.match(line):
+            self.add(_frame(m["path"], int(m["line"]), None), index)
+            self.name(_php_name(m["callee"]))
+            return
+        if m := _NUMBERED.match(line):
+            function, where = _cpp_frame(line[m.end() :])
+            if where:
+                self.add(_frame(where[0], where[1], function), index)
+            else:
+                self.name(function)
+
+
+def read_traces(text: str) -> TraceEvidence:
+    """The frames of every trace and diagnostic in `text`, in the order they appear."""
+    reader = _Reader()
+    lines = [line[:MAX_LINE].strip().lstrip("> ").strip() for line in text.splitlines()]
+    for index, line in enumerate(lines):
+        if len(reader.found.frames) >= MAX_FRAMES:
+            break
+        if line:
+            reader.read(line, index)
+    # compiler diagnostics and any other `path:line` / `path(line,col)` not read as a frame
+    framed = {f.path for f in reader.found.frames}
+    for index, line in enumerate(lines):
+        if len(reader.found.frames) >= MAX_FRAMES:
+            break
+        if index in reader.used or not line:
+            continue
+        for pattern in (_PAREN_DIAGNOSTIC, _PATH_LINE):
+            for m in pattern.finditer(line):
+                frame = _frame(m["path"], int(m["line"]), None)
+                if frame.path not in framed:
+                    framed.add(frame.path)
+                    reader.add(frame, index)
+    return reader.found
