@@ -148,9 +148,9 @@ def store_parsed_file(
                     )
                 )
     conn.execute(
-        "UPDATE file_versions SET parsed_at = now(), has_syntax_errors = %s, redactions = %s"
-        " WHERE id = %s",
-        (parsed.has_syntax_errors, parsed.redactions, file_version_id),
+        "UPDATE file_versions SET parsed_at = now(), has_syntax_errors = %s, redactions = %s,"
+        " role = %s WHERE id = %s",
+        (parsed.has_syntax_errors, parsed.redactions, parsed.role, file_version_id),
     )
     return chunk_ids
 

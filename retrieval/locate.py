@@ -12,8 +12,9 @@ a question; here every piece of evidence is matched on its own terms and added u
 - the report's meaning (given a query embedder): the chunks nearest to its opening, added up per
   file as the prose is.
 
-Tests, fixtures, examples, docs, benchmarks and vendored copies (`retrieval/path_roles.py`) count
-a third unless a frame or a quoted path names them. docs/retrieval.md ("Locate") has the
+Tests, fixtures, examples, docs, benchmarks, generated files and vendored copies (by path,
+`retrieval/path_roles.py`, or by what the file contains, `indexing/parsing/content_roles.py`)
+count a third unless a frame or a quoted path names them. docs/retrieval.md ("Locate") has the
 measurements behind each constant.
 """
 
@@ -27,12 +28,13 @@ from typing import Any, LiteralString
 
 from core.sql_files import statement
 from core.terms import K1, B, query_terms, term_id
+from indexing.parsing.content_roles import is_test_function
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, Task, run_concurrently
 from retrieval.hits import INTERNAL, Hit, public_record, unit_range
 from retrieval.issue_text import IssueEvidence, read_issue
 from retrieval.lexical import lexical_candidates
-from retrieval.path_roles import CODE, path_role
+from retrieval.path_roles import CODE, file_role
 from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 from retrieval.semantic import QueryEmbedder, semantic_candidates
@@ -167,6 +169,8 @@ class _FileState:
     symbols: float = 0.0
     evidence: list[str] = field(default_factory=list[str])
     units: dict[str, _Unit] = field(default_factory=dict[str, _Unit])
+    stored_role: str | None = None  # what its content showed when indexed (`file_role`)
+    language: str = ""
 
     def note(self, evidence: str) -> None:
         # the first few say why; a file defining forty named identifiers need not list them
@@ -214,6 +218,7 @@ def locate(
     _add_symbols(evidence, symbol_rows, files)
     _add_text(text_rows, files)
     _add_meaning(semantic_rows, files)
+    _add_roles(conn, files)
     ranked = _rank(files, weights)
     if weights.file_functions:
         leading = [files[(f.repository, f.path, f.source)] for f in ranked[:limit_files]]
@@ -586,6 +591,21 @@ def _add_file_functions(conn: DbConnection, states: list[_FileState], terms: Rep
         unit.text = max(unit.text, row["score"])
 
 
+def _add_roles(conn: DbConnection, files: dict[FileKey, _FileState]) -> None:
+    """The role each candidate's content showed when it was indexed, and its language."""
+    ids = sorted({s.file_version_id for s in files.values()})
+    if not ids:
+        return
+    rows = conn.execute(
+        "SELECT id, role, language FROM file_versions WHERE id = ANY(%s)", (ids,)
+    ).fetchall()
+    found = {r["id"]: r for r in rows}
+    for state in files.values():
+        row = found.get(state.file_version_id)
+        if row is not None:
+            state.stored_role, state.language = row["role"], row["language"]
+
+
 # --- ranking ------------------------------------------------------------------------------
 
 
@@ -611,7 +631,7 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
             + weights.path * s.path_named
             + weights.symbol * math.log1p(s.symbols)
         )
-        role = path_role(s.path)
+        role = file_role(s.path, s.stored_role)
         if role != CODE and not (s.frame or s.path_named):
             score *= weights.auxiliary
         if text[key] > 0 and "text" not in s.evidence:
@@ -622,13 +642,15 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
         for unit in s.units.values():
             unit_text = unit.text / top_unit if top_unit else 0.0
             unit_meaning = weights.semantic * unit.meaning
+            # a code file's own tests (Rust's inline `mod tests`) count as its test files do
+            share = weights.auxiliary if is_test_function(s.language, unit.symbol) else 1.0
             functions.append(
                 LocatedFunction(
                     symbol=unit.symbol,
                     kind=unit.kind,
                     start_line=unit.start_line,
                     end_line=unit.end_line,
-                    score=round(unit.named + unit_text + unit_meaning, 4),
+                    score=round(share * (unit.named + unit_text + unit_meaning), 4),
                     evidence=unit.evidence
                     + (["text"] if unit_text else [])
                     + (["meaning"] if unit_meaning else []),
@@ -661,14 +683,15 @@ def _neighbours(
     rows = conn.execute(
         "WITH "
         + VISIBLE_FILES
-        + " SELECT f.repository, f.path, f.commit_sha, f.source, f.file_version_id FROM files f"
+        + " SELECT f.repository, f.path, f.commit_sha, f.source, f.file_version_id, fv.role"
+        " FROM files f LEFT JOIN file_versions fv ON fv.id = f.file_version_id"
         " WHERE regexp_replace(f.path, '/?[^/]*$', '') = ANY(%(folders)s)"
         " ORDER BY f.repository, f.path LIMIT 500",
         {**scope.params(), "folders": folders},
     ).fetchall()
     out: list[LocatedFile] = []
     for row in rows:
-        role = path_role(row["path"])
+        role = file_role(row["path"], row["role"])
         if (row["repository"], row["path"]) in taken or role != CODE:
             continue
         out.append(

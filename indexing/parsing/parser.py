@@ -23,6 +23,7 @@ from indexing.parsing.apple import (
     read_ns_enums,
 )
 from indexing.parsing.chunking import build_chunks
+from indexing.parsing.content_roles import READ_CHARS, content_role
 from indexing.parsing.directives import (
     blank_attribute_macros,
     blank_conditional_lines,
@@ -144,6 +145,7 @@ def parse_file(
         edges=edges,
         has_syntax_errors=root.has_error,
         redactions=redactions,
+        role=content_role(language, text.text(0, READ_CHARS)),
     )
 
 
