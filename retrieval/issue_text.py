@@ -143,7 +143,9 @@ def read_issue(text: str) -> IssueEvidence:
     """Frames, quoted paths, dotted module names and identifiers of a bug report."""
     traces = read_traces(text)
     frames = traces.frames
-    framed = {f.path for f in frames}
+    # the paths the traces wrote are read; a dependency's path inside its package, written
+    # apart in the prose (`tracker/parser.py`), is a quoted path of its own
+    framed = {f.quoted for f in frames} | {f.path for f in frames if not f.dependency}
     paths: list[str] = []
     for m in _PATH_ONLY.finditer(text):
         path = normalize_path(m["path"])

@@ -170,6 +170,9 @@ class _FileState:
     evidence: list[str] = field(default_factory=list[str])
     units: dict[str, _Unit] = field(default_factory=dict[str, _Unit])
     stored_role: str | None = None  # what its content showed when indexed (`file_role`)
+    # functions a frame (of a trace written innermost first) named: its place in the trace
+    # orders them, not how rare their names are
+    framed_units: set[str] = field(default_factory=set[str])
     language: str = ""
 
     def note(self, evidence: str) -> None:
@@ -315,10 +318,15 @@ def _add_paths(
     for frame in ev.frames:
         # a dependency's frame, or a Java frame's package path, names exactly that path
         candidates = by_name.get(posixpath.basename(frame.path), [])
+        if frame.dependency and "/" not in frame.path:
+            # a file at a package's root (`errors.go` of a Go module) is this repository's
+            # only at its root: a bare name would match every file so named
+            candidates = [r for r in candidates if r["path"] == frame.path]
         matches = _best_matches(candidates, frame.path, frame.whole)
         for row in matches:
             state = _state(files, row)
-            state.frame = max(state.frame, 1 / len(matches))
+            # where it failed counts whole, its callers less (`Frame.depth`; Python's: all 0)
+            state.frame = max(state.frame, 1 / len(matches) / (1 + frame.depth))
             where = f" line {frame.line}" if frame.line else ""
             state.note(f"stack frame{where}" + (f" in {frame.function}" if frame.function else ""))
             frame_files.setdefault((row["repository"], row["path"], row["source"]), []).append(
@@ -367,7 +375,10 @@ def _add_frame_functions(
                 named = sorted(inside, key=lambda s: s["end_line"] - s["start_line"])[:1]
             for s in named:
                 unit = state.unit(s["qualified_name"], s["kind"], s["start_line"], s["end_line"])
-                unit.named += 1.0
+                # the frame where it failed counts whole, its callers less the farther they are
+                unit.named += 1.0 / (1 + frame.depth)
+                if frame.function and not frame.path.endswith((".py", ".pyx", ".pyi")):
+                    state.framed_units.add(s["qualified_name"])
                 if "stack frame" not in unit.evidence:
                     unit.evidence.append("stack frame")
 
@@ -438,7 +449,7 @@ def _add_symbols(ev: IssueEvidence, rows: list[Row], files: dict[FileKey, _FileS
             state = _state(files, d)
             state.symbols += share / sum(1 for x in defs if x["path"] == d["path"])
             state.note(f"symbol named {name}")
-            if d["kind"] in FUNCTION_KINDS:
+            if d["kind"] in FUNCTION_KINDS and d["qualified_name"] not in state.framed_units:
                 unit = state.unit(d["qualified_name"], d["kind"], d["start_line"], d["end_line"])
                 unit.named += share
                 if "symbol named" not in unit.evidence:

@@ -18,7 +18,7 @@ length; at most MAX_FRAMES frames are kept.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # frames read per report: a trace longer than this repeats itself (recursion, goroutine dumps)
 MAX_FRAMES = 200
@@ -49,6 +49,11 @@ class Frame:
     function: str | None
     dependency: bool = field(default=False, compare=False)
     whole: bool = field(default=False, compare=False)
+    # how far from the failure: the n-th frame of this repository's code in a trace written
+    # innermost first (every language's but Python's, whose frames all stay at 0)
+    depth: int = field(default=0, compare=False)
+    # the path as the trace wrote it (normalized): not read again as a quoted path
+    quoted: str = field(default="", compare=False)
 
 
 @dataclass
@@ -118,8 +123,8 @@ def _frame(path: str, line: int | None, function: str | None, whole: bool = Fals
     path = normalize_path(path)
     inside = dependency_path(path) if not whole else None
     if inside is not None:
-        return Frame(inside, line, function, dependency=True, whole=True)
-    return Frame(path, line, function, whole=whole)
+        return Frame(inside, line, function, dependency=True, whole=True, quoted=path)
+    return Frame(path, line, function, whole=whole, quoted=path)
 
 
 # --- names --------------------------------------------------------------------------------
@@ -392,7 +397,8 @@ class _Reader:
                 _JDK_PACKAGES.match(m["qual"])
             )
             path = "/".join([*package, m["file"]])
-            self.add(Frame(path, int(m["line"]), function, dependency=jdk, whole=True), index)
+            frame = Frame(path, int(m["line"]), function, jdk, whole=True, quoted=m["file"])
+            self.add(frame, index)
             return
         if " in " in line and ":line " in line and (m := _DOTNET_FRAME.match(line)):
             self.add(_frame(m["path"], int(m["line"]), _dotnet_name(m["qual"])), index)
@@ -449,4 +455,16 @@ def read_traces(text: str) -> TraceEvidence:
                 if frame.path not in framed:
                     framed.add(frame.path)
                     reader.add(frame, index)
-    return reader.found
+    return _with_depths(reader.found)
+
+
+def _with_depths(found: TraceEvidence) -> TraceEvidence:
+    """Each frame of code written innermost first gets its place among them: the first names
+    where the failure happened, the next ones its callers."""
+    depth = 0
+    for i, frame in enumerate(found.frames):
+        if frame.dependency or frame.path.endswith((".py", ".pyx", ".pyi")):
+            continue
+        found.frames[i] = replace(frame, depth=depth)
+        depth += 1
+    return found
