@@ -20,6 +20,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+# the forms a frame is read from (`Frame.kind`): native is gdb's and the sanitizers' `#N`;
+# diagnostic any other `path:line` or `path(line,col)` (compilers, linters, test runners)
+KINDS = (
+    "python",
+    "java",
+    "dotnet",
+    "node",
+    "browser",
+    "go",
+    "rust",
+    "native",
+    "valgrind",
+    "ruby",
+    "php",
+    "diagnostic",
+)
 # frames read per report: a trace longer than this repeats itself (recursion, goroutine dumps)
 MAX_FRAMES = 200
 # characters of a line read: a frame fits; a minified bundle pasted as one line is not a frame
@@ -54,6 +70,8 @@ class Frame:
     depth: int = field(default=0, compare=False)
     # the path as the trace wrote it (normalized): not read again as a quoted path
     quoted: str = field(default="", compare=False)
+    # which form it was read from (`KINDS`)
+    kind: str = field(default="", compare=False)
 
 
 @dataclass
@@ -89,7 +107,7 @@ _GO_STD = (
 _DEPENDENCY_ROOTS = [
     re.compile(p)
     for p in (
-        r"(?:^|/)(?:site|dist)-packages/(.+)",  # Python packages
+        r"(?:^|/)(?:site|dist)-packages/(?:[^/]+\.egg/)?(.+)",  # Python packages (and eggs)
         r"(?:^|/)[Ll]ib/python\d(?:\.\d+)?t?/(.+)",  # Python's standard library
         r"(?:^|/)Python\d+/Lib/(.+)",  # ... on Windows
         r"(?:^|/)node_modules/(?:@[^/]+/)?[^/]+/(.+)",  # npm (the last node_modules wins: below)
@@ -333,9 +351,9 @@ class _Reader:
         self.pending: tuple[str, str | None] | None = None  # (language, function)
         self.used: set[int] = set()  # lines that gave a frame
 
-    def add(self, frame: Frame, index: int) -> None:
+    def add(self, frame: Frame, index: int, kind: str) -> None:
         if len(self.found.frames) < MAX_FRAMES:
-            self.found.frames.append(frame)
+            self.found.frames.append(replace(frame, kind=kind))
             self.used.add(index)
 
     def name(self, function: str | None) -> None:
@@ -346,11 +364,11 @@ class _Reader:
         pending, self.pending = self.pending, None
         if '"' in line and "File " in line:
             for m in _PY_FRAME.finditer(line):
-                self.add(_frame(m["path"], int(m["line"]), m["func"]), index)
+                self.add(_frame(m["path"], int(m["line"]), m["func"]), index, "python")
             if index in self.used:
                 return
         if line.startswith("File ") and (m := _IPY8_FRAME.match(line)):
-            self.add(_frame(m["path"], int(m["line"]), m["func"]), index)
+            self.add(_frame(m["path"], int(m["line"]), m["func"]), index, "python")
             return
         if line.startswith("at "):
             self._at(line, index, pending)
@@ -360,30 +378,30 @@ class _Reader:
             return
         if line.startswith("thread '"):
             if m := _RUST_PANIC.match(line):
-                self.add(_frame(m["path"], int(m["line"]), None), index)
+                self.add(_frame(m["path"], int(m["line"]), None), index, "rust")
             return
         if m := _GO_LOCATION.match(line):
             function = pending[1] if pending and pending[0] == "go" else None
-            self.add(_frame(m["path"], int(m["line"]), function), index)
+            self.add(_frame(m["path"], int(m["line"]), function), index, "go")
             return
         if ".rb:" in line and (m := _RUBY_FRAME.match(line)):
-            self.add(_frame(m["path"], int(m["line"]), _ruby_name(m["func"])), index)
+            self.add(_frame(m["path"], int(m["line"]), _ruby_name(m["func"])), index, "ruby")
             return
         if " 0x" in line and (m := _VALGRIND.match(line)):
-            self.add(_frame(m["file"], int(m["line"]), _colons_name(m["func"])), index)
+            self.add(_frame(m["file"], int(m["line"]), _colons_name(m["func"])), index, "valgrind")
             return
         if line[:1].isdigit() and (m := _RUST_FUNCTION.match(line)):
             self.pending = ("rust", _colons_name(m["func"]))
             return
         browser = _BROWSER_FRAME.match(line) if "@" in line else None
         if browser and (where := _location(browser["loc"])):
-            self.add(_frame(where[0], where[1], _js_name(browser["func"])), index)
+            self.add(_frame(where[0], where[1], _js_name(browser["func"])), index, "browser")
             return
         if ".php" in line and (m := _PHP_IN.search(line)):
-            self.add(_frame(m["path"], int(m["line"]), None), index)
+            self.add(_frame(m["path"], int(m["line"]), None), index, "php")
             return
         if " in " in line and (m := _IPY_FRAME.search(line)):
-            self.add(_frame(m["path"], None, m["func"]), index)
+            self.add(_frame(m["path"], None, m["func"]), index, "python")
             return
         if "." in line and (function := _go_function(line)):
             self.pending = ("go", _go_name(function))
@@ -398,23 +416,23 @@ class _Reader:
             )
             path = "/".join([*package, m["file"]])
             frame = Frame(path, int(m["line"]), function, jdk, whole=True, quoted=m["file"])
-            self.add(frame, index)
+            self.add(frame, index, "java")
             return
         if " in " in line and ":line " in line and (m := _DOTNET_FRAME.match(line)):
-            self.add(_frame(m["path"], int(m["line"]), _dotnet_name(m["qual"])), index)
+            self.add(_frame(m["path"], int(m["line"]), _dotnet_name(m["qual"])), index, "dotnet")
             return
         if m := _V8_FRAME.match(line):
             if where := _location(m["loc"]):
-                self.add(_frame(where[0], where[1], _js_name(m["func"])), index)
+                self.add(_frame(where[0], where[1], _js_name(m["func"])), index, "node")
             return
         if (m := _AT_LOCATION.match(line)) and _SOURCE_PATH.fullmatch(
             _URL_PREFIX.sub("", m["path"])
         ):
             function = pending[1] if pending and pending[0] == "rust" else None
             if m["path"].endswith(".rs"):
-                self.add(_frame(m["path"], int(m["line"]), function), index)
+                self.add(_frame(m["path"], int(m["line"]), function), index, "rust")
             elif where := _location(line[3:]):
-                self.add(_frame(where[0], where[1], None), index)
+                self.add(_frame(where[0], where[1], None), index, "node")
             return
         if (m := _DOTNET_FRAME.match(line)) and not m["qual"].startswith(_DOTNET_RUNTIME):
             self.name(_dotnet_name(m["qual"]))  # a release build's frame: a name, no file
@@ -422,13 +440,13 @@ class _Reader:
     def _numbered(self, line: str, index: int) -> None:
         """`#N ...`: PHP, gdb, AddressSanitizer and the other sanitizers."""
         if m := _PHP_FRAME.match(line):
-            self.add(_frame(m["path"], int(m["line"]), None), index)
+            self.add(_frame(m["path"], int(m["line"]), None), index, "php")
             self.name(_php_name(m["callee"]))
             return
         if m := _NUMBERED.match(line):
             function, where = _cpp_frame(line[m.end() :])
             if where:
-                self.add(_frame(where[0], where[1], function), index)
+                self.add(_frame(where[0], where[1], function), index, "native")
             else:
                 self.name(function)
 
@@ -454,7 +472,7 @@ def read_traces(text: str) -> TraceEvidence:
                 frame = _frame(m["path"], int(m["line"]), None)
                 if frame.path not in framed:
                     framed.add(frame.path)
-                    reader.add(frame, index)
+                    reader.add(frame, index, "diagnostic")
     return _with_depths(reader.found)
 
 

@@ -243,6 +243,10 @@ Traceback (most recent call last):
     ("path", "inside"),
     [
         ("opt/venv/lib/python3.11/site-packages/requests/sessions.py", "requests/sessions.py"),
+        (
+            "lib/python3.9/site-packages/astropy-4.3-py3.9.egg/astropy/io/card.py",
+            "astropy/io/card.py",
+        ),
         ("app/node_modules/a/node_modules/@scope/b/dist/index.js", "dist/index.js"),
         ("root/go/pkg/mod/golang.org/x/net@v0.17.0/http2/frame.go", "http2/frame.go"),
         ("usr/local/go/src/net/http/server.go", "net/http/server.go"),
@@ -334,3 +338,24 @@ def test_64_kib_of_pathological_text_is_read_in_bounded_work(text, monkeypatch):
     read_traces(text)
     read_issue(text)
     assert seen["chars"] <= 40 * len(text)
+
+
+def test_each_frame_says_which_form_it_was_read_from():
+    text = "\n".join(
+        [
+            '  File "/x/pkg/a.py", line 3, in f',
+            "\tat com.acme.A.f(A.java:1)",
+            r"   at Acme.A.F() in C:\src\A.cs:line 2",
+            "    at f (/app/src/a.js:1:2)",
+            "f@http://host/static/a.js:1:2",
+            "main.f()",
+            "\t/app/a.go:3 +0x1",
+            "thread 'main' panicked at src/a.rs:1:1:",
+            "#0  0x1 in f (x=1) at src/a.cc:3",
+            "==1==    at 0x4C2: f (a.c:3)",
+            "/srv/a.rb:1:in `f'",
+            "#0 /var/www/A.php(3): B->c()",
+            "src/b.c:1:2: error: expected ';'",
+        ]
+    )
+    assert [f.kind for f in read_traces(text).frames] == list(trace_frames.KINDS)
