@@ -318,12 +318,13 @@ def _go_function(line: str) -> str | None:
     if line.startswith("created by "):
         name = line.removeprefix("created by ").split(" in goroutine ", 1)[0]
     elif line.endswith(")"):
-        depth = 0
+        depth, opening = 0, 0
         for i in range(len(line) - 1, -1, -1):  # the opening of the arguments' parenthesis
             depth += {")": 1, "(": -1}.get(line[i], 0)
             if depth == 0:
+                opening = i
                 break
-        name = line[:i]
+        name = line[:opening]
     else:
         return None
     return name if "." in name and _GO_NAME.fullmatch(name) else None
