@@ -1,5 +1,6 @@
-"""What a file is for, read from what it contains: a test suite, a benchmark, generated code, or
-a vendored (often minified) copy of a known library; otherwise nothing (its path decides).
+"""What a file is for, read from what it contains: a test suite, its shared fixtures, a benchmark,
+generated code, or a vendored (often minified) copy of a known library; otherwise nothing (its
+path decides).
 
 Folder names cover the layouts someone has seen (`retrieval/path_roles.py`); a test suite in
 `spec_suite/` or `checks/` still imports its test framework and defines test functions. Each
@@ -167,9 +168,12 @@ def content_role(language: str, text: str) -> str | None:
             return TEST
     if benchmark is not None and benchmark.search(text):
         return BENCHMARK
+    if language == "python" and _PY_FIXTURE.search(text):
+        return FIXTURE  # a module of pytest fixtures shared by test modules, without tests
     return None
 
 
+_PY_FIXTURE = _lines(r"^@pytest\.fixture\b")
 _PY_DEF = _lines(r"^\s*(?:async\s+)?def\s+\w")
 
 

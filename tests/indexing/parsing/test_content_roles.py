@@ -6,6 +6,7 @@ import pytest
 
 from indexing.parsing.content_roles import (
     BENCHMARK,
+    FIXTURE,
     GENERATED,
     TEST,
     VENDORED,
@@ -249,3 +250,8 @@ def test_bundled_libraries_are_read_as_vendored_by_banner_or_by_their_long_lines
 def test_the_parser_stores_the_role_it_reads():
     assert parse_file("checks/cart_checks.go", TESTS["go"].encode()).role == TEST
     assert parse_file("cart.go", CODE_FILES["go"].encode()).role is None
+
+
+def test_a_module_of_pytest_fixtures_without_tests_is_a_fixture():
+    text = "import pytest\n\n\n@pytest.fixture\ndef cart():\n    return []\n"
+    assert content_role("python", text) == FIXTURE
