@@ -160,6 +160,9 @@ def content_role(language: str, text: str) -> str | None:
         return _rust_role(text)
     benchmark = _BENCHMARKS.get(language)
     rule = _TESTS.get(language)
+    if language == "python":  # most modules hold none of the words: skip their patterns
+        rule = rule if "def test" in text else None
+        benchmark = benchmark if any(w in text for w in _ASV_WORDS) else None
     if rule is not None:
         framework, tests = rule
         if tests.search(text) and (framework.search(text) or _mostly_tests(language, text)):
@@ -168,11 +171,12 @@ def content_role(language: str, text: str) -> str | None:
             return TEST
     if benchmark is not None and benchmark.search(text):
         return BENCHMARK
-    if language == "python" and _PY_FIXTURE.search(text):
+    if language == "python" and "@pytest.fixture" in text and _PY_FIXTURE.search(text):
         return FIXTURE  # a module of pytest fixtures shared by test modules, without tests
     return None
 
 
+_ASV_WORDS = ("def time_", "def peakmem_", "def mem_", "def track_")
 _PY_FIXTURE = _lines(r"^@pytest\.fixture\b")
 _PY_DEF = _lines(r"^\s*(?:async\s+)?def\s+\w")
 
