@@ -32,6 +32,7 @@ KINDS = (
     "rust",
     "native",
     "valgrind",
+    "windows",
     "ruby",
     "php",
     "diagnostic",
@@ -174,15 +175,17 @@ def short_name(parts: list[str]) -> str | None:
     """The last two parts of a qualified name as `Class.method` (or `module.function`: the
     index's qualified names tell which), skipping empty and numeric parts."""
     kept = [p for p in parts if p and not p.isdigit()][-2:]
-    if not kept or not all(_NAME_PART.fullmatch(p) for p in kept):
+    if not kept or not _NAME_PART.fullmatch(kept[-1]):
         return None
+    if not _NAME_PART.fullmatch(kept[0]):  # `anonymous namespace'::Invoke: the method alone
+        kept = kept[-1:]
     name = ".".join(kept)
     return None if name in _NOT_FUNCTIONS else name
 
 
 def _colons_name(name: str) -> str | None:
     """C++ and Rust: `ns::Class<T>::method(int) const`, `<a::Foo as Trait>::fmt::h0123...`."""
-    name = name.strip()
+    name = name.strip().replace("`anonymous namespace'", "")  # MSVC's; gdb's is in parentheses
     if name.startswith("<") and " as " in name:  # <Type as Trait>::method
         inner, _, rest = name[1:].partition(" as ")
         rest = rest.split(">", 1)[1] if ">" in rest else ""
@@ -297,6 +300,14 @@ _VALGRIND = re.compile(
 _RUBY_FRAME = re.compile(
     r"(?:from )?(?P<path>\S+\.(?:rb|rake|erb)):(?P<line>\d+):in [`'](?P<func>[^'`]+)'"
 )
+# Visual Studio's call stack (`node.exe!ns::f(int x) Line 109`, the file on the next line as
+# `at E:\\src\\f.c(109)`) and WinDbg's (`node!ns::f+0x25 [E:\\src\\f.c @ 109]`)
+_WINDOWS_FUNCTION = re.compile(r"(?:\[Inline Frame\] )?[\w.-]+!(?P<func>[^(]+)\(.*\) Line \d+")
+_AT_PAREN = re.compile(r"at (?P<path>\S+)\((?P<line>\d+)\)$")
+_WINDBG = re.compile(
+    r"(?:[0-9a-f`]+ +)*[\w.-]+!(?P<func>[^\s+\[]+)(?:\+0x[0-9a-f]+)?"
+    r" +\[(?P<path>[^\]@]+?) @ (?P<line>\d+)\]"
+)
 _PHP_FRAME = re.compile(r"#\d+ (?P<path>\S+\.php)\((?P<line>\d+)\): (?P<callee>[^(\s]+)\(")
 _PHP_IN = re.compile(r"\bin (?P<path>\S+\.php)(?: on line |:)(?P<line>\d+)")
 _PAREN_DIAGNOSTIC = re.compile(rf"(?P<path>{PATH})\((?P<line>\d+)(?:,\d+)?\)")
@@ -391,6 +402,12 @@ class _Reader:
         if " 0x" in line and (m := _VALGRIND.match(line)):
             self.add(_frame(m["file"], int(m["line"]), _colons_name(m["func"])), index, "valgrind")
             return
+        if "!" in line and (m := _WINDBG.match(line)):
+            self.add(_frame(m["path"], int(m["line"]), _colons_name(m["func"])), index, "windows")
+            return
+        if "!" in line and " Line " in line and (m := _WINDOWS_FUNCTION.match(line)):
+            self.pending = ("windows", _colons_name(m["func"]))
+            return
         if line[:1].isdigit() and (m := _RUST_FUNCTION.match(line)):
             self.pending = ("rust", _colons_name(m["func"]))
             return
@@ -434,6 +451,10 @@ class _Reader:
                 self.add(_frame(m["path"], int(m["line"]), function), index, "rust")
             elif where := _location(line[3:]):
                 self.add(_frame(where[0], where[1], None), index, "node")
+            return
+        if (m := _AT_PAREN.match(line)) and _SOURCE_PATH.fullmatch(m["path"]):
+            function = pending[1] if pending and pending[0] == "windows" else None
+            self.add(_frame(m["path"], int(m["line"]), function), index, "windows")
             return
         if (m := _DOTNET_FRAME.match(line)) and not m["qual"].startswith(_DOTNET_RUNTIME):
             self.name(_dotnet_name(m["qual"]))  # a release build's frame: a name, no file

@@ -150,6 +150,29 @@ lib/hash.c:12:3: runtime error: signed integer overflow
     ]
 
 
+def test_visual_studio_and_windbg_call_stacks_read_their_functions_and_files():
+    text = r"""
+node.exe!__report_gsfailure(unsigned __int64 stack_cookie) Line 220
+at D:\a\_work\1\s\src\vctools\crt\vcstartup\src\gs\gs_report.c(220)
+[Inline Frame] node.exe!uv_tcp_keepalive_ex(uv_tcp_s * handle, int on) Line 1406
+at E:\node\deps\uv\src\win\tcp.c(1406)
+node.exe!v8::internal::`anonymous namespace'::Invoke(v8::internal::Isolate * isolate) Line 463
+at E:\node\deps\v8\src\execution\execution.cc(463)
+00 000000aa`0c8ff5b8 00007ff6`1b2c3d4e node!node::TCPWrap::SetKeepAlive+0x25 [E:\node\src\tcp_wrap.cc @ 213]
+"""
+    assert _frames(text) == [
+        (
+            "a/_work/1/s/src/vctools/crt/vcstartup/src/gs/gs_report.c",
+            220,
+            "__report_gsfailure",
+            False,
+        ),
+        ("node/deps/uv/src/win/tcp.c", 1406, "uv_tcp_keepalive_ex", False),
+        ("node/deps/v8/src/execution/execution.cc", 463, "internal.Invoke", False),
+        ("node/src/tcp_wrap.cc", 213, "TCPWrap.SetKeepAlive", False),
+    ]
+
+
 def test_csharp_frames_with_and_without_files():
     text = r"""
 Unhandled exception. System.InvalidOperationException: Sequence contains no elements
@@ -353,6 +376,8 @@ def test_each_frame_says_which_form_it_was_read_from():
             "thread 'main' panicked at src/a.rs:1:1:",
             "#0  0x1 in f (x=1) at src/a.cc:3",
             "==1==    at 0x4C2: f (a.c:3)",
+            "app.exe!f(int x) Line 3",
+            r"at C:\src\w.cpp(3)",
             "/srv/a.rb:1:in `f'",
             "#0 /var/www/A.php(3): B->c()",
             "src/b.c:1:2: error: expected ';'",
