@@ -147,9 +147,9 @@ _LONG_LINE = 500
 _LONG_SHARE = 0.5
 
 
-def content_role(language: str, text: str) -> str | None:
-    """The role `text` shows for itself (`TEST`, `BENCHMARK`, `GENERATED`, `VENDORED`), or
-    None when its content says nothing beyond being code (the path's role then decides)."""
+def content_role(language: str, text: str) -> str:
+    """The role `text` shows for itself (`TEST`, `FIXTURE`, `BENCHMARK`, `GENERATED`,
+    `VENDORED`), or `CODE` when it says nothing beyond being code (the path's role decides)."""
     text = text[:READ_CHARS]
     head = "\n".join(text.split("\n", _HEAD_LINES)[:_HEAD_LINES])
     if (language == "go" and _GO_GENERATED.search(text)) or _GENERATED_HEAD.search(head):
@@ -173,7 +173,7 @@ def content_role(language: str, text: str) -> str | None:
         return BENCHMARK
     if language == "python" and "@pytest.fixture" in text and _PY_FIXTURE.search(text):
         return FIXTURE  # a module of pytest fixtures shared by test modules, without tests
-    return None
+    return CODE
 
 
 _ASV_WORDS = ("def time_", "def peakmem_", "def mem_", "def track_")
@@ -197,17 +197,17 @@ def _has_tests_beside(language: str, text: str) -> bool:
     return _TESTS["go"][1].search(text) is not None
 
 
-def _rust_role(text: str) -> str | None:
+def _rust_role(text: str) -> str:
     """A file of `#[test]` functions only is a test (an integration test outside `tests/`); one
     with an inline `#[cfg(test)]` module is code."""
     if _BENCHMARKS["rust"].search(text):
         return BENCHMARK
     if _RUST_INLINE_TESTS.search(text):
-        return None
+        return CODE
     tests = len(_RUST_TEST.findall(text))
     if tests and tests * 2 >= len(_RUST_FN.findall(text)):
         return TEST
-    return None
+    return CODE
 
 
 def _minified(text: str) -> bool:
