@@ -50,7 +50,7 @@ def count(data: Path, split: str) -> dict[str, dict]:
                 if not line.strip():
                     continue
                 pair = json.loads(line)
-                if pair.get("split") != split:
+                if split != "all" and pair.get("split") != split:
                     continue
                 totals["queries"] += 1
                 evidence = read_issue(pair["query"])
@@ -75,7 +75,7 @@ def count(data: Path, split: str) -> dict[str, dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=Path("/work/data/fixes"))
-    parser.add_argument("--split", default="test")
+    parser.add_argument("--split", default="test", help="train, dev, test or all")
     parser.add_argument("--out", default="trace_counts")
     args = parser.parse_args()
     counts = count(args.data, args.split)
