@@ -20,6 +20,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from retrieval.trace_names import (
+    colons_name,
+    dotnet_name,
+    go_name,
+    java_name,
+    js_name,
+    php_name,
+    ruby_name,
+)
+
 # the forms a frame is read from (`Frame.kind`): native is gdb's and the sanitizers' `#N`;
 # diagnostic any other `path:line` or `path(line,col)` (compilers, linters, test runners)
 KINDS = (
@@ -146,126 +156,6 @@ def _frame(path: str, line: int | None, function: str | None, whole: bool = Fals
     return Frame(path, line, function, whole=whole, quoted=path)
 
 
-# --- names --------------------------------------------------------------------------------
-
-# what a trace calls a place that is no function of the code
-_NOT_FUNCTIONS = frozenset(
-    {"<module>", "<main>", "{main}", "main.main", "<anonymous>", "anonymous", "<top (required)>"}
-)
-
-
-_NAME_PART = re.compile(r"[A-Za-z_$][\w$]*")
-
-
-def _strip_brackets(name: str, opening: str = "<", closing: str = ">") -> str:
-    """`name` without its bracketed parts (`Vec<T>::push` -> `Vec::push`), in one pass."""
-    out: list[str] = []
-    depth = 0
-    for ch in name:
-        if ch == opening:
-            depth += 1
-        elif ch == closing and depth:
-            depth -= 1
-        elif not depth:
-            out.append(ch)
-    return "".join(out)
-
-
-def short_name(parts: list[str]) -> str | None:
-    """The last two parts of a qualified name as `Class.method` (or `module.function`: the
-    index's qualified names tell which), skipping empty and numeric parts."""
-    kept = [p for p in parts if p and not p.isdigit()][-2:]
-    if not kept or not _NAME_PART.fullmatch(kept[-1]):
-        return None
-    if not _NAME_PART.fullmatch(kept[0]):  # `anonymous namespace'::Invoke: the method alone
-        kept = kept[-1:]
-    name = ".".join(kept)
-    return None if name in _NOT_FUNCTIONS else name
-
-
-def _colons_name(name: str) -> str | None:
-    """C++ and Rust: `ns::Class<T>::method(int) const`, `<a::Foo as Trait>::fmt::h0123...`."""
-    name = name.strip().replace("`anonymous namespace'", "")  # MSVC's; gdb's is in parentheses
-    if name.startswith("<") and " as " in name:  # <Type as Trait>::method
-        inner, _, rest = name[1:].partition(" as ")
-        rest = rest.split(">", 1)[1] if ">" in rest else ""
-        name = inner + rest
-    name = _strip_brackets(_strip_brackets(name), "(", ")")
-    name = re.sub(r"::h[0-9a-f]{16}$", "", name.split(" ", 1)[0])
-    parts = [p for p in name.split("::") if p not in ("{{closure}}", "{closure}", "")]
-    return short_name(parts)
-
-
-def _go_name(name: str) -> str | None:
-    """Go: `github.com/x/y/pkg.(*T).Method.func1` -> `T.Method`, `pkg.Func` -> `pkg.Func`."""
-    name = _strip_brackets(name.rsplit("/", 1)[-1], "[", "]")
-    parts = [p.strip("()*") for p in name.split(".")]
-    while len(parts) > 1 and re.fullmatch(r"(?:func|gowrap|deferwrap)\d+", parts[-1]):
-        parts.pop()  # a closure is its enclosing function's
-    if len(parts) > 2:  # pkg.T.Method: the package adds nothing to the receiver's name
-        parts = parts[1:]
-    return short_name(parts)
-
-
-def _java_name(qualified: str) -> tuple[list[str], str | None]:
-    """Java/Kotlin: (the package's folders, `Class.method`) of `com.foo.Bar$Inner.lambda$baz$0`."""
-    parts = qualified.split(".")
-    method = parts[-1]
-    classes = parts[-2].split("$") if len(parts) > 1 else []
-    package = parts[:-2]
-    classes = [c for c in classes if c and not c.isdigit() and not c.startswith("lambda")]
-    if method.startswith("lambda$"):  # lambda$baz$0: the lambda inside baz
-        method = method.split("$")[1] if method.count("$") >= 2 else ""
-    if method == "<init>":
-        method = classes[-1] if classes else ""
-    elif method.startswith("<") or "$" in method:
-        method = method.split("$")[0].strip("<>")
-    if classes and classes[-1].endswith("Kt"):  # a Kotlin file's top-level functions
-        classes = classes[:-1]
-    return package, short_name([*classes[-1:], method])
-
-
-def _dotnet_name(qualified: str) -> str | None:
-    """C#: `Ns.Class.<Method>d__5.MoveNext`, `Ns.Class.Method[T]` -> `Class.Method`."""
-    qualified = _strip_brackets(qualified, "[", "]")
-    async_method = re.search(r"<(\w+)>[a-z]__", qualified)
-    parts = qualified.split(".")
-    if async_method:  # a compiler-made state machine or lambda inside Method
-        owner = qualified[: async_method.start()].rstrip(".").split(".")
-        owner = [p for p in owner if not p.startswith("<")]
-        return short_name([*owner[-1:], async_method.group(1)])
-    return short_name([p for p in parts if not p.startswith("<")])
-
-
-def _js_name(name: str) -> str | None:
-    """Node/V8 and browsers: `Object.<anonymous>`, `async Foo.bar [as baz]`, `Foo/<`."""
-    name = re.sub(r"\s*\[as [^\]]*\]$", "", name.strip())
-    name = re.sub(r"^(?:async |new )+", "", name)
-    name = name.replace("/<", "").strip("<@/")
-    if "/" in name:  # Firefox: outer/inner
-        name = name.rsplit("/", 1)[-1]
-    parts = [p for p in name.split(".") if p and not p.startswith("<")]
-    while parts and parts[0] in ("Object", "Module", "exports", "module", "process", "Array"):
-        parts = parts[1:]
-    return short_name(parts)
-
-
-def _ruby_name(name: str) -> str | None:
-    """Ruby: `block (2 levels) in save`, `User#save`, `<class:User>` -> `save`, `User.save`."""
-    name = re.sub(r"^(?:block (?:\(\d+ levels\) )?in |rescue in |ensure in )+", "", name)
-    if name.startswith("<"):
-        return None
-    return short_name(re.split(r"[#.]|::", name))
-
-
-def _php_name(callee: str) -> str | None:
-    """PHP: `App\\Foo->bar`, `Foo::bar`, `{closure}` -> `Foo.bar`."""
-    if callee.startswith("{") or callee.startswith("["):
-        return None
-    callee = callee.rsplit("\\", 1)[-1]
-    return short_name(re.split(r"->|::", callee))
-
-
 # --- one line at a time -------------------------------------------------------------------
 
 _PY_FRAME = re.compile(rf'File "(?P<path>{PATH})", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
@@ -346,12 +236,12 @@ def _cpp_frame(rest: str) -> tuple[str | None, tuple[str, int] | None]:
     the function and the location of what follows `#N 0x... in `."""
     head, sep, tail = rest.rpartition(" at ")
     if sep and (m := _LOCATION.fullmatch(tail.strip())) and _SOURCE_PATH.fullmatch(m["path"]):
-        return _colons_name(head.split(" (", 1)[0]), (m["path"], int(m["line"]))
+        return colons_name(head.split(" (", 1)[0]), (m["path"], int(m["line"]))
     head, _, last = rest.rstrip().rpartition(" ")
     m = _LOCATION.fullmatch(last)
     if head and m and _SOURCE_PATH.fullmatch(m["path"]):
-        return _colons_name(head), (m["path"], int(m["line"]))
-    return _colons_name(rest.split(" (", 1)[0]) if not rest.startswith("0x") else None, None
+        return colons_name(head), (m["path"], int(m["line"]))
+    return colons_name(rest.split(" (", 1)[0]) if not rest.startswith("0x") else None, None
 
 
 class _Reader:
@@ -397,23 +287,23 @@ class _Reader:
             self.add(_frame(m["path"], int(m["line"]), function), index, "go")
             return
         if ".rb:" in line and (m := _RUBY_FRAME.match(line)):
-            self.add(_frame(m["path"], int(m["line"]), _ruby_name(m["func"])), index, "ruby")
+            self.add(_frame(m["path"], int(m["line"]), ruby_name(m["func"])), index, "ruby")
             return
         if " 0x" in line and (m := _VALGRIND.match(line)):
-            self.add(_frame(m["file"], int(m["line"]), _colons_name(m["func"])), index, "valgrind")
+            self.add(_frame(m["file"], int(m["line"]), colons_name(m["func"])), index, "valgrind")
             return
         if "!" in line and (m := _WINDBG.match(line)):
-            self.add(_frame(m["path"], int(m["line"]), _colons_name(m["func"])), index, "windows")
+            self.add(_frame(m["path"], int(m["line"]), colons_name(m["func"])), index, "windows")
             return
         if "!" in line and " Line " in line and (m := _WINDOWS_FUNCTION.match(line)):
-            self.pending = ("windows", _colons_name(m["func"]))
+            self.pending = ("windows", colons_name(m["func"]))
             return
         if line[:1].isdigit() and (m := _RUST_FUNCTION.match(line)):
-            self.pending = ("rust", _colons_name(m["func"]))
+            self.pending = ("rust", colons_name(m["func"]))
             return
         browser = _BROWSER_FRAME.match(line) if "@" in line else None
         if browser and (where := _location(browser["loc"])):
-            self.add(_frame(where[0], where[1], _js_name(browser["func"])), index, "browser")
+            self.add(_frame(where[0], where[1], js_name(browser["func"])), index, "browser")
             return
         if ".php" in line and (m := _PHP_IN.search(line)):
             self.add(_frame(m["path"], int(m["line"]), None), index, "php")
@@ -422,12 +312,12 @@ class _Reader:
             self.add(_frame(m["path"], None, m["func"]), index, "python")
             return
         if "." in line and (function := _go_function(line)):
-            self.pending = ("go", _go_name(function))
+            self.pending = ("go", go_name(function))
 
     def _at(self, line: str, index: int, pending: tuple[str, str | None] | None) -> None:
         """`at ...`: Java/Kotlin, C#, V8, or a Rust backtrace's location line."""
         if m := _JAVA_FRAME.match(line):
-            package, function = _java_name(m["qual"])
+            package, function = java_name(m["qual"])
             module = _JAVA_MODULE.match(line)
             jdk = bool(module and module["module"].startswith(("java.", "jdk."))) or bool(
                 _JDK_PACKAGES.match(m["qual"])
@@ -437,11 +327,11 @@ class _Reader:
             self.add(frame, index, "java")
             return
         if " in " in line and ":line " in line and (m := _DOTNET_FRAME.match(line)):
-            self.add(_frame(m["path"], int(m["line"]), _dotnet_name(m["qual"])), index, "dotnet")
+            self.add(_frame(m["path"], int(m["line"]), dotnet_name(m["qual"])), index, "dotnet")
             return
         if m := _V8_FRAME.match(line):
             if where := _location(m["loc"]):
-                self.add(_frame(where[0], where[1], _js_name(m["func"])), index, "node")
+                self.add(_frame(where[0], where[1], js_name(m["func"])), index, "node")
             return
         if (m := _AT_LOCATION.match(line)) and _SOURCE_PATH.fullmatch(
             _URL_PREFIX.sub("", m["path"])
@@ -457,13 +347,13 @@ class _Reader:
             self.add(_frame(m["path"], int(m["line"]), function), index, "windows")
             return
         if (m := _DOTNET_FRAME.match(line)) and not m["qual"].startswith(_DOTNET_RUNTIME):
-            self.name(_dotnet_name(m["qual"]))  # a release build's frame: a name, no file
+            self.name(dotnet_name(m["qual"]))  # a release build's frame: a name, no file
 
     def _numbered(self, line: str, index: int) -> None:
         """`#N ...`: PHP, gdb, AddressSanitizer and the other sanitizers."""
         if m := _PHP_FRAME.match(line):
             self.add(_frame(m["path"], int(m["line"]), None), index, "php")
-            self.name(_php_name(m["callee"]))
+            self.name(php_name(m["callee"]))
             return
         if m := _NUMBERED.match(line):
             function, where = _cpp_frame(line[m.end() :])
