@@ -17,6 +17,7 @@ from indexing.parse_pool import MIN_FILES_FOR_WORKERS, ParseJob, ParsePool
 from indexing.parse_version import effective_parser_version
 from indexing.parsing.file_rules import skip_reason
 from indexing.parsing.languages import detect_language
+from indexing.role_backfill import fill_missing_roles
 
 BATCH_FILES = 50
 ANALYZE_AFTER_FILES = 50
@@ -122,6 +123,8 @@ def parse_snapshot(
             rate = done / elapsed if elapsed else 0.0
             eta = (len(pending) - done) / rate if rate else 0.0
             progress(f"parsed {done}/{len(pending)} files ({rate:.0f} files/s, ETA {eta:.0f}s)")
+    with transaction(url) as tx:
+        totals["roles_read_from_chunks"] = fill_missing_roles(tx, snap_id)
     with connection(url, autocommit=True) as conn:
         totals["files_tokenized"] = lexical_index.index_snapshot_terms(conn, snap_id, progress)
     if _worth_analyzing(url, snap_id, totals["files_parsed"]):

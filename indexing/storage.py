@@ -148,11 +148,38 @@ def store_parsed_file(
                     )
                 )
     conn.execute(
-        "UPDATE file_versions SET parsed_at = now(), has_syntax_errors = %s, redactions = %s"
-        " WHERE id = %s",
-        (parsed.has_syntax_errors, parsed.redactions, file_version_id),
+        "UPDATE file_versions SET parsed_at = now(), has_syntax_errors = %s, redactions = %s,"
+        " role = %s WHERE id = %s",
+        (parsed.has_syntax_errors, parsed.redactions, parsed.role, file_version_id),
     )
     return chunk_ids
+
+
+def versions_without_role(conn: psycopg.Connection, snapshot_id: int) -> list[dict]:
+    """(id, language) of the snapshot's parsed file versions whose role was never read."""
+    return conn.execute(
+        "SELECT DISTINCT fv.id, fv.language FROM snapshot_files sf"
+        " JOIN file_versions fv ON fv.id = sf.file_version_id WHERE sf.snapshot_id = %s"
+        " AND fv.role IS NULL AND fv.parsed_at IS NOT NULL ORDER BY fv.id",
+        (snapshot_id,),
+    ).fetchall()
+
+
+def stored_texts(conn: psycopg.Connection, file_version_ids: list[int]) -> dict[int, str]:
+    """Each file version's stored chunk texts, in file order, joined by newlines."""
+    rows = conn.execute(
+        "SELECT file_version_id, string_agg(codeatlas_chunk_text(file_version_id, ordinal),"
+        " E'\\n' ORDER BY ordinal) AS text FROM code_chunks WHERE file_version_id = ANY(%s)"
+        " GROUP BY file_version_id",
+        (file_version_ids,),
+    ).fetchall()
+    return {r["file_version_id"]: r["text"] or "" for r in rows}
+
+
+def set_roles(conn: psycopg.Connection, roles: list[tuple[str, int]]) -> None:
+    """Each file version's role read from its content, as (role, file version id) pairs."""
+    with conn.cursor() as cur:
+        cur.executemany("UPDATE file_versions SET role = %s WHERE id = %s", roles)
 
 
 def stored_content(content: str) -> str:

@@ -11,25 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# extensions of source files a report may quote (a path ending otherwise is a data file, a URL)
-_SOURCE_EXTENSIONS = (
-    "py|pyi|pyx|js|mjs|cjs|jsx|ts|tsx|go|java|kt|rs|rb|php|cs|c|h|cc|cpp|hpp|cxx|swift|m|mm"
-    "|scala|lua"
-)
-# (starting only where a path can start: a regex free to start inside a word backtracks over
-# every character of a long report)
-_PATH = rf"(?<![\w.~@+/\\-])(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\.(?:{_SOURCE_EXTENSIONS})"
-# Python: File "/x/y.py", line 12, in f
-_PY_FRAME = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
-# IPython 8: File ~/x/y.py:822, in Plot._plot(self, pyplot)
-_IPY8_FRAME = re.compile(rf"File (?P<path>{_PATH}):(?P<line>\d+), in (?P<func>[\w<>.]+)")
-# IPython/Jupyter: ~/x/y.py in f(a, b)
-_IPY_FRAME = re.compile(rf"(?P<path>{_PATH}) in (?P<func>[A-Za-z_]\w*)\(")
-# JS/Java/Go/Rust/C#...: `at f (x/y.ts:12:5)`, `at pkg.C.f(Y.java:12)`, `x/y.go:12 +0x1f`,
-# compiler messages `x/y.c:12:3: error`
-_AT_FRAME = re.compile(rf"\bat (?P<func>[\w$.<>]+) ?\((?P<path>{_PATH}):(?P<line>\d+)")
-_PATH_LINE = re.compile(rf"(?P<path>{_PATH}):(?P<line>\d+)")
-_PATH_ONLY = re.compile(rf"(?<![\w/.\\-])(?P<path>{_PATH})(?![\w/\\])")
+from retrieval.trace_frames import PATH, Frame, normalize_path, read_traces
+
+_PATH_ONLY = re.compile(rf"(?<![\w/.\\-])(?P<path>{PATH})(?![\w/\\])")
 # a dotted name of at least three parts (`pkg.module.name`): a module path or a qualified name
 _DOTTED = re.compile(r"(?<![\w.])(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w(])")
 # fenced blocks: what `re.compile(r"```[^\n]*\n(?P<code>.*?)(?:```|$)", re.S)` matched, found by
@@ -82,7 +66,6 @@ _COMMON = frozenset(
 # and 0.9 GB per call). Real reports stay far inside these: the 236 of the localisation set hold
 # at most 35 frames, 14 quoted paths, 6 dotted names (of at most 7 parts) and 415 identifiers; a
 # path longer than MAX_PATH_CHARS (the MCP tools' own limit on a path) names no indexed file.
-MAX_FRAMES = 200
 MAX_PATHS = 200
 MAX_MODULES = 100
 MAX_MODULE_PARTS = 16
@@ -108,15 +91,6 @@ def is_report(text: str) -> bool:
     return words >= QUESTION_WORDS or (lines >= 2 and words >= REPORT_WORDS)
 
 
-@dataclass(frozen=True)
-class Frame:
-    """One stack-trace frame: the file, the line and the function it names."""
-
-    path: str
-    line: int | None
-    function: str | None
-
-
 @dataclass
 class IssueEvidence:
     """What a report says about where its code is."""
@@ -125,42 +99,6 @@ class IssueEvidence:
     paths: list[str] = field(default_factory=list[str])  # quoted paths, outside frames
     modules: list[str] = field(default_factory=list[str])  # dotted names as module paths
     identifiers: dict[str, int] = field(default_factory=dict[str, int])  # name -> mentions
-
-
-def normalize_path(path: str) -> str:
-    """A quoted path as a repository path: forward slashes, no drive, no `./`."""
-    path = path.replace("\\", "/")
-    path = re.sub(r"^[A-Za-z]:", "", path)
-    while path.startswith("./"):
-        path = path[2:]
-    return path.lstrip("~/")
-
-
-def _line_number(digits: str | None) -> int | None:
-    """A frame's line, or None for digits no file has as many lines as (`:99999999999999`)."""
-    return int(digits) if digits and len(digits) <= 9 else None
-
-
-def _frames(text: str) -> list[Frame]:
-    """At most MAX_FRAMES frames, in the order of the patterns and of the text; a bare
-    `path:line` only for a file no fuller frame names, once per file."""
-    frames: list[Frame] = []
-    for pattern in (_PY_FRAME, _IPY8_FRAME, _IPY_FRAME, _AT_FRAME):
-        for m in pattern.finditer(text):
-            if len(frames) >= MAX_FRAMES:
-                return frames
-            if len(m["path"]) <= MAX_PATH_CHARS:
-                line = _line_number(m.groupdict().get("line"))
-                frames.append(Frame(normalize_path(m["path"]), line, m["func"]))
-    named = {f.path for f in frames}
-    for m in _PATH_LINE.finditer(text):
-        if len(frames) >= MAX_FRAMES:
-            break
-        path = normalize_path(m["path"])
-        if len(m["path"]) <= MAX_PATH_CHARS and path not in named:
-            named.add(path)
-            frames.append(Frame(path, _line_number(m["line"]), None))
-    return frames
 
 
 def _fences(text: str) -> list[tuple[int, int, str]]:
@@ -250,10 +188,17 @@ def _identifiers(text: str, code: list[str]) -> dict[str, int]:
     return counts
 
 
+def _python(frame: Frame) -> bool:
+    return frame.path.endswith((".py", ".pyx", ".pyi"))
+
+
 def read_issue(text: str) -> IssueEvidence:
     """Frames, quoted paths, dotted module names and identifiers of a bug report."""
-    frames = _frames(text)
-    framed = {f.path for f in frames}
+    traces = read_traces(text)
+    frames = traces.frames
+    # the paths the traces wrote are read; a dependency's path inside its package, written
+    # apart in the prose (`tracker/parser.py`), is a quoted path of its own
+    framed = {f.quoted for f in frames} | {f.path for f in frames if not f.dependency}
     paths: list[str] = []
     for m in _PATH_ONLY.finditer(text):
         if len(paths) >= MAX_PATHS:
@@ -270,9 +215,12 @@ def read_issue(text: str) -> IssueEvidence:
         instance = name.split(".")[0] in ("self", "cls", "this")
         if not too_deep and not instance and name not in modules:
             modules.append(name)
-    return IssueEvidence(
-        frames=frames,
-        paths=paths,
-        modules=modules,
-        identifiers=_identifiers(text, _code_spans(text)),
-    )
+    identifiers = _identifiers(text, _code_spans(text))
+    # the functions the traces of other languages name (`ns::Class::method`, `pkg.(*T).Method`,
+    # a PHP frame's callee) as `Class.method`, which the identifiers read from code do not form;
+    # Python's frames are left as they were measured (their names are written as in the code)
+    named = [f.function for f in frames if f.function and not f.dependency and not _python(f)]
+    for name in traces.named + named:
+        if name not in identifiers and name.rsplit(".", 1)[-1] not in _COMMON:
+            identifiers[name] = 1
+    return IssueEvidence(frames=frames, paths=paths, modules=modules, identifiers=identifiers)

@@ -12,8 +12,9 @@ a question; here every piece of evidence is matched on its own terms and added u
 - the report's meaning (given a query embedder): the chunks nearest to its opening, added up per
   file as the prose is.
 
-Tests, fixtures, examples, docs, benchmarks and vendored copies (`retrieval/path_roles.py`) count
-a third unless a frame or a quoted path names them. docs/retrieval.md ("Locate") has the
+Tests, fixtures, examples, docs, benchmarks, generated files and vendored copies (by path,
+`retrieval/path_roles.py`, or by what the file contains, `indexing/parsing/content_roles.py`)
+count a third unless a frame or a quoted path names them. docs/retrieval.md ("Locate") has the
 measurements behind each constant.
 """
 
@@ -28,12 +29,13 @@ from typing import Any, LiteralString
 
 from core.sql_files import statement
 from core.terms import K1, B, query_terms, term_id
+from indexing.parsing.content_roles import is_test_function
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, Task, run_concurrently
 from retrieval.hits import INTERNAL, Hit, public_record, unit_range
 from retrieval.issue_text import IssueEvidence, read_issue
 from retrieval.lexical import lexical_candidates
-from retrieval.path_roles import CODE, path_role
+from retrieval.path_roles import CODE, file_role
 from retrieval.principals import Row
 from retrieval.request_budget import check_budget
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
@@ -172,6 +174,11 @@ class _FileState:
     symbols: float = 0.0
     evidence: list[str] = field(default_factory=list[str])
     units: dict[str, _Unit] = field(default_factory=dict[str, _Unit])
+    stored_role: str | None = None  # what its content showed when indexed (`file_role`)
+    # functions a frame (of a trace written innermost first) named: its place in the trace
+    # orders them, not how rare their names are
+    framed_units: set[str] = field(default_factory=set[str])
+    language: str = ""
 
     def note(self, evidence: str) -> None:
         # the first few say why; a file defining forty named identifiers need not list them
@@ -221,6 +228,7 @@ def locate(
     _add_symbols(evidence, symbol_rows, files)
     _add_text(text_rows, files)
     _add_meaning(semantic_rows, files)
+    _add_roles(conn, files)
     ranked = _rank(files, weights)
     check_budget("ranking the files")
     if weights.file_functions:
@@ -316,10 +324,17 @@ def _add_paths(
         by_name.setdefault(posixpath.basename(row["path"]), []).append(row)
     frame_files: dict[FileKey, list[Any]] = {}
     for frame in ev.frames:
-        matches = _best_matches(by_name.get(posixpath.basename(frame.path), []), frame.path, False)
+        # a dependency's frame, or a Java frame's package path, names exactly that path
+        candidates = by_name.get(posixpath.basename(frame.path), [])
+        if frame.dependency and "/" not in frame.path:
+            # a file at a package's root (`errors.go` of a Go module) is this repository's
+            # only at its root: a bare name would match every file so named
+            candidates = [r for r in candidates if r["path"] == frame.path]
+        matches = _best_matches(candidates, frame.path, frame.whole)
         for row in matches:
             state = _state(files, row)
-            state.frame = max(state.frame, 1 / len(matches))
+            # where it failed counts whole, its callers less (`Frame.depth`; Python's: all 0)
+            state.frame = max(state.frame, 1 / len(matches) / (1 + frame.depth))
             where = f" line {frame.line}" if frame.line else ""
             state.note(f"stack frame{where}" + (f" in {frame.function}" if frame.function else ""))
             frame_files.setdefault((row["repository"], row["path"], row["source"]), []).append(
@@ -362,16 +377,35 @@ def _add_frame_functions(
         state = files[key]
         symbols = by_version.get(state.file_version_id, [])
         for frame in frames:
-            name = (frame.function or "").rsplit(".", 1)[-1]
-            named = [s for s in symbols if name and s["name"] == name]
+            named = _named_functions(symbols, frame.function or "")
             if not named and frame.line is not None and not frame.function:
                 inside = [s for s in symbols if s["start_line"] <= frame.line <= s["end_line"]]
                 named = sorted(inside, key=lambda s: s["end_line"] - s["start_line"])[:1]
             for s in named:
                 unit = state.unit(s["qualified_name"], s["kind"], s["start_line"], s["end_line"])
-                unit.named += 1.0
+                # the frame where it failed counts whole, its callers less the farther they are
+                unit.named += 1.0 / (1 + frame.depth)
+                if frame.function and not frame.path.endswith((".py", ".pyx", ".pyi")):
+                    state.framed_units.add(s["qualified_name"])
                 if "stack frame" not in unit.evidence:
                     unit.evidence.append("stack frame")
+
+
+def dotted(qualified_name: str) -> str:
+    """A qualified name with the languages' separators (`::`, `\\`, `->`) as dots."""
+    return qualified_name.replace("::", ".").replace("\\", ".").replace("->", ".")
+
+
+def _named_functions(symbols: list[Row], function: str) -> list[Row]:
+    """The file's functions a frame names: by name, those whose qualified name ends with the
+    frame's `Class.method` when some do (two classes of one file may share a method name)."""
+    name = function.rsplit(".", 1)[-1]
+    named = [s for s in symbols if name and s["name"] == name]
+    if "." in function:
+        tail = "." + function
+        qualified = [s for s in named if ("." + dotted(s["qualified_name"])).endswith(tail)]
+        return qualified or named
+    return named
 
 
 # --- identifiers --------------------------------------------------------------------------
@@ -414,7 +448,7 @@ def _add_symbols(ev: IssueEvidence, rows: list[Row], files: dict[FileKey, _FileS
         last = name.rsplit(".", 1)[-1]
         defs = by_name.get(last, [])
         if "." in name:  # `Class.method`: the qualified name's tail must match
-            defs = [d for d in defs if ("." + d["qualified_name"]).endswith("." + name)]
+            defs = [d for d in defs if ("." + dotted(d["qualified_name"])).endswith("." + name)]
         paths = {(d["repository"], d["path"], d["source"]) for d in defs}
         if not paths or len(paths) > MAX_DEFINING_FILES:
             continue
@@ -423,7 +457,7 @@ def _add_symbols(ev: IssueEvidence, rows: list[Row], files: dict[FileKey, _FileS
             state = _state(files, d)
             state.symbols += share / sum(1 for x in defs if x["path"] == d["path"])
             state.note(f"symbol named {name}")
-            if d["kind"] in FUNCTION_KINDS:
+            if d["kind"] in FUNCTION_KINDS and d["qualified_name"] not in state.framed_units:
                 unit = state.unit(d["qualified_name"], d["kind"], d["start_line"], d["end_line"])
                 unit.named += share
                 if "symbol named" not in unit.evidence:
@@ -577,6 +611,21 @@ def _add_file_functions(conn: DbConnection, states: list[_FileState], terms: Rep
         unit.text = max(unit.text, row["score"])
 
 
+def _add_roles(conn: DbConnection, files: dict[FileKey, _FileState]) -> None:
+    """The role each candidate's content showed when it was indexed, and its language."""
+    ids = sorted({s.file_version_id for s in files.values()})
+    if not ids:
+        return
+    rows = conn.execute(
+        "SELECT id, role, language FROM file_versions WHERE id = ANY(%s)", (ids,)
+    ).fetchall()
+    found = {r["id"]: r for r in rows}
+    for state in files.values():
+        row = found.get(state.file_version_id)
+        if row is not None:
+            state.stored_role, state.language = row["role"], row["language"]
+
+
 # --- ranking ------------------------------------------------------------------------------
 
 
@@ -602,7 +651,7 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
             + weights.path * s.path_named
             + weights.symbol * math.log1p(s.symbols)
         )
-        role = path_role(s.path)
+        role = file_role(s.path, s.stored_role)
         if role != CODE and not (s.frame or s.path_named):
             score *= weights.auxiliary
         if text[key] > 0 and "text" not in s.evidence:
@@ -613,13 +662,15 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
         for unit in s.units.values():
             unit_text = unit.text / top_unit if top_unit else 0.0
             unit_meaning = weights.semantic * unit.meaning
+            # a code file's own tests (Rust's inline `mod tests`) count as its test files do
+            share = weights.auxiliary if is_test_function(s.language, unit.symbol) else 1.0
             functions.append(
                 LocatedFunction(
                     symbol=unit.symbol,
                     kind=unit.kind,
                     start_line=unit.start_line,
                     end_line=unit.end_line,
-                    score=round(unit.named + unit_text + unit_meaning, 4),
+                    score=round(share * (unit.named + unit_text + unit_meaning), 4),
                     evidence=unit.evidence
                     + (["text"] if unit_text else [])
                     + (["meaning"] if unit_meaning else []),
@@ -652,14 +703,15 @@ def _neighbours(
     rows = conn.execute(
         "WITH "
         + VISIBLE_FILES
-        + " SELECT f.repository, f.path, f.commit_sha, f.source, f.file_version_id FROM files f"
+        + " SELECT f.repository, f.path, f.commit_sha, f.source, f.file_version_id, fv.role"
+        " FROM files f LEFT JOIN file_versions fv ON fv.id = f.file_version_id"
         " WHERE regexp_replace(f.path, '/?[^/]*$', '') = ANY(%(folders)s)"
         " ORDER BY f.repository, f.path LIMIT 500",
         {**scope.params(), "folders": folders},
     ).fetchall()
     out: list[LocatedFile] = []
     for row in rows:
-        role = path_role(row["path"])
+        role = file_role(row["path"], row["role"])
         if (row["repository"], row["path"]) in taken or role != CODE:
             continue
         out.append(

@@ -1,5 +1,6 @@
-"""What a file is for, read from its path alone: the code itself, or its tests, fixtures,
-examples, docs, benchmarks, or a vendored copy of another project's code.
+"""What a file is for, read from its path: the code itself, or its tests, fixtures, examples,
+docs, benchmarks, or a vendored copy of another project's code; `file_role` adds what the
+file's content showed when it was indexed (`indexing/parsing/content_roles.py`).
 
 A bug report names behaviour of the code; the tests, examples and copies around it repeat its
 words (a test of `parse_header` says `parse_header` more often than the function does), so
@@ -12,13 +13,29 @@ from __future__ import annotations
 import posixpath
 import re
 
-CODE = "code"
-TEST = "test"
-FIXTURE = "fixture"
-EXAMPLE = "example"
-DOCS = "docs"
-BENCHMARK = "benchmark"
-VENDORED = "vendored"
+from indexing.parsing.content_roles import (
+    BENCHMARK,
+    CODE,
+    DOCS,
+    EXAMPLE,
+    FIXTURE,
+    GENERATED,
+    TEST,
+    VENDORED,
+)
+
+__all__ = [
+    "BENCHMARK",
+    "CODE",
+    "DOCS",
+    "EXAMPLE",
+    "FIXTURE",
+    "GENERATED",
+    "TEST",
+    "VENDORED",
+    "file_role",
+    "path_role",
+]
 
 # folder names, anywhere in the path, and the role they give everything under them
 _FOLDERS = {
@@ -76,3 +93,11 @@ def path_role(path: str) -> str:
     if _TEST_FILE.match(posixpath.basename(path)):
         return TEST
     return CODE
+
+
+def file_role(path: str, stored: str | None) -> str:
+    """The role of the file at `path` whose content showed `stored` when it was indexed (None:
+    nothing, or indexed before roles were read): the path's role when the layout says it is
+    not code (the project's own word), else the content's, else code."""
+    by_path = path_role(path)
+    return by_path if by_path != CODE or not stored else stored

@@ -59,3 +59,5 @@ class ParsedFile:
     edges: list[Edge] = field(default_factory=list)
     has_syntax_errors: bool = False
     redactions: int = 0
+    # what its content shows it is for (`content_roles.content_role`; "code": nothing more)
+    role: str | None = None

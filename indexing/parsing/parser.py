@@ -23,6 +23,7 @@ from indexing.parsing.apple import (
     read_ns_enums,
 )
 from indexing.parsing.chunking import build_chunks
+from indexing.parsing.content_roles import CODE, READ_CHARS, content_role
 from indexing.parsing.directives import (
     blank_attribute_macros,
     blank_conditional_lines,
@@ -104,7 +105,7 @@ def parse_file(
     """Symbols, chunks (at most ~max_tokens each, secrets redacted) and edges of one file."""
     language = language or detect_language(path, source)
     if language not in LANGUAGES:
-        return ParsedFile(language=language or "unknown")
+        return ParsedFile(language=language or "unknown", role=CODE)
     text = Source(source, count_tokens or estimate_tokens)
     tree = _parse(language, text.for_parser)
     root = tree.root_node
@@ -144,6 +145,7 @@ def parse_file(
         edges=edges,
         has_syntax_errors=root.has_error,
         redactions=redactions,
+        role=content_role(language, text.text(0, READ_CHARS)),
     )
 
 
