@@ -148,6 +148,12 @@ def dependency_path(path: str) -> str | None:
     return None
 
 
+def _line(digits: str) -> int | None:
+    """A frame's line, or None for digits no file has as many lines as (`:99999999999999`;
+    int() of more than 4,300 digits raises)."""
+    return int(digits) if len(digits) <= 9 else None
+
+
 def _frame(path: str, line: int | None, function: str | None, whole: bool = False) -> Frame:
     path = normalize_path(path)
     inside = dependency_path(path) if not whole else None
@@ -204,13 +210,13 @@ _PAREN_DIAGNOSTIC = re.compile(rf"(?P<path>{PATH})\((?P<line>\d+)(?:,\d+)?\)")
 _PATH_LINE = re.compile(rf"(?P<path>{PATH}):(?P<line>\d+)")
 
 
-def _location(loc: str) -> tuple[str, int] | None:
+def _location(loc: str) -> tuple[str, int | None] | None:
     """(path, line) of a JS location: `webpack:///./src/y.ts?:3:7`, `http://h/app.js:1:2`."""
     loc = _URL_PREFIX.sub("", loc)
     m = _LOCATION.fullmatch(loc)
     if not m or not _SOURCE_PATH.fullmatch(m["path"]):
         return None
-    return m["path"], int(m["line"])
+    return m["path"], _line(m["line"])
 
 
 def _go_function(line: str) -> str | None:
@@ -231,16 +237,16 @@ def _go_function(line: str) -> str | None:
     return name if "." in name and _GO_NAME.fullmatch(name) else None
 
 
-def _cpp_frame(rest: str) -> tuple[str | None, tuple[str, int] | None]:
+def _cpp_frame(rest: str) -> tuple[str | None, tuple[str, int | None] | None]:
     """gdb (`ns::C::m (this=0x1) at src/a.cc:12`) and sanitizers (`func /path/file.c:33:5`):
     the function and the location of what follows `#N 0x... in `."""
     head, sep, tail = rest.rpartition(" at ")
     if sep and (m := _LOCATION.fullmatch(tail.strip())) and _SOURCE_PATH.fullmatch(m["path"]):
-        return colons_name(head.split(" (", 1)[0]), (m["path"], int(m["line"]))
+        return colons_name(head.split(" (", 1)[0]), (m["path"], _line(m["line"]))
     head, _, last = rest.rstrip().rpartition(" ")
     m = _LOCATION.fullmatch(last)
     if head and m and _SOURCE_PATH.fullmatch(m["path"]):
-        return colons_name(head), (m["path"], int(m["line"]))
+        return colons_name(head), (m["path"], _line(m["line"]))
     return colons_name(rest.split(" (", 1)[0]) if not rest.startswith("0x") else None, None
 
 
@@ -266,11 +272,11 @@ class _Reader:
         pending, self.pending = self.pending, None
         if '"' in line and "File " in line:
             for m in _PY_FRAME.finditer(line):
-                self.add(_frame(m["path"], int(m["line"]), m["func"]), index, "python")
+                self.add(_frame(m["path"], _line(m["line"]), m["func"]), index, "python")
             if index in self.used:
                 return
         if line.startswith("File ") and (m := _IPY8_FRAME.match(line)):
-            self.add(_frame(m["path"], int(m["line"]), m["func"]), index, "python")
+            self.add(_frame(m["path"], _line(m["line"]), m["func"]), index, "python")
             return
         if line.startswith("at "):
             self._at(line, index, pending)
@@ -280,20 +286,20 @@ class _Reader:
             return
         if line.startswith("thread '"):
             if m := _RUST_PANIC.match(line):
-                self.add(_frame(m["path"], int(m["line"]), None), index, "rust")
+                self.add(_frame(m["path"], _line(m["line"]), None), index, "rust")
             return
         if m := _GO_LOCATION.match(line):
             function = pending[1] if pending and pending[0] == "go" else None
-            self.add(_frame(m["path"], int(m["line"]), function), index, "go")
+            self.add(_frame(m["path"], _line(m["line"]), function), index, "go")
             return
         if ".rb:" in line and (m := _RUBY_FRAME.match(line)):
-            self.add(_frame(m["path"], int(m["line"]), ruby_name(m["func"])), index, "ruby")
+            self.add(_frame(m["path"], _line(m["line"]), ruby_name(m["func"])), index, "ruby")
             return
         if " 0x" in line and (m := _VALGRIND.match(line)):
-            self.add(_frame(m["file"], int(m["line"]), colons_name(m["func"])), index, "valgrind")
+            self.add(_frame(m["file"], _line(m["line"]), colons_name(m["func"])), index, "valgrind")
             return
         if "!" in line and (m := _WINDBG.match(line)):
-            self.add(_frame(m["path"], int(m["line"]), colons_name(m["func"])), index, "windows")
+            self.add(_frame(m["path"], _line(m["line"]), colons_name(m["func"])), index, "windows")
             return
         if "!" in line and " Line " in line and (m := _WINDOWS_FUNCTION.match(line)):
             self.pending = ("windows", colons_name(m["func"]))
@@ -306,7 +312,7 @@ class _Reader:
             self.add(_frame(where[0], where[1], js_name(browser["func"])), index, "browser")
             return
         if ".php" in line and (m := _PHP_IN.search(line)):
-            self.add(_frame(m["path"], int(m["line"]), None), index, "php")
+            self.add(_frame(m["path"], _line(m["line"]), None), index, "php")
             return
         if " in " in line and (m := _IPY_FRAME.search(line)):
             self.add(_frame(m["path"], None, m["func"]), index, "python")
@@ -323,11 +329,11 @@ class _Reader:
                 _JDK_PACKAGES.match(m["qual"])
             )
             path = "/".join([*package, m["file"]])
-            frame = Frame(path, int(m["line"]), function, jdk, whole=True, quoted=m["file"])
+            frame = Frame(path, _line(m["line"]), function, jdk, whole=True, quoted=m["file"])
             self.add(frame, index, "java")
             return
         if " in " in line and ":line " in line and (m := _DOTNET_FRAME.match(line)):
-            self.add(_frame(m["path"], int(m["line"]), dotnet_name(m["qual"])), index, "dotnet")
+            self.add(_frame(m["path"], _line(m["line"]), dotnet_name(m["qual"])), index, "dotnet")
             return
         if m := _V8_FRAME.match(line):
             if where := _location(m["loc"]):
@@ -338,13 +344,13 @@ class _Reader:
         ):
             function = pending[1] if pending and pending[0] == "rust" else None
             if m["path"].endswith(".rs"):
-                self.add(_frame(m["path"], int(m["line"]), function), index, "rust")
+                self.add(_frame(m["path"], _line(m["line"]), function), index, "rust")
             elif where := _location(line[3:]):
                 self.add(_frame(where[0], where[1], None), index, "node")
             return
         if (m := _AT_PAREN.match(line)) and _SOURCE_PATH.fullmatch(m["path"]):
             function = pending[1] if pending and pending[0] == "windows" else None
-            self.add(_frame(m["path"], int(m["line"]), function), index, "windows")
+            self.add(_frame(m["path"], _line(m["line"]), function), index, "windows")
             return
         if (m := _DOTNET_FRAME.match(line)) and not m["qual"].startswith(_DOTNET_RUNTIME):
             self.name(dotnet_name(m["qual"]))  # a release build's frame: a name, no file
@@ -352,7 +358,7 @@ class _Reader:
     def _numbered(self, line: str, index: int) -> None:
         """`#N ...`: PHP, gdb, AddressSanitizer and the other sanitizers."""
         if m := _PHP_FRAME.match(line):
-            self.add(_frame(m["path"], int(m["line"]), None), index, "php")
+            self.add(_frame(m["path"], _line(m["line"]), None), index, "php")
             self.name(php_name(m["callee"]))
             return
         if m := _NUMBERED.match(line):
@@ -381,7 +387,7 @@ def read_traces(text: str) -> TraceEvidence:
             continue
         for pattern in (_PAREN_DIAGNOSTIC, _PATH_LINE):
             for m in pattern.finditer(line):
-                frame = _frame(m["path"], int(m["line"]), None)
+                frame = _frame(m["path"], _line(m["line"]), None)
                 if frame.path not in framed:
                     framed.add(frame.path)
                     reader.add(frame, index, "diagnostic")
