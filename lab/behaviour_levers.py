@@ -1,0 +1,140 @@
+"""Levers for behaviour questions, measured in process on an existing quality index: neighbour
+evidence, the window's share of the answer that BM25 over 2,048-character windows has and a
+symbol chunk does not (lab/behaviour.py reads it).
+
+A lexical candidate gains `share` x the best BM25 score of another definition of its file that
+lies within `lines` lines of it (the members above and below: what a window around the answer
+also holds), on top of the file evidence every candidate already has. Each variant is scored
+against the shipped order with paired 95% intervals, on the behaviour questions, the rest, and
+all of a set's questions.
+
+    python -m lab.behaviour_levers --sets php,ts,py --json lab/results/behaviour_levers.json
+
+The index must exist (`python -m lab.quality --sets ... --embedder fake --reuse` builds it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from benchmarks import embedder as embedders
+from benchmarks.eval_sets import EVAL_SETS
+from benchmarks.intervals import fmt, fmt_delta, found_within, interval, paired, reciprocal_rank
+from benchmarks.scoring import CorpusText, score_run
+from benchmarks.workspace import prepare_environment
+from lab.quality import codeatlas_runs, ensure_index
+
+METRICS = {"recall@5": found_within(5), "mrr@10": reciprocal_rank}
+# (share, lines): the neighbour's share and how far it may lie
+VARIANTS = {"shipped": None, "near 0.2/20": (0.2, 20), "near 0.4/20": (0.4, 20)}
+
+
+def with_neighbour_evidence(share: float, lines: int) -> Callable[[list[dict]], list[dict]]:
+    """`retrieval.search.with_file_evidence` plus the neighbour evidence."""
+    from retrieval import search
+
+    shipped = search.with_file_evidence
+
+    def ranked(rows: list[dict]) -> list[dict]:
+        rows = shipped(rows)
+        by_file: dict[tuple[Any, ...], list[dict]] = {}
+        for row in rows:
+            by_file.setdefault((row["repository"], row["path"], row["source"]), []).append(row)
+        out = []
+        for row in rows:
+            near = [
+                other["bm25"]
+                for other in by_file[(row["repository"], row["path"], row["source"])]
+                if other["qualified_name"] != row["qualified_name"]
+                and other["chunk_start"] <= row["chunk_end"] + lines
+                and other["chunk_end"] >= row["chunk_start"] - lines
+            ]
+            out.append({**row, "rank": row["rank"] + share * max(near, default=0.0)})
+        return sorted(out, key=lambda r: -r["rank"])
+
+    return ranked
+
+
+def measure(names: list[str], modes: tuple[str, ...]) -> dict:
+    """Every variant's first-hit ranks and paired differences against the shipped order."""
+    from retrieval import search
+
+    prepare_environment()
+    embedder = embedders.make("fake")
+    shipped = search.with_file_evidence
+    out: dict = {}
+    for name in names:
+        eval_set = EVAL_SETS[name]
+        index = ensure_index(eval_set, "fake", embedder, fresh=False)
+        queries = eval_set.queries()
+        text = CorpusText(index["corpus"])
+        ranks: dict[str, dict[str, dict]] = {}
+        for variant, params in VARIANTS.items():
+            variant_rows = with_neighbour_evidence(*params) if params else shipped
+            search.with_file_evidence = variant_rows
+            try:
+                ranked, _ = codeatlas_runs(
+                    index["url"], index["repository"], queries, modes, embedder
+                )
+            finally:
+                search.with_file_evidence = shipped
+            for system, results in ranked.items():
+                scores = score_run(queries, results, text.tokens)
+                ranks.setdefault(system, {})[variant] = scores["first_hit_rank"]
+        out[name] = _compare(queries, ranks)
+    return out
+
+
+def _compare(queries: list[dict], ranks: dict[str, dict[str, dict]]) -> dict:
+    groups = {
+        "behavior": [q["id"] for q in queries if q["type"] == "behavior"],
+        "other": [q["id"] for q in queries if q["type"] != "behavior"],
+        "all": [q["id"] for q in queries],
+    }
+    out: dict = {}
+    for system, variants in ranks.items():
+        base = variants["shipped"]
+        for variant, r in variants.items():
+            for group, ids in groups.items():
+                cell = out.setdefault(system, {}).setdefault(variant, {}).setdefault(group, {})
+                for m, f in METRICS.items():
+                    cell[m] = interval([f(r[i]) for i in ids])
+                    if variant != "shipped":
+                        cell[m + "_delta"] = paired(
+                            [f(r[i]) for i in ids], [f(base[i]) for i in ids]
+                        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure the variants on the chosen sets; print them; optionally write them."""
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--sets", default="php,ts,py")
+    p.add_argument("--modes", default="lexical,hybrid")
+    p.add_argument("--json", dest="json_out")
+    args = p.parse_args(argv)
+    names = [s.strip() for s in args.sets.split(",") if s.strip()]
+    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
+    out = measure(names, modes)
+    for name, systems in out.items():
+        for system, variants in systems.items():
+            for variant, groups in variants.items():
+                for group, cell in groups.items():
+                    line = "  ".join(
+                        f"{m} {fmt(*cell[m])}"
+                        + (f" Δ {fmt_delta(*cell[m + '_delta'])}" if m + "_delta" in cell else "")
+                        for m in METRICS
+                    )
+                    print(f"{name} {system} {variant:12s} {group:8s} {line}")
+    if args.json_out:
+        with open(args.json_out, "w") as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
