@@ -127,13 +127,41 @@ def diagnose(result: dict, queries: list[dict], corpus: Path, suffixes: tuple[st
                 "terms_missing_from_gold_and_window": [t for t in missing if t not in in_window],
             }
         )
-    summary = {"all_behaviour": _coverage_all(queries, corpus, df, n)}
+    summary = {
+        "all_behaviour": _coverage_all(queries, corpus, df, n),
+        "windows_edge_hits": _edge_hits(queries, windows, bm25),
+    }
     if rows:
         for key in ("window_share_in_gold", "coverage_gold", "coverage_window", "coverage_file"):
             summary[key + "_median"] = round(statistics.median(r[key] for r in rows), 3)
         summary["windows_mostly_neighbours"] = sum(r["window_share_in_gold"] < 0.5 for r in rows)
         summary["codeatlas_not_in_top10"] = sum(r["codeatlas_lexical_rank"] is None for r in rows)
     return {"questions": len(rows), "summary": summary, "rows": rows}
+
+
+def _overlap(window, gold: dict) -> int:
+    return min(window.end_line, gold["end_line"]) - max(window.start_line, gold["start_line"]) + 1
+
+
+def _edge_hits(queries: list[dict], windows: list, bm25: BM25) -> dict:
+    """Behaviour questions the windows find within 5 by the eval rules (any overlap), and by a
+    stricter reading: the hitting window's overlap with an answer is at least half of the
+    smaller of the two (the window is about that answer, not touching it at an edge)."""
+    loose = strict = total = 0
+    for q in queries:
+        if q["type"] != "behavior":
+            continue
+        total += 1
+        top = [windows[i] for i in bm25.top(q["query"], 5)]
+        overlaps = [
+            (_overlap(w, g), min(w.end_line - w.start_line, g["end_line"] - g["start_line"]) + 1)
+            for w in top
+            for g in q["gold"]
+            if is_hit(w, g)
+        ]
+        loose += bool(overlaps)
+        strict += any(2 * inside >= smaller for inside, smaller in overlaps)
+    return {"questions": total, "recall@5": loose, "recall@5_half_overlap": strict}
 
 
 def _coverage_all(queries: list[dict], corpus: Path, df: Counter, n: int) -> dict:
@@ -159,6 +187,57 @@ def _coverage_all(queries: list[dict], corpus: Path, df: Counter, n: int) -> dic
         shares["below"].append(_coverage(terms, text[begin : end + 1024]))
         shares["file"].append(_coverage(terms, text))
     return {k: round(statistics.median(v), 3) for k, v in shares.items() if v}
+
+
+def above_answers(eval_set, queries: list[dict]) -> dict:
+    """On the behaviour questions codeatlas lexical does not answer first, what ranks above the
+    answer: a hit of the answer's own file (its class's other members, its file's top-level
+    code), a test, a declaration (class, interface...) of another file, or code of another file.
+    Uses the set's quality index (fake embedder; lexical mode needs no vectors)."""
+    from benchmarks import embedder as embedders
+    from benchmarks.codeatlas_search import CodeatlasSearch
+    from benchmarks.workspace import prepare_environment
+    from indexing.parsing.grammars import FUNCTION_KINDS
+    from lab.quality import ensure_index
+    from retrieval.path_roles import path_role
+
+    prepare_environment()
+    embedder = embedders.make("fake")
+    index = ensure_index(eval_set, "fake", embedder, fresh=False)
+    search = CodeatlasSearch(index["url"], [index["repository"]], embedder)
+    kinds: Counter = Counter()
+    questions = 0
+    try:
+        for q in queries:
+            if q["type"] != "behavior":
+                continue
+            hits = search.search(q["query"], "lexical", 10)
+            gold_paths = {g["path"] for g in q["gold"]}
+            first = next(
+                (i for i, h in enumerate(hits) for g in q["gold"] if is_hit(_as_range(h), g)),
+                10,
+            )
+            if first == 0:
+                continue
+            questions += 1
+            for h in hits[: min(first, 5)]:
+                if h["path"] in gold_paths:
+                    kinds["same file as the answer"] += 1
+                elif path_role(h["path"]) != "code":
+                    kinds[f"another file: {path_role(h['path'])}"] += 1
+                elif h["kind"] not in FUNCTION_KINDS:
+                    kinds["another file: declaration or top-level code"] += 1
+                else:
+                    kinds["another file: function or method"] += 1
+    finally:
+        search.close()
+    return {"questions": questions, "hits_above_the_answer_within_5": dict(kinds)}
+
+
+def _as_range(hit: dict):
+    from benchmarks.scoring import Result
+
+    return Result(hit["path"], hit["start_line"], hit["end_line"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -193,9 +272,15 @@ def main(argv: list[str] | None = None) -> int:
             f" cover gold/window/file {row['coverage_gold']}/{row['coverage_window']}"
             f"/{row['coverage_file']} window-only: {row['terms_missing_from_gold_found_in_window']}"
         )
+    above = above_answers(eval_set, queries)
+    print(json.dumps(above, indent=1))
     if args.json_out:
         Path(args.json_out).write_text(
-            json.dumps({"set": args.name, "by_type": split, "diagnosis": read}, indent=1) + "\n"
+            json.dumps(
+                {"set": args.name, "by_type": split, "diagnosis": read, "above_answers": above},
+                indent=1,
+            )
+            + "\n"
         )
     return 0
 

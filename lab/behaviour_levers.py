@@ -29,8 +29,15 @@ from benchmarks.workspace import prepare_environment
 from lab.quality import codeatlas_runs, ensure_index
 
 METRICS = {"recall@5": found_within(5), "mrr@10": reciprocal_rank}
-# (share, lines): the neighbour's share and how far it may lie
-VARIANTS = {"shipped": None, "near 0.2/20": (0.2, 20), "near 0.4/20": (0.4, 20)}
+# ("near", share, lines): the neighbour's share and how far it may lie; ("cover", alpha): BM25
+# times the share of the question's terms the chunk's text, name and path hold, to that power
+VARIANTS: dict[str, tuple | None] = {
+    "shipped": None,
+    "near 0.2/20": ("near", 0.2, 20),
+    "near 0.4/20": ("near", 0.4, 20),
+    "cover 0.5": ("cover", 0.5),
+    "cover 1.0": ("cover", 1.0),
+}
 
 
 def with_neighbour_evidence(share: float, lines: int) -> Callable[[list[dict]], list[dict]]:
@@ -59,13 +66,49 @@ def with_neighbour_evidence(share: float, lines: int) -> Callable[[list[dict]], 
     return ranked
 
 
-def measure(names: list[str], modes: tuple[str, ...]) -> dict:
+def with_coverage(alpha: float) -> Callable[..., list[dict]]:
+    """`retrieval.lexical.lexical_candidates` with each candidate's BM25 multiplied by
+    coverage ** alpha: the share of the question's distinct terms (`query_terms`) its chunk's
+    text, qualified name and path hold. BM25 sums its terms, so a chunk repeating one rare word
+    of a long question outranks one that holds most of them; a window holds more of them."""
+    from core.terms import query_terms, text_terms
+    from retrieval import lexical
+
+    shipped = lexical.lexical_candidates
+
+    def candidates(conn, scope, query, limit, connections=None, terms=None) -> list[dict]:
+        rows = shipped(conn, scope, query, limit, connections, terms)
+        wanted = set(query_terms(query) if terms is None else terms)
+        if not rows or not wanted:
+            return rows
+        texts = {
+            r["id"]: r["content"]
+            for r in conn.execute(
+                "SELECT c.id, codeatlas_chunk_text(c.file_version_id, c.ordinal) AS content"
+                " FROM code_chunks c WHERE c.id = ANY(%s)",
+                ([r["chunk_id"] for r in rows],),
+            ).fetchall()
+        }
+        out = []
+        for r in rows:
+            held = set(
+                text_terms(f"{texts.get(r['chunk_id'], '')} {r['qualified_name']} {r['path']}")
+            )
+            share = len(wanted & held) / len(wanted)
+            out.append({**r, "rank": r["rank"] * share**alpha})
+        return sorted(out, key=lambda r: -r["rank"])
+
+    return candidates
+
+
+def measure(names: list[str], modes: tuple[str, ...], chosen: list[str] | None = None) -> dict:
     """Every variant's first-hit ranks and paired differences against the shipped order."""
     from retrieval import search
 
     prepare_environment()
     embedder = embedders.make("fake")
     shipped = search.with_file_evidence
+    shipped_lexical = search.lexical_candidates
     out: dict = {}
     for name in names:
         eval_set = EVAL_SETS[name]
@@ -74,14 +117,19 @@ def measure(names: list[str], modes: tuple[str, ...]) -> dict:
         text = CorpusText(index["corpus"])
         ranks: dict[str, dict[str, dict]] = {}
         for variant, params in VARIANTS.items():
-            variant_rows = with_neighbour_evidence(*params) if params else shipped
-            search.with_file_evidence = variant_rows
+            if chosen and variant != "shipped" and variant not in chosen:
+                continue
+            if params and params[0] == "near":
+                search.with_file_evidence = with_neighbour_evidence(*params[1:])
+            elif params and params[0] == "cover":
+                search.lexical_candidates = with_coverage(*params[1:])
             try:
                 ranked, _ = codeatlas_runs(
                     index["url"], index["repository"], queries, modes, embedder
                 )
             finally:
                 search.with_file_evidence = shipped
+                search.lexical_candidates = shipped_lexical
             for system, results in ranked.items():
                 scores = score_run(queries, results, text.tokens)
                 ranks.setdefault(system, {})[variant] = scores["first_hit_rank"]
@@ -115,11 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--sets", default="php,ts,py")
     p.add_argument("--modes", default="lexical,hybrid")
+    p.add_argument("--variants", help="comma-separated names of VARIANTS (default: all)")
     p.add_argument("--json", dest="json_out")
     args = p.parse_args(argv)
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
-    out = measure(names, modes)
+    chosen = [v.strip() for v in args.variants.split(",")] if args.variants else None
+    out = measure(names, modes, chosen)
     for name, systems in out.items():
         for system, variants in systems.items():
             for variant, groups in variants.items():
