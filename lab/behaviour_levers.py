@@ -35,6 +35,8 @@ VARIANTS: dict[str, tuple | None] = {
     "shipped": None,
     "near 0.2/20": ("near", 0.2, 20),
     "near 0.4/20": ("near", 0.4, 20),
+    "small class 0.3/60": ("class", 0.3, 60),
+    "small class 0.6/60": ("class", 0.6, 60),
     "cover 0.5": ("cover", 0.5),
     "cover 1.0": ("cover", 1.0),
 }
@@ -61,6 +63,44 @@ def with_neighbour_evidence(share: float, lines: int) -> Callable[[list[dict]], 
                 and other["chunk_end"] >= row["chunk_start"] - lines
             ]
             out.append({**row, "rank": row["rank"] + share * max(near, default=0.0)})
+        return sorted(out, key=lambda r: -r["rank"])
+
+    return ranked
+
+
+def with_small_class_evidence(share: float, lines: int) -> Callable[[list[dict]], list[dict]]:
+    """`retrieval.search.with_file_evidence` plus class evidence scaled by the class's size: a
+    method gains `share` x the BM25 score of its class's declaration chunk (its doc comment,
+    its header) among the candidates, x min(1, `lines` / the class's lines). A class that fits
+    in a window shares its words with its few methods, as the window holding it all does; a
+    large class's doc says little about any one of its methods."""
+    from indexing.parsing.grammars import FUNCTION_KINDS
+    from retrieval import search
+
+    shipped = search.with_file_evidence
+
+    def ranked(rows: list[dict]) -> list[dict]:
+        rows = shipped(rows)
+        declarations: dict[tuple[Any, ...], tuple[float, int]] = {}
+        for row in rows:
+            if row["symbol_id"] is None or row["symbol_kind"] in FUNCTION_KINDS:
+                continue
+            key = (row["repository"], row["path"], row["source"], row["qualified_name"])
+            size = (row["symbol_end"] or row["chunk_end"]) - (
+                row["symbol_start"] or row["chunk_start"]
+            )
+            best = declarations.get(key, (0.0, size + 1))
+            declarations[key] = (max(best[0], row["bm25"]), size + 1)
+        out = []
+        for row in rows:
+            gain = 0.0
+            name = row["qualified_name"] or ""
+            if row["symbol_kind"] in FUNCTION_KINDS and "." in name:
+                owner = (row["repository"], row["path"], row["source"], name.rsplit(".", 1)[0])
+                if owner in declarations:
+                    score, size = declarations[owner]
+                    gain = share * score * min(1.0, lines / size)
+            out.append({**row, "rank": row["rank"] + gain})
         return sorted(out, key=lambda r: -r["rank"])
 
     return ranked
@@ -121,6 +161,8 @@ def measure(names: list[str], modes: tuple[str, ...], chosen: list[str] | None =
                 continue
             if params and params[0] == "near":
                 search.with_file_evidence = with_neighbour_evidence(*params[1:])
+            elif params and params[0] == "class":
+                search.with_file_evidence = with_small_class_evidence(*params[1:])
             elif params and params[0] == "cover":
                 search.lexical_candidates = with_coverage(*params[1:])
             try:
