@@ -37,6 +37,7 @@ VARIANTS: dict[str, tuple | None] = {
     "near 0.4/20": ("near", 0.4, 20),
     "small class 0.3/60": ("class", 0.3, 60),
     "small class 0.6/60": ("class", 0.6, 60),
+    "no semantic slot": ("no-slot",),
     "cover 0.5": ("cover", 0.5),
     "cover 1.0": ("cover", 1.0),
 }
@@ -141,18 +142,21 @@ def with_coverage(alpha: float) -> Callable[..., list[dict]]:
     return candidates
 
 
-def measure(names: list[str], modes: tuple[str, ...], chosen: list[str] | None = None) -> dict:
+def measure(
+    names: list[str], modes: tuple[str, ...], chosen: list[str] | None = None, provider="fake"
+) -> dict:
     """Every variant's first-hit ranks and paired differences against the shipped order."""
     from retrieval import search
 
     prepare_environment()
-    embedder = embedders.make("fake")
+    embedder = embedders.make(provider)
     shipped = search.with_file_evidence
     shipped_lexical = search.lexical_candidates
+    shipped_slot = search.with_semantic_best
     out: dict = {}
     for name in names:
         eval_set = EVAL_SETS[name]
-        index = ensure_index(eval_set, "fake", embedder, fresh=False)
+        index = ensure_index(eval_set, provider, embedder, fresh=False)
         queries = eval_set.queries()
         text = CorpusText(index["corpus"])
         ranks: dict[str, dict[str, dict]] = {}
@@ -163,6 +167,8 @@ def measure(names: list[str], modes: tuple[str, ...], chosen: list[str] | None =
                 search.with_file_evidence = with_neighbour_evidence(*params[1:])
             elif params and params[0] == "class":
                 search.with_file_evidence = with_small_class_evidence(*params[1:])
+            elif params and params[0] == "no-slot":
+                search.with_semantic_best = lambda hits, *args, **kwargs: hits
             elif params and params[0] == "cover":
                 search.lexical_candidates = with_coverage(*params[1:])
             try:
@@ -172,6 +178,7 @@ def measure(names: list[str], modes: tuple[str, ...], chosen: list[str] | None =
             finally:
                 search.with_file_evidence = shipped
                 search.lexical_candidates = shipped_lexical
+                search.with_semantic_best = shipped_slot
             for system, results in ranked.items():
                 scores = score_run(queries, results, text.tokens)
                 ranks.setdefault(system, {})[variant] = scores["first_hit_rank"]
@@ -206,12 +213,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sets", default="php,ts,py")
     p.add_argument("--modes", default="lexical,hybrid")
     p.add_argument("--variants", help="comma-separated names of VARIANTS (default: all)")
+    p.add_argument("--embedder", default="fake", help="provider: fake (quick) | local")
     p.add_argument("--json", dest="json_out")
     args = p.parse_args(argv)
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     chosen = [v.strip() for v in args.variants.split(",")] if args.variants else None
-    out = measure(names, modes, chosen)
+    out = measure(names, modes, chosen, args.embedder)
     for name, systems in out.items():
         for system, variants in systems.items():
             for variant, groups in variants.items():
