@@ -38,6 +38,8 @@ VARIANTS: dict[str, tuple | None] = {
     "small class 0.3/60": ("class", 0.3, 60),
     "small class 0.6/60": ("class", 0.6, 60),
     "no semantic slot": ("no-slot",),
+    "small class whole 60": ("whole", 60, False),
+    "small class whole 60 full weight": ("whole", 60, True),
     "cover 0.5": ("cover", 0.5),
     "cover 1.0": ("cover", 1.0),
 }
@@ -107,6 +109,32 @@ def with_small_class_evidence(share: float, lines: int) -> Callable[[list[dict]]
     return ranked
 
 
+def whole_small_classes(lines: int, full_weight: bool) -> tuple[Callable, Callable]:
+    """`retrieval.search._row_range` and `_unit_weight` with a declaration of at most `lines`
+    lines (a class that fits in a window) answered whole, its methods with its doc, instead of
+    by its head; with `full_weight` it also counts fully in the fusion instead of half."""
+    from indexing.parsing.grammars import FUNCTION_KINDS
+    from retrieval import search
+
+    range_of, weight_of = search._row_range, search._unit_weight
+
+    def small(row) -> bool:
+        return (
+            row["symbol_id"] is not None
+            and row["symbol_start"] is not None
+            and row["symbol_kind"] not in FUNCTION_KINDS
+            and row["symbol_end"] - row["symbol_start"] < lines
+        )
+
+    def row_range(row):
+        return (row["symbol_start"], row["symbol_end"]) if small(row) else range_of(row)
+
+    def unit_weight(row, named, words=search.NO_WORDS):
+        return 1.0 if full_weight and small(row) else weight_of(row, named, words)
+
+    return row_range, unit_weight
+
+
 def with_coverage(alpha: float) -> Callable[..., list[dict]]:
     """`retrieval.lexical.lexical_candidates` with each candidate's BM25 multiplied by
     coverage ** alpha: the share of the question's distinct terms (`query_terms`) its chunk's
@@ -153,6 +181,7 @@ def measure(
     shipped = search.with_file_evidence
     shipped_lexical = search.lexical_candidates
     shipped_slot = search.with_semantic_best
+    shipped_range, shipped_weight = search._row_range, search._unit_weight
     out: dict = {}
     for name in names:
         eval_set = EVAL_SETS[name]
@@ -169,6 +198,8 @@ def measure(
                 search.with_file_evidence = with_small_class_evidence(*params[1:])
             elif params and params[0] == "no-slot":
                 search.with_semantic_best = lambda hits, *args, **kwargs: hits
+            elif params and params[0] == "whole":
+                search._row_range, search._unit_weight = whole_small_classes(*params[1:])
             elif params and params[0] == "cover":
                 search.lexical_candidates = with_coverage(*params[1:])
             try:
@@ -179,6 +210,7 @@ def measure(
                 search.with_file_evidence = shipped
                 search.lexical_candidates = shipped_lexical
                 search.with_semantic_best = shipped_slot
+                search._row_range, search._unit_weight = shipped_range, shipped_weight
             for system, results in ranked.items():
                 scores = score_run(queries, results, text.tokens)
                 ranks.setdefault(system, {})[variant] = scores["first_hit_rank"]
