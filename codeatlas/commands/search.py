@@ -183,6 +183,8 @@ def _answered(args: argparse.Namespace, command: Command) -> int:
     settings = load_settings()
     request = {k: v for k, v in vars(args).items() if k != "handler"}
     answer = query_socket.ask(settings, args.command, request)
+    if answer is None and query_socket.serves(settings):
+        answer = _asked_a_new_resident(settings, args.command, request)
     if answer is not None:
         sys.stdout.write(answer.stdout)
         sys.stderr.write(answer.stderr)
@@ -194,6 +196,26 @@ def _answered(args: argparse.Namespace, command: Command) -> int:
 
         resident.start(settings)
     return code
+
+
+def _asked_a_new_resident(settings: Any, command: str, request: dict[str, Any]) -> Any:
+    """Start the server and the resident query process, and ask it once it listens: the first
+    command after a stop is the only cold one. Answering here instead, then starting it, made
+    the next command cold too while it warmed up (issue 48); None if it does not listen in time
+    (the command then answers here)."""
+    from codeatlas import resident
+    from core import query_socket
+    from core.database import ensure_index_database
+
+    ensure_index_database(settings)  # the resident process reads a running server, never starts it
+    before = query_socket.socket_identity(settings.state_dir)  # a dead process' socket, if any
+    if not resident.start(settings):
+        return None
+    if not query_socket.wait_until_listening(
+        settings.state_dir, before, query_socket.WARM_UP_SECONDS
+    ):
+        return None
+    return query_socket.ask(settings, command, request)
 
 
 def search(args: argparse.Namespace) -> int:
