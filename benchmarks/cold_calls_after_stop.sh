@@ -5,7 +5,7 @@
 set -e
 cd "$(dirname "$0")/.."
 export CODEATLAS_STATE_DIR="${STATE_DIR:-/tmp/codeatlas-cold-calls}" CODEATLAS_EMBEDDING_PROVIDER=fake CODEATLAS_SERVER_IDLE_SECONDS=600
-.venv/bin/codeatlas index /work/wt/ux-cli --name codeatlas >/dev/null 2>&1
+.venv/bin/codeatlas index . --name codeatlas >/dev/null 2>&1
 for round in 1 2 3; do
   .venv/bin/codeatlas server stop >/dev/null 2>&1
   for call in 1 2 3; do
