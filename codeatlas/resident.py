@@ -56,15 +56,15 @@ FAILED_FILE = "query.failed"  # marks a failure; no new process is started for a
 FAILURE_PAUSE_SECONDS = 60
 
 
-def start(settings: Settings) -> None:
+def start(settings: Settings) -> bool:
     """Start the resident process for `settings` in the background, unless one runs (or this
-    configuration uses none)."""
+    configuration uses none); whether one was started."""
     if not query_socket.serves(settings) or query_socket.resident_pid(settings.state_dir):
-        return
+        return False
     failed = query_socket.run_dir(settings.state_dir) / FAILED_FILE
     with contextlib.suppress(OSError):
         if time.time() - failed.stat().st_mtime < FAILURE_PAUSE_SECONDS:
-            return  # a process that keeps failing would cost every command a start in vain
+            return False  # a process that keeps failing would cost every command a start in vain
     env = embedded_server.detached_environment()
     if settings.state_dir_from == "CODEATLAS_STATE_DIR":
         env["CODEATLAS_STATE_DIR"] = str(settings.state_dir)  # a relative one meant this folder
@@ -80,6 +80,7 @@ def start(settings: Settings) -> None:
             cwd="/",
             env={**env, "PYTHONWARNINGS": "ignore"},
         )
+    return True
 
 
 class WarmReader(Reader):

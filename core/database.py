@@ -43,9 +43,11 @@ def _start_embedded(pgdata: Path, idle_seconds: int = 600) -> str:
     try:
         url = embedded_server.attach(pgdata, idle_seconds)
     except Exception as exc:  # noqa: BLE001 - the library raises many kinds
+        failure = embedded_server.start_failure(pgdata, exc)
+        where = f"Details are in {failure.log}; fix that," if failure.log else "Fix that,"
         raise DatabaseUnavailableError(
-            f"could not start the embedded PostgreSQL in {pgdata}: {first_line(exc)[:200]} "
-            f"Check the log at {pgdata / 'log'}, or set CODEATLAS_DATABASE_URL."
+            f"could not start the embedded PostgreSQL in {pgdata}: {failure.cause[:300]}. "
+            f"{where} or set CODEATLAS_DATABASE_URL to a PostgreSQL server of your own."
         ) from exc
     if not was_running:  # the process that starts it checks its settings; the others need not
         configure_server(url, EMBEDDED_SERVER_SETTINGS)

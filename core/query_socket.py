@@ -44,6 +44,10 @@ REPLY_SECONDS = 60.0
 # sends its few hundred bytes at once
 REQUEST_SECONDS = 1.0
 MAX_REQUEST_BYTES = 1 << 20
+# how long a command that started the resident process waits for it to listen (it warms up
+# first: imports, the index's connection, the models' embedders) before answering in-process
+WARM_UP_SECONDS = 60.0
+START_SECONDS = 10.0  # for its interpreter to start and take the lock, on two busy cores
 _MAX_SUN_PATH = 100  # sockaddr_un holds 104-108 bytes, depending on the platform
 
 
@@ -118,6 +122,36 @@ def ask(settings: Settings, command: str, args: dict[str, Any]) -> Answer | None
     if not isinstance(reply, dict) or reply.get("status") != "ok":
         return None
     return Answer(int(reply["exit"]), str(reply["stdout"]), str(reply["stderr"]))
+
+
+def socket_identity(state_dir: Path) -> tuple[int, int] | None:
+    """(inode, change time) of the socket file now: a process that binds it anew changes both."""
+    try:
+        info = socket_path(state_dir).stat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_ctime_ns
+
+
+def wait_until_listening(state_dir: Path, before: tuple[int, int] | None, seconds: float) -> bool:
+    """Whether a resident process just started listens within `seconds`: a socket other than the
+    one there `before` it started (a dead process'), bound by a live process (it holds the lock
+    from its first second to its last; given up on once none holds it)."""
+    deadline = time.monotonic() + seconds
+    unheld_since: float | None = None
+    while time.monotonic() < deadline:
+        now = socket_identity(state_dir)
+        if now is not None and now != before and resident_pid(state_dir) is not None:
+            return True
+        if resident_pid(state_dir) is None:
+            # not started yet (a new interpreter takes a moment), or exited
+            unheld_since = unheld_since or time.monotonic()
+            if time.monotonic() - unheld_since > START_SECONDS:
+                return False
+        else:
+            unheld_since = None
+        time.sleep(0.05)
+    return False
 
 
 def send(sock: socket.socket, message: dict[str, Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -28,11 +29,20 @@ class TreeEntry:
     blob_sha: str
     size: int
     mode: str  # 100644, 100755, 120000 (symlink), 160000 (submodule)
+    # the blob is not in this clone: a partial clone (`git clone --filter=blob:limit=…`) left it
+    # with its promisor remote; its size is unknown (0) and its file is skipped
+    absent: bool = False
+
+
+# Indexing reads what the clone holds: a partial clone's git would otherwise fetch each absent
+# blob from its remote, one request at a time, as `ls-tree -l` or `cat-file` touch it (the
+# gigabytes the clone was made to leave out), or fail when that remote is gone.
+_GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_NO_LAZY_FETCH": "1"}
 
 
 def git(repo: Path, *args: str, input_bytes: bytes | None = None) -> bytes:
     """Run git in `repo` and return stdout; raise GitError with git's message on failure."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    env = {**os.environ, **_GIT_ENV}
     proc = subprocess.run(
         ["git", "-C", str(repo), *args],
         input=input_bytes,
@@ -151,22 +161,58 @@ def commit_time(repo: Path, sha: str) -> int:
     return int(git(repo, "show", "-s", "--format=%ct", sha).decode().strip())
 
 
+_PARTIAL_CLONE_KEYS = r"^(remote\..*\.promisor|extensions\.partialclone)$"
+
+
+def is_partial_clone(repo: Path) -> bool:
+    """Whether `repo` may lack blobs it names: a remote of it is a promisor (`git clone
+    --filter=…` sets that), or it names a partial clone's filter remote."""
+    try:
+        out = git(repo, "config", "--get-regexp", _PARTIAL_CLONE_KEYS)
+    except GitError:  # none set: git config exits 1
+        return False
+    return any(
+        not key.endswith(b".promisor") or value.strip().lower() in (b"true", b"yes", b"on", b"1")
+        for key, _, value in (line.partition(b" ") for line in out.splitlines())
+    )
+
+
+def absent_blobs(repo: Path, sha: str) -> set[str]:
+    """The blobs of commit `sha`'s tree that this clone lacks (none unless a partial clone)."""
+    if not is_partial_clone(repo):
+        return set()
+    out = git(repo, "rev-list", "--objects", "--missing=print", "--no-walk", sha)
+    return {line[1:].split()[0].decode() for line in out.splitlines() if line.startswith(b"?")}
+
+
 def list_tree(repo: Path, sha: str) -> list[TreeEntry]:
-    """Every path of the commit's tree (recursively) with blob sha, size and mode."""
-    out = git(repo, "ls-tree", "-r", "-l", "-z", "--full-tree", sha)
-    entries = []
+    """Every path of the commit's tree (recursively) with blob sha, size and mode; a blob this
+    clone lacks is listed `absent` with size 0."""
+    absent = absent_blobs(repo, sha)
+    if absent:  # `ls-tree -l` needs every blob for its size: sizes come from the present ones
+        out = git(repo, "ls-tree", "-r", "-z", "--full-tree", sha)
+    else:
+        out = git(repo, "ls-tree", "-r", "-l", "-z", "--full-tree", sha)
+    listed = []
     for record in out.split(b"\0"):
         if not record:
             continue
         meta, _, path = record.partition(b"\t")
-        mode, kind, obj, size = meta.split()
+        mode, kind, obj, *size = meta.split()
+        listed.append(
+            (path.decode("utf-8", errors="surrogateescape"), obj.decode(), kind, mode, size)
+        )
+    present = {obj for _, obj, kind, _, _ in listed if kind == b"blob"} - absent
+    sizes = _blob_sizes(repo, sorted(present)) if absent else {}
+    entries = []
+    for path, obj, kind, mode, size in listed:
+        if absent:
+            known = sizes.get(obj)
+        else:  # a size git could not read is "BAD" (or "-" for a submodule)
+            known = int(size[0]) if kind == b"blob" and size and size[0].isdigit() else None
+        missing = kind == b"blob" and (obj in absent or (not absent and known is None))
         entries.append(
-            TreeEntry(
-                path=path.decode("utf-8", errors="surrogateescape"),
-                blob_sha=obj.decode(),
-                size=int(size) if kind == b"blob" and size != b"-" else 0,
-                mode=mode.decode(),
-            )
+            TreeEntry(path=path, blob_sha=obj, size=known or 0, mode=mode.decode(), absent=missing)
         )
     return entries
 
@@ -190,9 +236,11 @@ def changed_entries(repo: Path, old: str, new: str) -> tuple[list[TreeEntry], li
             gone.append(path)
         else:
             changed.append((path, new_sha, new_mode))
-    sizes = _blob_sizes(repo, sorted({sha for _, sha, mode in changed if mode != "160000"}))
+    absent = absent_blobs(repo, new) if changed else set()
+    blobs = {sha for _, sha, mode in changed if mode != "160000"}
+    sizes = _blob_sizes(repo, sorted(blobs - absent))
     entries = [
-        TreeEntry(path=path, blob_sha=sha, size=sizes.get(sha, 0), mode=mode)
+        TreeEntry(path=path, blob_sha=sha, size=sizes.get(sha, 0), mode=mode, absent=sha in absent)
         for path, sha, mode in changed
     ]
     return entries, gone
@@ -205,32 +253,51 @@ def _blob_sizes(repo: Path, shas: list[str]) -> dict[str, int]:
     out = git(repo, "cat-file", "--batch-check", input_bytes="\n".join(shas).encode() + b"\n")
     sizes = {}
     for line in out.decode().splitlines():
-        sha, kind, size = line.split()
-        if kind == "blob":
-            sizes[sha] = int(size)
+        sha, kind, *size = line.split()
+        if kind == "blob" and size and size[0].isdigit():
+            sizes[sha] = int(size[0])
     return sizes
 
 
-def read_blobs(repo: Path, shas: Iterable[str]) -> Iterator[tuple[str, bytes]]:
-    """Stream (sha, content) for each blob through one `git cat-file --batch` process."""
-    proc = subprocess.Popen(
+def _cat_file(repo: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
         ["git", "-C", str(repo), "cat-file", "--batch"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        env={**os.environ, **_GIT_ENV},
     )
-    assert proc.stdin is not None and proc.stdout is not None
+
+
+def _close(proc: subprocess.Popen[bytes]) -> None:
+    assert proc.stdin is not None
+    with contextlib.suppress(OSError):  # a git that exited has closed its end already
+        proc.stdin.close()
+    proc.wait(timeout=30)
+
+
+def read_blobs(repo: Path, shas: Iterable[str]) -> Iterator[tuple[str, bytes | None]]:
+    """Stream (sha, content) for each blob through one `git cat-file --batch` process; content is
+    None for a blob git cannot read (missing from a partial clone, or corrupt), and the next one
+    is read by a new process if git gave up on this one."""
+    proc = _cat_file(repo)
     try:
         for sha in shas:
-            proc.stdin.write(sha.encode() + b"\n")
-            proc.stdin.flush()
-            header = proc.stdout.readline().split()
-            if len(header) < 3:
-                raise GitError(f"git cat-file: blob {sha} is missing from {repo}")
-            size = int(header[2])
-            content = proc.stdout.read(size)
+            assert proc.stdin is not None and proc.stdout is not None
+            try:
+                proc.stdin.write(sha.encode() + b"\n")
+                proc.stdin.flush()
+                header = proc.stdout.readline().split()
+            except BrokenPipeError:
+                header = []
+            if len(header) < 3 or not header[2].isdigit():
+                if not header:  # git exited (a partial clone's absent blob is fatal to it)
+                    _close(proc)
+                    proc = _cat_file(repo)
+                yield sha, None
+                continue
+            content = proc.stdout.read(int(header[2]))
             proc.stdout.read(1)  # trailing newline
             yield sha, content
     finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
+        _close(proc)

@@ -40,6 +40,11 @@ def _jobs(checkout: Path, pending: list[dict], settings: Settings) -> Iterator[l
         jobs = []
         for (blob_sha, language), item in batch.items():
             content = contents[blob_sha]
+            if content is None:  # listed, then lost or corrupt: skipped, the rest go on
+                jobs.append(
+                    ParseJob(item["path"], blob_sha, language, b"", snapshot_files.UNREADABLE_BLOB)
+                )
+                continue
             reason = skip_reason(
                 item["path"], len(content), content, max_bytes=settings.max_file_bytes
             )

@@ -19,6 +19,9 @@ from indexing.parsing.file_rules import skip_reason
 from indexing.parsing.languages import detect_language
 
 _MODE_SKIPS = {"120000": "symlink", "160000": "submodule"}
+# the reasons a file whose blob git cannot give is skipped with (issue 48)
+ABSENT_BLOB = "blob absent from this partial clone"
+UNREADABLE_BLOB = "blob unreadable by git"
 
 
 def classify(entry: git_source.TreeEntry, max_bytes: int) -> tuple[str | None, str | None]:
@@ -27,6 +30,8 @@ def classify(entry: git_source.TreeEntry, max_bytes: int) -> tuple[str | None, s
         return None, _MODE_SKIPS[entry.mode]
     language = detect_language(entry.path, None)
     reason = skip_reason(entry.path, entry.size, None, max_bytes=max_bytes)
+    if entry.absent and reason in (None, "empty"):  # its size is unknown, not 0
+        return language, ABSENT_BLOB
     if reason is None and language is None:
         reason = "unsupported language"
     return language, reason

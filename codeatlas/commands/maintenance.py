@@ -101,6 +101,15 @@ def repo_add(args: argparse.Namespace) -> int:
     return 0
 
 
+PLAIN_TEXT_WARNING = (
+    "warning: the secret is stored in plain text (CODEATLAS_SECRET_KEY is not set); to encrypt"
+    " it, set CODEATLAS_SECRET_KEY to a long random value (e.g. the output of `python3 -c"
+    " 'import secrets; print(secrets.token_urlsafe(32))'`) in the environment of every codeatlas"
+    " command and of the webhook receiver: `codeatlas webhooks` encrypts the secrets stored in"
+    " plain text when it starts with the key"
+)
+
+
 def _read_secret(args: argparse.Namespace) -> str:
     if args.generate:
         return secrets.token_urlsafe(32)
@@ -129,6 +138,9 @@ def repo_secret(args: argparse.Namespace) -> int:
     with transaction(url) as conn:
         repo = repositories.get(conn, args.name)
         set_secret(conn, repo.id, args.provider, value, settings.secret_key)
+    if settings.secret_key is None:
+        # stored as given: anyone with a copy of the database (a backup, a dump) can read it
+        print(PLAIN_TEXT_WARNING, file=sys.stderr)
     if args.generate:
         print(value)
         print(

@@ -15,12 +15,16 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, closing, contextmanager
 from typing import Any
 
+# Without --repo a command reads every repository, as `locate` and the MCP tools do: with one
+# repository indexed (the usual case) that is the one meant.
+EVERY_REPOSITORY = "repository name (default: every repository)"
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `search`, `symbols` and `callers` commands."""
-    p = subparsers.add_parser("search", help="hybrid code search in one repository")
+    p = subparsers.add_parser("search", help="hybrid code search (every repository, or --repo)")
     p.add_argument("query")
-    p.add_argument("--repo", required=True, help="repository name")
+    p.add_argument("--repo", help=EVERY_REPOSITORY)
     p.add_argument("--limit", type=int, default=10, help="number of results (default 10)")
     p.add_argument("--json", action="store_true", help='print {"results": [...]} (the contract)')
     p.add_argument("--mode", choices=("hybrid", "semantic", "lexical"), default="hybrid")
@@ -28,17 +32,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("symbols", help="definitions by name (exact, then similar)")
     p.add_argument("name")
-    p.add_argument("--repo", required=True)
+    p.add_argument("--repo", help=EVERY_REPOSITORY)
     p.add_argument("--limit", type=int, default=20)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=symbols)
 
     p = subparsers.add_parser("callers", help="call sites of a function or method")
     p.add_argument("name")
-    p.add_argument("--repo", required=True)
+    p.add_argument("--repo", help=EVERY_REPOSITORY)
     p.add_argument("--path", help="the defining file, when several definitions share the name")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=callers)
+
+
+def where_shown(scope: Any) -> Callable[[str], str]:
+    """How a line names its repository: not at all when the scope holds one (its lines are
+    what they always were), else `name  ` before the path."""
+    if len(scope.repositories) <= 1:
+        return lambda _repository: ""
+    return lambda repository: f"{repository}  "
+
+
+def _in(repo: str | None) -> str:
+    return repo if repo else "any repository"
+
+
+def _repo_flag(repo: str | None) -> str:
+    return f" --repo {repo}" if repo else ""
 
 
 @contextmanager
@@ -67,12 +87,18 @@ def operator_scope(conn: Any, operator: Any, repo: str | None) -> Any:
     from retrieval.scope import resolve_scope
 
     try:
-        return resolve_scope(conn, operator, [repo] if repo else None)
+        scope = resolve_scope(conn, operator, [repo] if repo else None)
     except RepositoryNotFoundError:
         raise RepositoryNotFoundError(
             f"no repository named {repo!r}; `codeatlas status` lists the indexed ones,"
             f" `codeatlas index PATH --name {repo}` adds one"
         ) from None
+    if repo is None and not scope.repositories:  # an answer of nothing would look like a miss
+        raise RepositoryNotFoundError(
+            "no repository is indexed yet: `codeatlas index PATH` adds one"
+            " (`codeatlas status` shows one still being indexed)"
+        )
+    return scope
 
 
 @contextmanager
@@ -157,6 +183,8 @@ def _answered(args: argparse.Namespace, command: Command) -> int:
     settings = load_settings()
     request = {k: v for k, v in vars(args).items() if k != "handler"}
     answer = query_socket.ask(settings, args.command, request)
+    if answer is None and query_socket.serves(settings):
+        answer = _asked_a_new_resident(settings, args.command, request)
     if answer is not None:
         sys.stdout.write(answer.stdout)
         sys.stderr.write(answer.stderr)
@@ -170,6 +198,26 @@ def _answered(args: argparse.Namespace, command: Command) -> int:
     return code
 
 
+def _asked_a_new_resident(settings: Any, command: str, request: dict[str, Any]) -> Any:
+    """Start the server and the resident query process, and ask it once it listens: the first
+    command after a stop is the only cold one. Answering here instead, then starting it, made
+    the next command cold too while it warmed up (issue 48); None if it does not listen in time
+    (the command then answers here)."""
+    from codeatlas import resident
+    from core import query_socket
+    from core.database import ensure_index_database
+
+    ensure_index_database(settings)  # the resident process reads a running server, never starts it
+    before = query_socket.socket_identity(settings.state_dir)  # a dead process' socket, if any
+    if not resident.start(settings):
+        return None
+    if not query_socket.wait_until_listening(
+        settings.state_dir, before, query_socket.WARM_UP_SECONDS
+    ):
+        return None
+    return query_socket.ask(settings, command, request)
+
+
 def search(args: argparse.Namespace) -> int:
     """Print hits as `path:start-end  symbol  [retrievers]`, or the JSON contract."""
     from core.errors import ConfigurationError, UsageError
@@ -180,7 +228,7 @@ def search(args: argparse.Namespace) -> int:
         # the nearest chunks to the empty text, ten answers that look real
         raise UsageError(
             'the query is empty: say what to find, e.g. codeatlas search "where are refunds'
-            f' approved" --repo {args.repo}'
+            f' approved"{_repo_flag(args.repo)}'
         )
     if not 1 <= args.limit <= 1000:
         raise ConfigurationError("--limit must be between 1 and 1000")
@@ -204,6 +252,7 @@ def run_search(args: argparse.Namespace, reader: Reader) -> int:
                 embed_query=reader.embed_query(settings, conn),
             )
         _note_replica_lag(settings, conn)
+        shown = where_shown(scope)
     for note in report.notes:  # how the query was read, what was skipped (never in the JSON)
         print(f"note: {note}", file=sys.stderr)
     if args.json:
@@ -212,7 +261,8 @@ def run_search(args: argparse.Namespace, reader: Reader) -> int:
     for hit in report.hits:
         tag = " (working tree)" if hit.source == "working-tree" else ""
         print(
-            f"{hit.path}:{hit.start_line}-{hit.end_line}  {hit.symbol or '(file)'}  "
+            f"{shown(hit.repository)}{hit.path}:{hit.start_line}-{hit.end_line}  "
+            f"{hit.symbol or '(file)'}  "
             f"[{', '.join(hit.retrievers)}]{tag}"
         )
     if not report.hits:
@@ -232,11 +282,15 @@ def run_symbols(args: argparse.Namespace, reader: Reader) -> int:
     with reader.opened(args.repo) as (settings, conn, scope):
         found = search_symbols(conn, scope, args.name, limit=args.limit)
         _note_replica_lag(settings, conn)
+        shown = where_shown(scope)
     if args.json:
         print(json.dumps({"symbols": [m.as_dict() for m in found]}))
         return 0
     for m in found:
-        print(f"{m.path}:{m.start_line}-{m.end_line}  {m.symbol}  {m.kind}  ({m.match})")
+        print(
+            f"{shown(m.repository)}{m.path}:{m.start_line}-{m.end_line}  {m.symbol}  {m.kind}"
+            f"  ({m.match})"
+        )
     if not found:
         print("no matching symbols", file=sys.stderr)
     return 0
@@ -256,11 +310,13 @@ def run_callers(args: argparse.Namespace, reader: Reader) -> int:
     with reader.opened(args.repo) as (settings, conn, scope):
         definitions, sites = graph.find_callers(conn, scope, args.name, path=args.path)
         _note_replica_lag(settings, conn)
+        shown = where_shown(scope)
     where = f" in {args.path}" if args.path else ""
     if not definitions and not sites:
         raise UsageError(
-            f"no definition named {args.name!r}{where} in {args.repo}, and nothing calls that"
-            f" name; `codeatlas symbols {args.name} --repo {args.repo}` finds similar names"
+            f"no definition named {args.name!r}{where} in {_in(args.repo)}, and nothing calls"
+            f" that name; `codeatlas symbols {args.name}{_repo_flag(args.repo)}` finds similar"
+            " names"
         )
     if args.json:
         answer: dict = {
@@ -272,17 +328,23 @@ def run_callers(args: argparse.Namespace, reader: Reader) -> int:
         print(json.dumps(answer))
         return 0
     for d in definitions:
-        print(f"# {d.symbol} defined at {d.path}:{d.start_line}", file=sys.stderr)
+        print(
+            f"# {d.symbol} defined at {shown(d.repository)}{d.path}:{d.start_line}",
+            file=sys.stderr,
+        )
     if not definitions:
         print(
-            f"# no definition named {args.name!r}{where} in {args.repo} (a library's?):"
+            f"# no definition named {args.name!r}{where} in {_in(args.repo)} (a library's?):"
             " these calls name it",
             file=sys.stderr,
         )
     for s in sites:
-        print(f"{s.path}:{s.line}  {s.caller or '(top level)'}  {s.callee}  [{s.certainty}]")
+        print(
+            f"{shown(s.repository)}{s.path}:{s.line}  {s.caller or '(top level)'}  {s.callee}"
+            f"  [{s.certainty}]"
+        )
     if not sites:
-        print(f"{args.name} has no callers in {args.repo}", file=sys.stderr)
+        print(f"{args.name} has no callers in {_in(args.repo)}", file=sys.stderr)
     if sites.more:
         print(
             f"# {sites.calls} calls of {args.name!r}: these are the sites of {graph.MAX_EDGES},"
