@@ -56,8 +56,10 @@ __all__ = [
     "engine_event_pid",
     "free_pool_slot",
     "free_pool_slots_of_run",
+    "pool_claims_waiting",
     "pool_is_limited",
     "pool_slot_holders",
+    "pool_slot_steps",
     "pool_slot_users",
     "cold_run_command",
     "execute_launched_run",
@@ -194,11 +196,14 @@ def pool_is_limited(instance: DagsterInstance, pool: str) -> bool:
     return info is not None
 
 
-def claim_pool_slot(instance: DagsterInstance, pool: str, run_id: str, step_key: str) -> bool:
+def claim_pool_slot(
+    instance: DagsterInstance, pool: str, run_id: str, step_key: str, priority: int = 0
+) -> bool:
     """Try once to claim a slot of `pool` for a step; whether it is held now (a refused claim
-    stays queued as the step's pending claim until freed)."""
+    stays queued as the step's pending claim until freed; a freed slot goes to the queued claim
+    of highest `priority`, the oldest first among equals)."""
     storage = instance.event_log_storage
-    status = storage.claim_concurrency_slot(pool, run_id, step_key)
+    status = storage.claim_concurrency_slot(pool, run_id, step_key, priority)
     if status.is_claimed or status.is_assigned or not storage.has_unassigned_slots(pool):
         return status.is_claimed
     # A slot is free and no queued claim is assigned to it, yet this one waits: it joined the
@@ -206,7 +211,7 @@ def claim_pool_slot(instance: DagsterInstance, pool: str, run_id: str, step_key:
     # assigned before inserting it, and a holder assigns the queue only as it frees), so nothing
     # would ever assign it. Queued again, it is assigned the free slot.
     storage.free_concurrency_slot_for_step(run_id, step_key)
-    return storage.claim_concurrency_slot(pool, run_id, step_key).is_claimed
+    return storage.claim_concurrency_slot(pool, run_id, step_key, priority).is_claimed
 
 
 def free_pool_slot(instance: DagsterInstance, run_id: str, step_key: str) -> None:
@@ -217,6 +222,24 @@ def free_pool_slot(instance: DagsterInstance, run_id: str, step_key: str) -> Non
 def pool_slot_holders(instance: DagsterInstance, pool: str) -> set[str]:
     """Ids of the runs holding a slot of `pool`."""
     return {s.run_id for s in instance.event_log_storage.get_concurrency_info(pool).claimed_slots}
+
+
+def pool_slot_steps(instance: DagsterInstance, pool: str) -> list[tuple[str, str]]:
+    """(run id, step key) of each step holding a slot of `pool`."""
+    info = instance.event_log_storage.get_concurrency_info(pool)
+    return [(s.run_id, s.step_key) for s in info.claimed_slots]
+
+
+def pool_claims_waiting(instance: DagsterInstance, pool: str) -> list[tuple[str, str, int]]:
+    """(run id, step key, priority) of each queued claim on `pool` that holds no slot yet (a
+    held slot keeps its claim in the queue until freed: those are left out)."""
+    info = instance.event_log_storage.get_concurrency_info(pool)
+    holding = {(s.run_id, s.step_key) for s in info.claimed_slots}
+    return [
+        (p.run_id, p.step_key, p.priority or 0)
+        for p in info.pending_steps
+        if (p.run_id, p.step_key) not in holding
+    ]
 
 
 def pool_slot_users(instance: DagsterInstance) -> set[str]:

@@ -41,12 +41,12 @@ from dagster import (
     sensor,
 )
 
-from assets.chunk_embeddings import MODEL_TAG
 from assets.chunk_embeddings import chunk_embeddings as chunk_embeddings_asset
 from assets.dagster_internals import Backfill, backfills_tagged, launch_asset_backfill
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
 from assets.run_liveness import live_execution, process_tags
+from assets.run_tags import LAUNCHED_BY_TAG, MODEL_TAG, TRIGGER_TAG
 from core.config import Settings
 from core.database import connection
 from core.errors import CodeatlasError
@@ -57,7 +57,6 @@ from indexing.model_switch import try_switch
 from orchestration.jobs import BACKGROUND_PRIORITY, PRIORITY_TAG
 
 EMBED_JOB = "embed_for_model"  # runs of single partitions the sensor requests (tagged MODEL_TAG)
-TRIGGER_TAG = "codeatlas/trigger"
 
 
 class ModelInUseError(CodeatlasError):
@@ -134,8 +133,14 @@ embed_for_model_job = define_asset_job(
 
 
 def upgrade_tags(model: str) -> dict[str, str]:
-    """Tags of a model upgrade's backfill and runs: the model, the trigger, background priority."""
-    return {MODEL_TAG: model, TRIGGER_TAG: "model-upgrade", PRIORITY_TAG: BACKGROUND_PRIORITY}
+    """Tags of a model upgrade's backfill and runs: the model, the trigger, background priority,
+    and the UI's "Launched by" (else "Manually launched")."""
+    return {
+        MODEL_TAG: model,
+        TRIGGER_TAG: "model-upgrade",
+        PRIORITY_TAG: BACKGROUND_PRIORITY,
+        LAUNCHED_BY_TAG: f"codeatlas model upgrade to {model}",
+    }
 
 
 def upgrade_partitions(
@@ -193,10 +198,13 @@ def plan_upgrades(
     configured: Embedder | None,
     backfills: Callable[[str], list[Backfill]] = lambda _model: [],
     log=lambda _msg: None,
+    states: list[str] | None = None,
 ) -> tuple[list[RunRequest], list[str], list[str]]:
     """One step of the upgrade state machine: start env-configured upgrades (only while no
     model was chosen in the database), switch complete ones, and say what to embed: (runs for
-    single partitions, events, models whose backfill is to be launched)."""
+    single partitions, events, models whose backfill is to be launched). `states` gets one
+    line per repository still upgrading, saying where it stands."""
+    states = [] if states is None else states
     events: list[str] = []
     if configured is not None and embedding_registry.chosen_model(conn) is None:
         embedding_registry.record_model(
@@ -213,25 +221,33 @@ def plan_upgrades(
     runs: list[RunRequest] = []
     to_launch: list[str] = []
     for item in progress:
-        if item["partition"] is None:
-            continue
         name, active, upgrading = item["name"], item["active"], item["upgrading"]
+        where = f"{name}: upgrading from {active} to {upgrading}"
+        if item["partition"] is None:
+            states.append(f"{where}, no snapshot published yet")
+            continue
         if try_switch(conn, name, every_snapshot=True):
             events.append(f"{name}: switched to {upgrading}")
             continue
+        done, total = item["coverage"].get(upgrading, (0, 0))
+        where += f" ({done}/{total} chunk contents of the current snapshot have its vectors)"
         # the active model serves queries: a push during the upgrade needs its vectors too
         embedded, total = item["coverage"].get(active, (0, 0))
         if embedded < total:
             runs.append(_embed_request(active, item["partition"]))
         launched = backfills(upgrading)
-        if any(b.in_progress for b in launched):
+        if running := [b.backfill_id for b in launched if b.in_progress]:
+            states.append(f"{where}: backfill {', '.join(running)} in progress")
             continue  # its runs fill in the partitions; the last one switches
         if not launched:
+            states.append(f"{where}: no backfill in progress, launching one")
             if upgrading not in to_launch:
                 to_launch.append(upgrading)
             continue
         # the backfill is over and some partitions still lack vectors (a push, a failed run)
-        runs += [_embed_request(upgrading, key) for key in _lacking(conn, name, upgrading)]
+        lacking = _lacking(conn, name, upgrading)
+        states.append(f"{where}: backfill over, {len(lacking)} partitions requested again")
+        runs += [_embed_request(upgrading, key) for key in lacking]
     for message in events:
         log(message)
     return runs, events, to_launch
@@ -260,12 +276,14 @@ def model_upgrade_sensor(context: SensorEvaluationContext, index_db: IndexDataba
                 )
             except Exception as exc:  # noqa: BLE001 - a broken provider must not stop switching
                 context.log.warning(f"configured embedding model unavailable: {exc}")
+        states: list[str] = []
         runs, events, to_launch = plan_upgrades(
             conn,
             settings,
             configured,
             lambda model: backfills_tagged(context.instance, MODEL_TAG, model),
             context.log.info,
+            states,
         )
         for model in to_launch:
             launched = launch_upgrade_backfill(context.instance, conn, model)
@@ -277,9 +295,11 @@ def model_upgrade_sensor(context: SensorEvaluationContext, index_db: IndexDataba
                 context.log.info(events[-1])
     cursor = json.dumps({"checked_at": time.time(), "events": events[-5:]})
     if not runs:
+        # the state of each repository still upgrading, not only what this tick did: a tick
+        # with a backfill in progress said "no repository is upgrading" (issue 48)
         return SensorResult(
             skip_reason=SkipReason(
-                "; ".join(events) or "no repository is upgrading its embedding model"
+                "; ".join(events + states) or "no repository is upgrading its embedding model"
             ),
             cursor=cursor,
         )
@@ -305,7 +325,11 @@ def run_upgrade_here(
     switched: set[str] = set()
     for key in keys:
         progress(f"embedding {key} for {model}")
-        tags = {**upgrade_tags(model), **process_tags()}
+        tags = {
+            **upgrade_tags(model),
+            **process_tags(),
+            LAUNCHED_BY_TAG: f"codeatlas models upgrade --wait ({model})",
+        }
         with live_execution(tags):
             result = job.execute_in_process(
                 instance=instance, partition_key=key, tags=tags, raise_on_error=True
