@@ -63,6 +63,8 @@ def test_models_upgrade_with_wait_backfills_switches_and_the_old_model_can_be_dr
             f"shop@{sha}" for sha in indexed
         )
         assert {r.status.value for r in runs} == {"SUCCESS"}
+        # the UI's "Launched by" names the command, not "Manually launched"
+        assert {r.tags["user"] for r in runs} == {"codeatlas models upgrade --wait (fake-hash-16)"}
 
     assert main(["models", "list"]) == 0
     listing = capsys.readouterr().out
