@@ -29,6 +29,9 @@ from typing import Any
 from dagster import AssetsDefinition, DagsterEventType, DagsterInstance, DagsterRun
 from dagster._cli.api import _execute_run_command_body
 from dagster._core.definitions.assets.graph.asset_graph import AssetGraph
+from dagster._core.definitions.repository_definition.valid_definitions import (
+    SINGLETON_REPOSITORY_NAME,
+)
 from dagster._core.execution.backfill import BulkActionStatus, PartitionBackfill
 from dagster._core.instance.ref import InstanceRef
 from dagster._core.launcher import (
@@ -38,6 +41,12 @@ from dagster._core.launcher import (
     WorkerStatus,
 )
 from dagster._core.log_manager import LOG_RECORD_METADATA_ATTR
+from dagster._core.remote_origin import RemotePartitionSetOrigin, RemoteRepositoryOrigin
+from dagster._core.remote_representation.external_data import (
+    job_name_for_partition_set_snap_name,
+    partition_set_snap_name_for_job_name,
+)
+from dagster._core.workspace.load import location_origins_from_yaml_paths
 from dagster._grpc.types import ExecuteRunArgs
 from dagster._serdes import ConfigurableClass, ConfigurableClassData
 from dagster._utils.interrupts import capture_interrupts
@@ -64,6 +73,7 @@ __all__ = [
     "cold_run_command",
     "execute_launched_run",
     "launch_asset_backfill",
+    "launch_job_backfill",
     "backfills_tagged",
     "run_log_metadata",
 ]
@@ -109,8 +119,9 @@ class Backfill:
     backfill_id: str
     status: str  # Dagster's BulkActionStatus name: REQUESTED, COMPLETED_SUCCESS, ...
     tags: Mapping[str, str]
-    assets: tuple[str, ...]  # asset keys as the UI writes them ("chunk_embeddings")
+    assets: tuple[str, ...]  # an asset backfill's asset keys as the UI writes them
     partitions: tuple[str, ...]
+    job: str | None = None  # a job backfill's job (its runs carry this name)
 
     @property
     def in_progress(self) -> bool:
@@ -148,14 +159,55 @@ def launch_asset_backfill(
     return backfill_id
 
 
+def launch_job_backfill(
+    instance: DagsterInstance,
+    workspace_yaml: str,
+    job_name: str,
+    partition_keys: list[str],
+    tags: Mapping[str, str],
+    title: str,
+) -> str:
+    """Register a backfill of the partitioned job `job_name` of the one code location of
+    `workspace_yaml` over `partition_keys` (what `dagster job backfill` does): the daemon's
+    backfill loop launches one run of that job per partition, each with `tags`, so the UI names
+    the runs after the job (an asset backfill's runs are all `__ASSET_JOB`). Returns its id."""
+    [location] = location_origins_from_yaml_paths([workspace_yaml])
+    origin = RemotePartitionSetOrigin(
+        repository_origin=RemoteRepositoryOrigin(
+            code_location_origin=location, repository_name=SINGLETON_REPOSITORY_NAME
+        ),
+        partition_set_name=partition_set_snap_name_for_job_name(job_name),
+    )
+    backfill_id = uuid.uuid4().hex[:8]
+    instance.add_backfill(
+        PartitionBackfill(
+            backfill_id=backfill_id,
+            partition_set_origin=origin,
+            status=BulkActionStatus.REQUESTED,
+            partition_names=list(partition_keys),
+            from_failure=False,
+            reexecution_steps=None,
+            tags=dict(tags),
+            backfill_timestamp=time.time(),
+            title=title,
+        )
+    )
+    return backfill_id
+
+
 def backfills_tagged(instance: DagsterInstance, key: str, value: str) -> list[Backfill]:
     """The backfills whose tag `key` is `value`, newest first."""
     found = []
     for backfill in instance.get_backfills():
         if backfill.tags.get(key) != value:
             continue
-        partitions: tuple[str, ...] = ()
+        partitions: tuple[str, ...] = tuple(sorted(backfill.partition_names or ()))
         assets: tuple[str, ...] = ()
+        job = None
+        if backfill.partition_set_origin is not None:
+            job = job_name_for_partition_set_snap_name(
+                backfill.partition_set_origin.partition_set_name
+            )
         if backfill.is_asset_backfill and backfill.asset_backfill_data is not None:
             target = backfill.asset_backfill_data.target_subset
             assets = tuple(sorted(k.to_user_string() for k in target.asset_keys))
@@ -173,6 +225,7 @@ def backfills_tagged(instance: DagsterInstance, key: str, value: str) -> list[Ba
                 dict(backfill.tags),
                 assets,
                 partitions,
+                job,
             )
         )
     return found

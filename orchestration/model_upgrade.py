@@ -7,11 +7,12 @@ keeps serving.
    database, by `model_upgrade_sensor` or an index run when the environment configures a model
    other than the active one; an index run that embedded the whole current snapshot switches
    at once).
-2. Backfill: a backfill of `chunk_embeddings` over every partition (ready snapshot) of the
-   upgrading repositories, tagged `codeatlas/model=<new model>`, so the UI lists it under
-   Backfills and on the asset; its runs embed for the tagged model, only contents without a
-   vector, so a rerun resumes. `codeatlas models upgrade` launches it (`--wait`: runs its
-   partitions here), the sensor launches it for upgrades started otherwise, the UI can too.
+2. Backfill: a backfill of the job `embed_for_model` (the asset `chunk_embeddings`) over every
+   partition (ready snapshot) of the upgrading repositories, tagged `codeatlas/model=<new
+   model>`, so the UI lists it under Backfills and its runs under that job's name; its runs
+   embed for the tagged model, only contents without a vector, so a rerun resumes.
+   `codeatlas models upgrade` launches it (`--wait`: runs its partitions here), the sensor
+   launches it for upgrades started otherwise, the UI can too.
 3. Switch: the run that completes the last snapshot switches the active model in one
    transaction (the sensor retries each tick). Queries embed with, and search only, the active
    model (per-model partial HNSW index + `WHERE embedding_model =`), so no query ever mixes two
@@ -25,6 +26,7 @@ new snapshot lacks (for the still-active model too) before switching.
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import psycopg
 from dagster import (
@@ -42,7 +44,12 @@ from dagster import (
 )
 
 from assets.chunk_embeddings import chunk_embeddings as chunk_embeddings_asset
-from assets.dagster_internals import Backfill, backfills_tagged, launch_asset_backfill
+from assets.dagster_internals import (
+    Backfill,
+    backfills_tagged,
+    launch_asset_backfill,
+    launch_job_backfill,
+)
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
 from assets.run_liveness import live_execution, process_tags
@@ -56,7 +63,9 @@ from indexing.embedding_step import coverage
 from indexing.model_switch import try_switch
 from orchestration.jobs import BACKGROUND_PRIORITY, PRIORITY_TAG
 
-EMBED_JOB = "embed_for_model"  # runs of single partitions the sensor requests (tagged MODEL_TAG)
+EMBED_JOB = "embed_for_model"  # the upgrade's runs: its backfill's and the sensor's requests
+# the code location `codeatlas dev` and its daemon load: the upgrade's backfill names it
+WORKSPACE_YAML = Path(__file__).resolve().parent.parent / "workspace.yaml"
 
 
 class ModelInUseError(CodeatlasError):
@@ -154,7 +163,7 @@ def upgrade_partitions(
 def launch_upgrade_backfill(
     instance: DagsterInstance, conn: psycopg.Connection, model: str, names: list[str] | None = None
 ) -> tuple[str, list[str]] | None:
-    """Launch the backfill of `chunk_embeddings` for `model` over every partition of the
+    """Launch the backfill of `embed_for_model` for `model` over every partition of the
     repositories upgrading to it that no backfill in progress covers already; (its id, its
     partitions), or None when there are none (the command run twice launches one backfill)."""
     covered = {
@@ -168,13 +177,17 @@ def launch_upgrade_backfill(
         return None
     assert snapshot_partitions.name is not None
     instance.add_dynamic_partitions(snapshot_partitions.name, keys)
-    backfill_id = launch_asset_backfill(
-        instance,
-        chunk_embeddings_asset,
-        keys,
-        upgrade_tags(model),
-        title=f"model upgrade to {model}",
-    )
+    title = f"model upgrade to {model}"
+    if WORKSPACE_YAML.is_file():
+        # a backfill of the job: its runs are named `embed_for_model` in the UI, not
+        # `__ASSET_JOB` as an asset backfill's are (issue 48)
+        backfill_id = launch_job_backfill(
+            instance, str(WORKSPACE_YAML), EMBED_JOB, keys, upgrade_tags(model), title
+        )
+    else:  # no workspace file beside the code (an installed wheel): the asset's own backfill
+        backfill_id = launch_asset_backfill(
+            instance, chunk_embeddings_asset, keys, upgrade_tags(model), title=title
+        )
     return backfill_id, keys
 
 
