@@ -83,7 +83,8 @@ def replay(log: Path, repository: str) -> dict:
                 "error_former": round(abs(former - real) / real, 3) if real else None,
             }
         )
-    after = [r for r in rows if r["seconds_into_step"] >= 60 and r["really_left"] > 0]
+    # a line with seconds left says "ETA 0s" or "1s": whole seconds, not a relative error
+    after = [r for r in rows if r["seconds_into_step"] >= 60 and r["really_left"] >= 10]
     return {
         "repository": repository,
         "chunks": int(lines[-1].group(3)),
