@@ -153,7 +153,10 @@ def main() -> None:
     if HERE.exists():
         shutil.rmtree(HERE)
     state = HERE / "state"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CODEATLAS_", "DAGSTER_"))}
+    # the commands' environment: this one without its codeatlas or Dagster settings
+    env = dict(os.environ)
+    for key in [k for k in env if k.startswith(("CODEATLAS_", "DAGSTER_"))]:
+        del env[key]
     env |= {"CODEATLAS_STATE_DIR": str(state), "CODEATLAS_EMBEDDING_PROVIDER": "fake"}
     big = _repository(HERE / "big", args.big_files, 6)
     app = _repository(HERE / "app", 5, 3)
