@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
-SRC=.state/demo-src
+# DEMO_SRC: another git repository to index instead (the tests give a small one)
+SRC=${DEMO_SRC:-.state/demo-src}
 if [[ ! -d "$SRC/.git" ]]; then
     echo "fetching the demo repository's sources from PyPI..." >&2
     rm -rf "$SRC" && mkdir -p "$SRC"
@@ -23,8 +24,8 @@ fi
 # The index runs in the background: its snapshot is published (searchable by words, symbols and
 # callers) long before its vectors are embedded, so the demo answers from the lexical index as
 # soon as it is published, then asks the hybrid questions once the vectors are in.
-LOG=.state/demo-index.log
-mkdir -p .state
+LOG=${DEMO_LOG:-.state/demo-index.log}
+mkdir -p "$(dirname "$LOG")"
 started=$SECONDS
 "$BIN/codeatlas" index "$SRC" --name demo >"$LOG" 2>&1 &
 INDEX=$!
