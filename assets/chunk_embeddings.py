@@ -15,16 +15,17 @@ from dagster import (
 )
 
 from assets.partitions import parse_partition_key, snapshot_partitions
-from assets.pool_slots import EMBEDDING_POOL, pool_slot
+from assets.pool_slots import EMBEDDING_POOL, pool_turns
 from assets.resources import EmbeddingProvider, IndexDatabase
+from assets.run_tags import MODEL_TAG
 from core.database import connection, transaction
 from indexing import repositories, snapshots
 from indexing.embedding_registry import embedder_for_model, record_model
 from indexing.embedding_step import coverage_since, embed_snapshot
 from indexing.model_switch import adopt_configured_model, begin_upgrade, try_switch
 
-# the run tag of a model upgrade's backfill: the stored model name its runs embed for
-MODEL_TAG = "codeatlas/model"
+__all__ = ["MODEL_TAG", "chunk_embeddings", "every_chunk_has_a_vector"]
+NO_CHANGE = "no change: every chunk content of the snapshot already had a vector"
 
 
 @asset(
@@ -48,15 +49,30 @@ def chunk_embeddings(
         if configured:
             record_model(conn, embedder, embeddings.spec)
     model = embedder.model_name
-    with pool_slot(context, EMBEDDING_POOL, index_db.settings):
-        stats = embed_snapshot(
-            index_db.database_url, repository, sha, embedder, progress=context.log.info
-        )
+    stats = _embed(context, index_db, repository, sha, embedder)
     with connection(index_db.database_url) as conn:
         stats["activated"] = adopt_configured_model(conn, repository, model)
     if stats["activated"]:
         context.log.info(f"{repository}: {model} is now the active model (it covers the snapshot)")
     return MaterializeResult(metadata=stats)
+
+
+def _embed(context, index_db: IndexDatabase, repository: str, sha: str, embedder) -> dict:
+    """`embed_snapshot` taking turns at the embedding pool's slot batch by batch: a model
+    upgrade's backfill hands it to a push's run between batches (assets/pool_slots.py)."""
+    with pool_turns(context, EMBEDDING_POOL, index_db.settings) as turns:
+        stats = embed_snapshot(
+            index_db.database_url,
+            repository,
+            sha,
+            embedder,
+            progress=context.log.info,
+            turn=turns.turn,
+        )
+    stats["slot_handovers"] = turns.handovers
+    if stats["embedded"] == 0:
+        stats["change"] = NO_CHANGE
+    return stats
 
 
 def _embed_for_upgrade(
@@ -74,8 +90,7 @@ def _embed_for_upgrade(
         conn.commit()
         if begin_upgrade(conn, repository, model):
             context.log.info(f"{repository}: upgrade to {model} started by this backfill")
-    with pool_slot(context, EMBEDDING_POOL, index_db.settings):
-        stats = embed_snapshot(url, repository, sha, embedder, progress=context.log.info)
+    stats = _embed(context, index_db, repository, sha, embedder)
     with connection(url) as conn:
         stats["switched"] = try_switch(conn, repository, every_snapshot=True)
     if stats["switched"]:

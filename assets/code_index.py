@@ -8,7 +8,11 @@ from dagster import AssetExecutionContext, AssetSpec, MaterializeResult, multi_a
 
 from assets.partitions import parse_partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
+from core.database import connection
+from indexing import snapshots
 from indexing.parse_step import parse_snapshot
+
+NO_CHANGE = "no change: every file of the commit was parsed before"
 
 
 @multi_asset(
@@ -28,19 +32,35 @@ def code_index(context: AssetExecutionContext, index_db: IndexDatabase):
     stats = parse_snapshot(
         index_db.database_url, index_db.settings, repository, sha, progress=context.log.info
     )
-    common = {"files_parsed": stats["files_parsed"], "seconds": stats["seconds"]}
-    yield MaterializeResult(
-        asset_key="code_chunks",
-        metadata={
-            **common,
-            "chunks": stats["chunks"],
-            "bytes_parsed": stats["bytes"],
-            "redactions": stats["redactions"],
-            "files_with_syntax_errors": stats["syntax_errors"],
-            "skipped_by_content": stats["skipped_by_content"],
-        },
-    )
-    yield MaterializeResult(
-        asset_key="code_symbols", metadata={**common, "symbols": stats["symbols"]}
-    )
-    yield MaterializeResult(asset_key="code_edges", metadata={**common, "edges": stats["edges"]})
+    for key, value in _metadata(index_db.database_url, repository, sha, stats).items():
+        yield MaterializeResult(asset_key=key, metadata=value)
+
+
+def _metadata(url: str, repository: str, sha: str, stats: dict) -> dict[str, dict]:
+    """Each asset's metadata: what this run parsed (`*_parsed`), and, once the snapshot was
+    published before (a re-run), its whole counts, so the UI's latest materialization never
+    reads "chunks 0" for a snapshot of thousands (issue 48)."""
+    common: dict = {"files_parsed": stats["files_parsed"], "seconds": stats["seconds"]}
+    if stats["files_parsed"] == 0:
+        common["change"] = NO_CHANGE
+    with connection(url) as conn:
+        published = snapshots.stats_of(conn, repository, sha)
+    whole = {k: published[k] for k in ("files", "chunks", "symbols") if k in published}
+    chunks = {
+        **common,
+        "chunks_parsed": stats["chunks"],
+        "bytes_parsed": stats["bytes"],
+        "redactions": stats["redactions"],
+        "files_with_syntax_errors": stats["syntax_errors"],
+        "skipped_by_content": stats["skipped_by_content"],
+    }
+    symbols = {**common, "symbols_parsed": stats["symbols"]}
+    if "chunks" in whole:
+        chunks["chunks_in_snapshot"] = whole["chunks"]
+    if "symbols" in whole:
+        symbols["symbols_in_snapshot"] = whole["symbols"]
+    return {
+        "code_chunks": chunks,
+        "code_symbols": symbols,
+        "code_edges": {**common, "edges_parsed": stats["edges"]},
+    }

@@ -29,6 +29,9 @@ from typing import Any
 from dagster import AssetsDefinition, DagsterEventType, DagsterInstance, DagsterRun
 from dagster._cli.api import _execute_run_command_body
 from dagster._core.definitions.assets.graph.asset_graph import AssetGraph
+from dagster._core.definitions.repository_definition.valid_definitions import (
+    SINGLETON_REPOSITORY_NAME,
+)
 from dagster._core.execution.backfill import BulkActionStatus, PartitionBackfill
 from dagster._core.instance.ref import InstanceRef
 from dagster._core.launcher import (
@@ -38,6 +41,12 @@ from dagster._core.launcher import (
     WorkerStatus,
 )
 from dagster._core.log_manager import LOG_RECORD_METADATA_ATTR
+from dagster._core.remote_origin import RemotePartitionSetOrigin, RemoteRepositoryOrigin
+from dagster._core.remote_representation.external_data import (
+    job_name_for_partition_set_snap_name,
+    partition_set_snap_name_for_job_name,
+)
+from dagster._core.workspace.load import location_origins_from_yaml_paths
 from dagster._grpc.types import ExecuteRunArgs
 from dagster._serdes import ConfigurableClass, ConfigurableClassData
 from dagster._utils.interrupts import capture_interrupts
@@ -56,12 +65,15 @@ __all__ = [
     "engine_event_pid",
     "free_pool_slot",
     "free_pool_slots_of_run",
+    "pool_claims_waiting",
     "pool_is_limited",
     "pool_slot_holders",
+    "pool_slot_steps",
     "pool_slot_users",
     "cold_run_command",
     "execute_launched_run",
     "launch_asset_backfill",
+    "launch_job_backfill",
     "backfills_tagged",
     "run_log_metadata",
 ]
@@ -107,8 +119,9 @@ class Backfill:
     backfill_id: str
     status: str  # Dagster's BulkActionStatus name: REQUESTED, COMPLETED_SUCCESS, ...
     tags: Mapping[str, str]
-    assets: tuple[str, ...]  # asset keys as the UI writes them ("chunk_embeddings")
+    assets: tuple[str, ...]  # an asset backfill's asset keys as the UI writes them
     partitions: tuple[str, ...]
+    job: str | None = None  # a job backfill's job (its runs carry this name)
 
     @property
     def in_progress(self) -> bool:
@@ -146,14 +159,55 @@ def launch_asset_backfill(
     return backfill_id
 
 
+def launch_job_backfill(
+    instance: DagsterInstance,
+    workspace_yaml: str,
+    job_name: str,
+    partition_keys: list[str],
+    tags: Mapping[str, str],
+    title: str,
+) -> str:
+    """Register a backfill of the partitioned job `job_name` of the one code location of
+    `workspace_yaml` over `partition_keys` (what `dagster job backfill` does): the daemon's
+    backfill loop launches one run of that job per partition, each with `tags`, so the UI names
+    the runs after the job (an asset backfill's runs are all `__ASSET_JOB`). Returns its id."""
+    [location] = location_origins_from_yaml_paths([workspace_yaml])
+    origin = RemotePartitionSetOrigin(
+        repository_origin=RemoteRepositoryOrigin(
+            code_location_origin=location, repository_name=SINGLETON_REPOSITORY_NAME
+        ),
+        partition_set_name=partition_set_snap_name_for_job_name(job_name),
+    )
+    backfill_id = uuid.uuid4().hex[:8]
+    instance.add_backfill(
+        PartitionBackfill(
+            backfill_id=backfill_id,
+            partition_set_origin=origin,
+            status=BulkActionStatus.REQUESTED,
+            partition_names=list(partition_keys),
+            from_failure=False,
+            reexecution_steps=None,
+            tags=dict(tags),
+            backfill_timestamp=time.time(),
+            title=title,
+        )
+    )
+    return backfill_id
+
+
 def backfills_tagged(instance: DagsterInstance, key: str, value: str) -> list[Backfill]:
     """The backfills whose tag `key` is `value`, newest first."""
     found = []
     for backfill in instance.get_backfills():
         if backfill.tags.get(key) != value:
             continue
-        partitions: tuple[str, ...] = ()
+        partitions: tuple[str, ...] = tuple(sorted(backfill.partition_names or ()))
         assets: tuple[str, ...] = ()
+        job = None
+        if backfill.partition_set_origin is not None:
+            job = job_name_for_partition_set_snap_name(
+                backfill.partition_set_origin.partition_set_name
+            )
         if backfill.is_asset_backfill and backfill.asset_backfill_data is not None:
             target = backfill.asset_backfill_data.target_subset
             assets = tuple(sorted(k.to_user_string() for k in target.asset_keys))
@@ -171,6 +225,7 @@ def backfills_tagged(instance: DagsterInstance, key: str, value: str) -> list[Ba
                 dict(backfill.tags),
                 assets,
                 partitions,
+                job,
             )
         )
     return found
@@ -194,11 +249,14 @@ def pool_is_limited(instance: DagsterInstance, pool: str) -> bool:
     return info is not None
 
 
-def claim_pool_slot(instance: DagsterInstance, pool: str, run_id: str, step_key: str) -> bool:
+def claim_pool_slot(
+    instance: DagsterInstance, pool: str, run_id: str, step_key: str, priority: int = 0
+) -> bool:
     """Try once to claim a slot of `pool` for a step; whether it is held now (a refused claim
-    stays queued as the step's pending claim until freed)."""
+    stays queued as the step's pending claim until freed; a freed slot goes to the queued claim
+    of highest `priority`, the oldest first among equals)."""
     storage = instance.event_log_storage
-    status = storage.claim_concurrency_slot(pool, run_id, step_key)
+    status = storage.claim_concurrency_slot(pool, run_id, step_key, priority)
     if status.is_claimed or status.is_assigned or not storage.has_unassigned_slots(pool):
         return status.is_claimed
     # A slot is free and no queued claim is assigned to it, yet this one waits: it joined the
@@ -206,7 +264,7 @@ def claim_pool_slot(instance: DagsterInstance, pool: str, run_id: str, step_key:
     # assigned before inserting it, and a holder assigns the queue only as it frees), so nothing
     # would ever assign it. Queued again, it is assigned the free slot.
     storage.free_concurrency_slot_for_step(run_id, step_key)
-    return storage.claim_concurrency_slot(pool, run_id, step_key).is_claimed
+    return storage.claim_concurrency_slot(pool, run_id, step_key, priority).is_claimed
 
 
 def free_pool_slot(instance: DagsterInstance, run_id: str, step_key: str) -> None:
@@ -217,6 +275,24 @@ def free_pool_slot(instance: DagsterInstance, run_id: str, step_key: str) -> Non
 def pool_slot_holders(instance: DagsterInstance, pool: str) -> set[str]:
     """Ids of the runs holding a slot of `pool`."""
     return {s.run_id for s in instance.event_log_storage.get_concurrency_info(pool).claimed_slots}
+
+
+def pool_slot_steps(instance: DagsterInstance, pool: str) -> list[tuple[str, str]]:
+    """(run id, step key) of each step holding a slot of `pool`."""
+    info = instance.event_log_storage.get_concurrency_info(pool)
+    return [(s.run_id, s.step_key) for s in info.claimed_slots]
+
+
+def pool_claims_waiting(instance: DagsterInstance, pool: str) -> list[tuple[str, str, int]]:
+    """(run id, step key, priority) of each queued claim on `pool` that holds no slot yet (a
+    held slot keeps its claim in the queue until freed: those are left out)."""
+    info = instance.event_log_storage.get_concurrency_info(pool)
+    holding = {(s.run_id, s.step_key) for s in info.claimed_slots}
+    return [
+        (p.run_id, p.step_key, p.priority or 0)
+        for p in info.pending_steps
+        if (p.run_id, p.step_key) not in holding
+    ]
 
 
 def pool_slot_users(instance: DagsterInstance) -> set[str]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import psycopg
@@ -12,8 +14,12 @@ from core.database import analyze, connection, transaction
 from core.sql_files import composed, statement, statement_template
 from indexing import chunk_embeddings, embedding_registry, repositories, snapshots
 from indexing.embedding.base import Embedder, document_text
+from indexing.embedding_eta import EmbeddingEta
 
 COMMIT_EVERY = 512
+# chunks per call to the model, and per turn at the embedding pool's slot: another run waiting
+# for the slot waits one such batch (seconds), not the whole step (assets/pool_slots.py)
+TURN_CHUNKS = 128
 ANALYZE_AFTER_VECTORS = 500
 
 
@@ -47,9 +53,12 @@ def embed_snapshot(
     commit_sha: str,
     embedder: Embedder,
     progress: Callable[[str], None] = lambda _msg: None,
+    turn: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext,
+    clock: Callable[[], float] = time.monotonic,
 ) -> dict:
-    """Embed what the snapshot lacks for `embedder`'s model; commits every ~500 vectors."""
-    started = time.monotonic()
+    """Embed what the snapshot lacks for `embedder`'s model; commits every ~500 vectors.
+    Each call to the model runs inside `turn()` (a turn at the embedding pool's slot)."""
+    started = clock()
     with connection(url) as conn:
         repo = repositories.get(conn, repository_name)
         snap_id = snapshots.id_of(conn, repo.id, commit_sha)
@@ -69,25 +78,25 @@ def embed_snapshot(
     # similar lengths together: less padding per batch; contents are read one group at a time
     # so memory stays bounded however large the repository
     todo.sort(key=lambda r: r["length"])
-    done = done_chars = 0
-    total_chars = sum(r["length"] for r in todo) or 1
+    eta = EmbeddingEta([r["length"] for r in todo], embedder.max_tokens, clock())
     for start in range(0, len(todo), COMMIT_EVERY):
         group = todo[start : start + COMMIT_EVERY]
         hashes = [r["content_hash"] for r in group]
         with transaction(url) as tx:
             texts = _documents(tx, embedder, snap_id, hashes)
-        # the whole group in one call: the provider batches it (a remote one sends its
-        # requests concurrently, so a GPU server gets more than one batch at a time)
-        vectors = embedder.embed_documents(texts)
+        vectors: list[list[float]] = []
+        for at in range(0, len(texts), TURN_CHUNKS):
+            # a batch in one call: the provider batches it further (a remote one sends its
+            # requests concurrently, so a GPU server gets more than one batch at a time)
+            with turn():
+                vectors += embedder.embed_documents(texts[at : at + TURN_CHUNKS])
+            eta.advance(len(texts[at : at + TURN_CHUNKS]), clock())
         with transaction(url) as tx:
             chunk_embeddings.store(tx, embedder.model_name, hashes, vectors)
-        done += len(hashes)
-        done_chars += sum(r["length"] for r in group)
-        elapsed = time.monotonic() - started
-        rate = done / elapsed if elapsed else 0.0
-        # shortest chunks go first, so the ETA follows the text still to embed, not the count
-        eta = elapsed * (total_chars - done_chars) / done_chars if done_chars else 0.0
-        progress(f"embedded {done}/{len(todo)} chunks ({rate:.1f}/s, ETA {eta:.0f}s)")
+        progress(
+            f"embedded {eta.done_chunks}/{len(todo)} chunks"
+            f" ({eta.chunks_per_second(started):.1f}/s, ETA {eta.seconds_left():.0f}s)"
+        )
     with transaction(url) as tx:
         snapshots.mark_vectors_complete(tx, snap_id, embedder.model_name)
     if len(todo) >= ANALYZE_AFTER_VECTORS:
@@ -96,7 +105,7 @@ def embed_snapshot(
         "model": embedder.model_name,
         "embedded": len(todo),
         "from_snapshot": base,
-        "seconds": round(time.monotonic() - started, 3),
+        "seconds": round(clock() - started, 3),
     }
 
 

@@ -27,7 +27,7 @@ def build_definitions(index_db: IndexDatabase, embeddings: EmbeddingProvider) ->
         schedules=[nightly_freshness],
         resources={"index_db": index_db, "embeddings": embeddings},
         loggers={"console": console_lines},
-        # also the runs of asset backfills (a model upgrade's): one process per run, as every job
+        # also the runs of asset backfills launched from the UI: one process per run, as every job
         executor=in_process_executor,
     )
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import getpass
+import os
+import socket
 import sys
 import time
 
@@ -9,6 +12,7 @@ from dagster import DagsterExecutionInterruptedError, DagsterInstance, Definitio
 
 from assets.partitions import partition_key, snapshot_partitions
 from assets.run_liveness import live_execution, process_tags, reap_dead_runs
+from assets.run_tags import LAUNCHED_BY_TAG, PRIORITY_TAG, PUSH_PRIORITY, TRIGGER_TAG
 from core.config import Settings
 from core.database import connection, index_database_url
 from core.errors import CodeatlasError, DatabaseUnavailableError, first_line
@@ -64,6 +68,21 @@ def _say(message: str) -> None:
     print(f"codeatlas: {message}", file=sys.stderr)
 
 
+def cli_tags() -> dict[str, str]:
+    """Tags of a run the CLI starts: launched by the CLI (the UI shows who, on which host),
+    at the priority of a push (someone waits for it)."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no USER and a uid without a passwd entry (containers)
+        user = str(os.getuid())
+    who = f"{user}@{socket.gethostname()}"
+    return {
+        TRIGGER_TAG: "cli",
+        LAUNCHED_BY_TAG: f"codeatlas CLI ({who})",
+        PRIORITY_TAG: PUSH_PRIORITY,
+    }
+
+
 def index_commit(
     settings: Settings,
     repository: str,
@@ -84,7 +103,7 @@ def index_commit(
     job = definitions.resolve_job_def("index_snapshot")
     # runs killed earlier (SIGKILL, PostgreSQL stopped under them) release what they hold
     reap_dead_runs(instance, settings, log=_say)
-    tags = process_tags()
+    tags = {**process_tags(), **cli_tags()}
     try:
         with live_execution(tags):
             result = job.execute_in_process(

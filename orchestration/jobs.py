@@ -5,11 +5,10 @@ from __future__ import annotations
 from dagster import AssetSelection, PartitionedConfig, define_asset_job, in_process_executor
 
 from assets.partitions import parse_partition_key, snapshot_partitions
+from assets.run_tags import BACKGROUND_PRIORITY, PRIORITY_TAG, PUSH_PRIORITY
 
+__all__ = ["BACKGROUND_PRIORITY", "PRIORITY_TAG", "PUSH_PRIORITY", "index_snapshot_job"]
 REPOSITORY_TAG = "codeatlas/repository"  # dagster.yaml allows one run per repository at a time
-PRIORITY_TAG = "dagster/priority"
-PUSH_PRIORITY = "0"  # runs asked for by a push or a commit
-BACKGROUND_PRIORITY = "-1"  # everything else (backfills, the nightly check) queues behind them
 
 
 def _partition_tags(key: str) -> dict[str, str]:

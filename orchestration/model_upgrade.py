@@ -7,11 +7,12 @@ keeps serving.
    database, by `model_upgrade_sensor` or an index run when the environment configures a model
    other than the active one; an index run that embedded the whole current snapshot switches
    at once).
-2. Backfill: a backfill of `chunk_embeddings` over every partition (ready snapshot) of the
-   upgrading repositories, tagged `codeatlas/model=<new model>`, so the UI lists it under
-   Backfills and on the asset; its runs embed for the tagged model, only contents without a
-   vector, so a rerun resumes. `codeatlas models upgrade` launches it (`--wait`: runs its
-   partitions here), the sensor launches it for upgrades started otherwise, the UI can too.
+2. Backfill: a backfill of the job `embed_for_model` (the asset `chunk_embeddings`) over every
+   partition (ready snapshot) of the upgrading repositories, tagged `codeatlas/model=<new
+   model>`, so the UI lists it under Backfills and its runs under that job's name; its runs
+   embed for the tagged model, only contents without a vector, so a rerun resumes.
+   `codeatlas models upgrade` launches it (`--wait`: runs its partitions here), the sensor
+   launches it for upgrades started otherwise, the UI can too.
 3. Switch: the run that completes the last snapshot switches the active model in one
    transaction (the sensor retries each tick). Queries embed with, and search only, the active
    model (per-model partial HNSW index + `WHERE embedding_model =`), so no query ever mixes two
@@ -25,6 +26,7 @@ new snapshot lacks (for the still-active model too) before switching.
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import psycopg
 from dagster import (
@@ -41,12 +43,17 @@ from dagster import (
     sensor,
 )
 
-from assets.chunk_embeddings import MODEL_TAG
 from assets.chunk_embeddings import chunk_embeddings as chunk_embeddings_asset
-from assets.dagster_internals import Backfill, backfills_tagged, launch_asset_backfill
+from assets.dagster_internals import (
+    Backfill,
+    backfills_tagged,
+    launch_asset_backfill,
+    launch_job_backfill,
+)
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
 from assets.run_liveness import live_execution, process_tags
+from assets.run_tags import LAUNCHED_BY_TAG, MODEL_TAG, TRIGGER_TAG
 from core.config import Settings
 from core.database import connection
 from core.errors import CodeatlasError
@@ -56,8 +63,9 @@ from indexing.embedding_step import coverage
 from indexing.model_switch import try_switch
 from orchestration.jobs import BACKGROUND_PRIORITY, PRIORITY_TAG
 
-EMBED_JOB = "embed_for_model"  # runs of single partitions the sensor requests (tagged MODEL_TAG)
-TRIGGER_TAG = "codeatlas/trigger"
+EMBED_JOB = "embed_for_model"  # the upgrade's runs: its backfill's and the sensor's requests
+# the code location `codeatlas dev` and its daemon load: the upgrade's backfill names it
+WORKSPACE_YAML = Path(__file__).resolve().parent.parent / "workspace.yaml"
 
 
 class ModelInUseError(CodeatlasError):
@@ -134,8 +142,14 @@ embed_for_model_job = define_asset_job(
 
 
 def upgrade_tags(model: str) -> dict[str, str]:
-    """Tags of a model upgrade's backfill and runs: the model, the trigger, background priority."""
-    return {MODEL_TAG: model, TRIGGER_TAG: "model-upgrade", PRIORITY_TAG: BACKGROUND_PRIORITY}
+    """Tags of a model upgrade's backfill and runs: the model, the trigger, background priority,
+    and the UI's "Launched by" (else "Manually launched")."""
+    return {
+        MODEL_TAG: model,
+        TRIGGER_TAG: "model-upgrade",
+        PRIORITY_TAG: BACKGROUND_PRIORITY,
+        LAUNCHED_BY_TAG: f"codeatlas model upgrade to {model}",
+    }
 
 
 def upgrade_partitions(
@@ -149,7 +163,7 @@ def upgrade_partitions(
 def launch_upgrade_backfill(
     instance: DagsterInstance, conn: psycopg.Connection, model: str, names: list[str] | None = None
 ) -> tuple[str, list[str]] | None:
-    """Launch the backfill of `chunk_embeddings` for `model` over every partition of the
+    """Launch the backfill of `embed_for_model` for `model` over every partition of the
     repositories upgrading to it that no backfill in progress covers already; (its id, its
     partitions), or None when there are none (the command run twice launches one backfill)."""
     covered = {
@@ -163,13 +177,17 @@ def launch_upgrade_backfill(
         return None
     assert snapshot_partitions.name is not None
     instance.add_dynamic_partitions(snapshot_partitions.name, keys)
-    backfill_id = launch_asset_backfill(
-        instance,
-        chunk_embeddings_asset,
-        keys,
-        upgrade_tags(model),
-        title=f"model upgrade to {model}",
-    )
+    title = f"model upgrade to {model}"
+    if WORKSPACE_YAML.is_file():
+        # a backfill of the job: its runs are named `embed_for_model` in the UI, not
+        # `__ASSET_JOB` as an asset backfill's are (issue 48)
+        backfill_id = launch_job_backfill(
+            instance, str(WORKSPACE_YAML), EMBED_JOB, keys, upgrade_tags(model), title
+        )
+    else:  # no workspace file beside the code (an installed wheel): the asset's own backfill
+        backfill_id = launch_asset_backfill(
+            instance, chunk_embeddings_asset, keys, upgrade_tags(model), title=title
+        )
     return backfill_id, keys
 
 
@@ -193,10 +211,13 @@ def plan_upgrades(
     configured: Embedder | None,
     backfills: Callable[[str], list[Backfill]] = lambda _model: [],
     log=lambda _msg: None,
+    states: list[str] | None = None,
 ) -> tuple[list[RunRequest], list[str], list[str]]:
     """One step of the upgrade state machine: start env-configured upgrades (only while no
     model was chosen in the database), switch complete ones, and say what to embed: (runs for
-    single partitions, events, models whose backfill is to be launched)."""
+    single partitions, events, models whose backfill is to be launched). `states` gets one
+    line per repository still upgrading, saying where it stands."""
+    states = [] if states is None else states
     events: list[str] = []
     if configured is not None and embedding_registry.chosen_model(conn) is None:
         embedding_registry.record_model(
@@ -213,25 +234,33 @@ def plan_upgrades(
     runs: list[RunRequest] = []
     to_launch: list[str] = []
     for item in progress:
-        if item["partition"] is None:
-            continue
         name, active, upgrading = item["name"], item["active"], item["upgrading"]
+        where = f"{name}: upgrading from {active} to {upgrading}"
+        if item["partition"] is None:
+            states.append(f"{where}, no snapshot published yet")
+            continue
         if try_switch(conn, name, every_snapshot=True):
             events.append(f"{name}: switched to {upgrading}")
             continue
+        done, total = item["coverage"].get(upgrading, (0, 0))
+        where += f" ({done}/{total} chunk contents of the current snapshot have its vectors)"
         # the active model serves queries: a push during the upgrade needs its vectors too
         embedded, total = item["coverage"].get(active, (0, 0))
         if embedded < total:
             runs.append(_embed_request(active, item["partition"]))
         launched = backfills(upgrading)
-        if any(b.in_progress for b in launched):
+        if running := [b.backfill_id for b in launched if b.in_progress]:
+            states.append(f"{where}: backfill {', '.join(running)} in progress")
             continue  # its runs fill in the partitions; the last one switches
         if not launched:
+            states.append(f"{where}: no backfill in progress, launching one")
             if upgrading not in to_launch:
                 to_launch.append(upgrading)
             continue
         # the backfill is over and some partitions still lack vectors (a push, a failed run)
-        runs += [_embed_request(upgrading, key) for key in _lacking(conn, name, upgrading)]
+        lacking = _lacking(conn, name, upgrading)
+        states.append(f"{where}: backfill over, {len(lacking)} partitions requested again")
+        runs += [_embed_request(upgrading, key) for key in lacking]
     for message in events:
         log(message)
     return runs, events, to_launch
@@ -260,12 +289,14 @@ def model_upgrade_sensor(context: SensorEvaluationContext, index_db: IndexDataba
                 )
             except Exception as exc:  # noqa: BLE001 - a broken provider must not stop switching
                 context.log.warning(f"configured embedding model unavailable: {exc}")
+        states: list[str] = []
         runs, events, to_launch = plan_upgrades(
             conn,
             settings,
             configured,
             lambda model: backfills_tagged(context.instance, MODEL_TAG, model),
             context.log.info,
+            states,
         )
         for model in to_launch:
             launched = launch_upgrade_backfill(context.instance, conn, model)
@@ -277,9 +308,11 @@ def model_upgrade_sensor(context: SensorEvaluationContext, index_db: IndexDataba
                 context.log.info(events[-1])
     cursor = json.dumps({"checked_at": time.time(), "events": events[-5:]})
     if not runs:
+        # the state of each repository still upgrading, not only what this tick did: a tick
+        # with a backfill in progress said "no repository is upgrading" (issue 48)
         return SensorResult(
             skip_reason=SkipReason(
-                "; ".join(events) or "no repository is upgrading its embedding model"
+                "; ".join(events + states) or "no repository is upgrading its embedding model"
             ),
             cursor=cursor,
         )
@@ -305,7 +338,11 @@ def run_upgrade_here(
     switched: set[str] = set()
     for key in keys:
         progress(f"embedding {key} for {model}")
-        tags = {**upgrade_tags(model), **process_tags()}
+        tags = {
+            **upgrade_tags(model),
+            **process_tags(),
+            LAUNCHED_BY_TAG: f"codeatlas models upgrade --wait ({model})",
+        }
         with live_execution(tags):
             result = job.execute_in_process(
                 instance=instance, partition_key=key, tags=tags, raise_on_error=True

@@ -22,6 +22,7 @@ from dagster import (
 
 from assets.partitions import partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
+from assets.run_tags import TRIGGER_TAG
 from core.config import Settings
 from core.database import connection
 from indexing import git_source, repositories
@@ -115,7 +116,7 @@ def nightly_freshness(context: ScheduleEvaluationContext, index_db: IndexDatabas
         RunRequest(
             run_key=f"nightly:{day}:{key}",
             partition_key=key,
-            tags={"codeatlas/trigger": "nightly", "codeatlas/reason": item.reason[:200]},
+            tags={TRIGGER_TAG: "nightly", "codeatlas/reason": item.reason[:200]},
         )
         for key, item in zip(keys, outdated, strict=True)
     ]

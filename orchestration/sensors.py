@@ -27,6 +27,7 @@ from dagster import (
 
 from assets.partitions import partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
+from assets.run_tags import TRIGGER_TAG
 from core.config import Settings
 from core.database import connection
 from indexing import git_source, repositories
@@ -113,7 +114,7 @@ def _plan_one(conn, settings: Settings, parser: str, event: dict, plan: PushPlan
             run_key=run_key,
             partition_key=key,
             tags={
-                "codeatlas/trigger": "webhook",
+                TRIGGER_TAG: "webhook",
                 "codeatlas/webhook_event": str(event["id"]),
                 PRIORITY_TAG: PUSH_PRIORITY,
             },
@@ -207,7 +208,7 @@ def local_commit_sensor(context: SensorEvaluationContext, index_db: IndexDatabas
             RunRequest(
                 run_key=f"local:{key}",
                 partition_key=key,
-                tags={"codeatlas/trigger": "local-commit", PRIORITY_TAG: PUSH_PRIORITY},
+                tags={TRIGGER_TAG: "local-commit", PRIORITY_TAG: PUSH_PRIORITY},
             )
             for key in keys
         ],

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import psycopg
 
+from assets.run_tags import LAUNCHED_BY_TAG as UI_LAUNCHED_BY_TAG
 from core.config import Settings
 from core.database import connection
 from orchestration.webhooks import events
@@ -135,7 +136,14 @@ def launch_pushes(conn: psycopg.Connection, settings: Settings, webserver: Webse
             tags = {str(k): str(v) for k, v in request.tags.items()}
             event_id = int(tags["codeatlas/webhook_event"])
             assert request.partition_key is not None and request.run_key is not None
-            tags.update({"dagster/run_key": request.run_key, LAUNCHED_BY_TAG: "webhook receiver"})
+            tags.update(
+                {
+                    "dagster/run_key": request.run_key,
+                    LAUNCHED_BY_TAG: "webhook receiver",
+                    # the UI's "Launched by" column (else "Manually launched")
+                    UI_LAUNCHED_BY_TAG: "codeatlas webhook receiver",
+                }
+            )
             try:
                 webserver.add_partition(request.partition_key)
                 launched.append(webserver.launch(request.partition_key, tags))

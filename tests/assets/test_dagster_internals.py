@@ -42,8 +42,11 @@ from assets.dagster_internals import (
     free_pool_slot,
     free_pool_slots_of_run,
     launch_asset_backfill,
+    launch_job_backfill,
+    pool_claims_waiting,
     pool_is_limited,
     pool_slot_holders,
+    pool_slot_steps,
     pool_slot_users,
     run_log_metadata,
 )
@@ -271,6 +274,52 @@ def test_an_asset_backfill_is_registered_with_its_partitions_and_tags_and_found_
     assert found.status == "REQUESTED" and found.in_progress
     assert found.tags == {"codeatlas/model": "m2"}
     assert stored is not None and stored.is_asset_backfill and stored.title == "upgrade to m2"
+
+
+def test_a_job_backfill_names_the_job_and_location_of_the_workspace_and_is_found_by_tag(
+    tmp_path,
+):
+    workspace = Path(__file__).resolve().parents[2] / "workspace.yaml"
+    with DagsterInstance.local_temp(str(tmp_path)) as instance:
+        backfill_id = launch_job_backfill(
+            instance, str(workspace), "embed_for_model", ["a@2", "a@1"], {"k": "v"}, "upgrade"
+        )
+        [found] = backfills_tagged(instance, "k", "v")
+        stored = instance.get_backfill(backfill_id)
+    assert (found.backfill_id, found.job, found.partitions) == (
+        backfill_id,
+        "embed_for_model",
+        ("a@1", "a@2"),
+    )
+    assert found.in_progress and found.assets == ()
+    assert stored is not None and not stored.is_asset_backfill and stored.title == "upgrade"
+    origin = stored.partition_set_origin
+    assert origin is not None and origin.partition_set_name == "embed_for_model_partition_set"
+    # the name the daemon's workspace gives the code location, and Definitions' one repository
+    assert origin.repository_origin.code_location_origin.location_name == (
+        "orchestration.definitions:defs"
+    )
+    assert origin.repository_origin.repository_name == "__repository__"
+
+
+def test_a_freed_slot_goes_to_the_waiting_claim_of_highest_priority_then_the_oldest(tmp_path):
+    limited = {"concurrency": {"pools": {"default_limit": 1}}}
+    with DagsterInstance.local_temp(str(tmp_path), overrides=limited) as instance:
+        assert pool_is_limited(instance, "embedding")
+        assert claim_pool_slot(instance, "embedding", "backfill-a", "embed", priority=-1)
+        assert not claim_pool_slot(instance, "embedding", "backfill-b", "embed", priority=-1)
+        assert not claim_pool_slot(instance, "embedding", "push", "embed", priority=0)
+        assert pool_slot_steps(instance, "embedding") == [("backfill-a", "embed")]
+        assert sorted(pool_claims_waiting(instance, "embedding")) == [
+            ("backfill-b", "embed", -1),
+            ("push", "embed", 0),
+        ]
+        free_pool_slot(instance, "backfill-a", "embed")
+        # the push came last but goes first; the older backfill claim still waits
+        assert not claim_pool_slot(instance, "embedding", "backfill-b", "embed", priority=-1)
+        assert claim_pool_slot(instance, "embedding", "push", "embed", priority=0)
+        free_pool_slot(instance, "push", "embed")
+        assert claim_pool_slot(instance, "embedding", "backfill-b", "embed", priority=-1)
 
 
 def test_a_pool_slot_is_held_by_one_run_until_its_step_frees_it(tmp_path):

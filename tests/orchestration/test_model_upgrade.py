@@ -203,6 +203,37 @@ def test_the_upgrade_sensor_reports_progress_through_its_tick(indexed, database_
     assert "no repository is upgrading" in result.skip_reason.skip_message
 
 
+def test_while_the_backfill_runs_the_sensor_says_so_instead_of_no_repository_upgrading(
+    indexed, database_url
+):
+    # issue 48: the tick said "no repository is upgrading" while `status` showed one upgrading
+    new = FakeEmbedder(16)
+    with (
+        DagsterInstance.ephemeral() as instance,
+        build_sensor_context(
+            instance=instance, resources={"index_db": IndexDatabase(url=database_url)}
+        ) as context,
+    ):
+        with connect(database_url) as conn:
+            embedding_registry.record_model(
+                conn, new, embedding_registry.ModelSpec("fake", None, 16)
+            )
+            embedding_registry.choose_model(conn, new.model_name)
+            conn.commit()
+            start_upgrade(conn, new.model_name)
+            backfill_id, _keys = model_upgrade.launch_upgrade_backfill(
+                instance, conn, new.model_name
+            )
+        result = model_upgrade.model_upgrade_sensor(context)
+    assert result.run_requests == []
+    message = result.skip_reason.skip_message
+    assert "no repository is upgrading" not in message
+    assert (
+        f"shop: upgrading from fake-hash-384 to {new.model_name} (0/3 chunk contents of the"
+        f" current snapshot have its vectors): backfill {backfill_id} in progress"
+    ) in message
+
+
 def test_an_index_run_with_a_newly_configured_model_makes_it_active_once_complete(
     indexed, database_url, git_repo, monkeypatch
 ):

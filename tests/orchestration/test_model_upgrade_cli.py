@@ -63,6 +63,8 @@ def test_models_upgrade_with_wait_backfills_switches_and_the_old_model_can_be_dr
             f"shop@{sha}" for sha in indexed
         )
         assert {r.status.value for r in runs} == {"SUCCESS"}
+        # the UI's "Launched by" names the command, not "Manually launched"
+        assert {r.tags["user"] for r in runs} == {"codeatlas models upgrade --wait (fake-hash-16)"}
 
     assert main(["models", "list"]) == 0
     listing = capsys.readouterr().out
@@ -130,7 +132,7 @@ def test_an_upgrade_is_recorded_for_every_process_and_its_switch_is_committed_on
     assert "fake-hash-16  16 dims  fake:default" in listing and "(chosen" in listing
 
 
-def test_models_upgrade_launches_a_backfill_of_chunk_embeddings_over_every_partition(
+def test_models_upgrade_launches_a_backfill_of_the_embed_job_over_every_partition(
     indexed, database_url, dagster_home, capsys
 ):
     assert main(["models", "upgrade", "--provider", "fake", "--dimensions", "16"]) == 0
@@ -138,7 +140,8 @@ def test_models_upgrade_launches_a_backfill_of_chunk_embeddings_over_every_parti
     partitions = sorted(f"shop@{sha}" for sha in indexed)
     with DagsterInstance.get() as instance:
         [backfill] = backfills_tagged(instance, MODEL_TAG, "fake-hash-16")
-        assert backfill.assets == ("chunk_embeddings",)
+        # a backfill of the job: its runs are `embed_for_model` in the UI, not `__ASSET_JOB`
+        assert backfill.job == "embed_for_model"
         assert list(backfill.partitions) == partitions
         assert backfill.in_progress and backfill.status == "REQUESTED"
         assert backfill.tags["dagster/priority"] == "-1"  # behind pushes in the run queue

@@ -67,4 +67,5 @@ def test_the_real_daemon_runs_the_upgrade_backfill_until_the_new_model_is_active
             [f"shop@{first}", f"shop@{second}"]
         )
         assert {r.tags[MODEL_TAG] for r in runs} == {"fake-hash-16"}
+        assert {r.job_name for r in runs} == {"embed_for_model"}  # not __ASSET_JOB
     embedding_registry._cache.clear()
