@@ -68,21 +68,32 @@ def load_pairs(
     max_repos: int = MAX_REPOS,
     max_pairs: int = MAX_PAIRS,
     data: Path = DATA,
+    smallest: bool = False,
+    recent: bool = False,
+    mirrors: Path = MIRRORS,
 ) -> list[FixPair]:
     """The pairs of the split: per language its first `max_repos` repositories with pairs in
-    the split, the first `max_pairs` of each (by id) that name a changed file."""
+    the split (by name, or `smallest` first: the fewest files at the mirror's HEAD, the
+    cheapest to index on a loaded machine), the first `max_pairs` of each (by id) that name a
+    changed file (`recent`: the newest of each by date, whose parents are close to one another
+    in history: each snapshot after the first stores little)."""
     out: list[FixPair] = []
     for language in languages:
         folder = data / language
         if not folder.is_dir():
             raise SystemExit(f"no mined pairs for {language} in {data}: run the miner first")
         taken = 0
-        for path in sorted(folder.glob("*.jsonl")):
+        paths = sorted(folder.glob("*.jsonl"))
+        if smallest:
+            paths.sort(key=lambda p: (_tree_size(git_dir_of(p.stem.replace("+", "/"), mirrors)), p))
+        for path in paths:
             rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
             rows = [r for r in rows if r.get("split") == split and r.get("files")]
             if not rows:
                 continue
             rows.sort(key=lambda r: str(r["id"]))
+            if recent:
+                rows.sort(key=lambda r: str(r.get("date", "")), reverse=True)
             out += [_pair(r, language) for r in rows[:max_pairs]]
             taken += 1
             if taken == max_repos:
@@ -105,6 +116,16 @@ def _pair(row: dict, language: str) -> FixPair:
         files=sorted(set(row["files"])),
         functions=functions,
     )
+
+
+def _tree_size(git_dir: Path) -> int:
+    """How many files the mirror's HEAD holds."""
+    out = subprocess.run(
+        ["git", "-C", str(git_dir), "ls-tree", "-r", "--name-only", "HEAD"],
+        capture_output=True,
+        text=True,
+    )
+    return out.stdout.count("\n") if out.returncode == 0 else 1 << 30
 
 
 def git_dir_of(repo: str, mirrors: Path = MIRRORS) -> Path:
@@ -389,6 +410,37 @@ def ensure_indexed(
     return failed
 
 
+def merge_runs(paths: list[Path], out: Path) -> int:
+    """One results file from several runs (languages measured apart): a pair's record is the
+    union of its systems over the runs, a later run's winning; only the systems every pair
+    has are summarised."""
+    runs = [json.loads(p.read_text()) for p in paths]
+    per: dict[str, dict] = {}
+    dropped: Counter[str] = Counter()
+    for run in runs:
+        for pid, record in run["pairs"].items():
+            per.setdefault(pid, {}).update(record)
+        dropped.update(run["meta"]["dropped"])
+    names = ["locate", "locate-learned", BASELINE]
+    systems = [n for n in names if per and all(n in r for r in per.values())]
+    summary = summarise(per, systems)
+    meta = {
+        **runs[-1]["meta"],
+        "command": " + ".join(r["meta"]["command"] for r in runs),
+        "languages": sorted({r["language"] for r in per.values()}),
+        "repositories": sorted({r["repo"] for r in per.values()}),
+        "dropped": dict(dropped),
+        "merged_from": [str(p) for p in paths],
+    }
+    out.with_suffix(".json").write_text(
+        json.dumps({"meta": meta, "summary": summary, "pairs": per}, indent=1, default=str) + "\n"
+    )
+    text = markdown(summary, meta)
+    out.with_suffix(".md").write_text(text)
+    print(text)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Index what is missing, measure, write results/loc_fixes_<mode>.{json,md}."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -401,7 +453,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ranker", help="a locate ranker model (JSON) to measure as locate-learned")
     p.add_argument("--out", help="output path without extension")
     p.add_argument("--data", default=str(DATA), help="the mined pairs' folder")
+    p.add_argument(
+        "--smallest", action="store_true", help="per language the smallest repositories first"
+    )
+    p.add_argument(
+        "--merge", nargs="+", metavar="JSON", help="measure nothing: merge earlier runs into --out"
+    )
     args = p.parse_args(argv)
+    if args.merge:
+        target = Path(args.out or RESULTS / f"loc_fixes_{args.mode}")
+        return merge_runs([Path(x) for x in args.merge], target)
     from benchmarks import embedder as embedders
     from benchmarks.loc import query_embedder
     from benchmarks.machine import summary as machine_summary
@@ -413,7 +474,12 @@ def main(argv: list[str] | None = None) -> int:
         d.name for d in data.iterdir() if d.is_dir()
     )
     pairs = load_pairs(
-        languages, args.split, max_repos=args.max_repos, max_pairs=args.max_pairs, data=data
+        languages,
+        args.split,
+        max_repos=args.max_repos,
+        max_pairs=args.max_pairs,
+        data=data,
+        smallest=args.smallest,
     )
     provider = MODES[args.mode]
     embedder = embedders.make(provider) if provider else None

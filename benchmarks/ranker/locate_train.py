@@ -269,7 +269,16 @@ def main(argv: list[str] | None = None) -> int:
     url = database("bench_loc_fixes_lexical", fresh=False)
     splits = {}
     for split, repos in (("train", args.max_repos), ("dev", args.dev_repos)):
-        pairs = load_pairs(languages, split, max_repos=repos, max_pairs=args.max_pairs, data=data)
+        # the smallest repositories first: the training commits are indexed on a shared machine
+        pairs = load_pairs(
+            languages,
+            split,
+            max_repos=repos,
+            max_pairs=args.max_pairs,
+            data=data,
+            smallest=True,
+            recent=True,
+        )
         failed = ensure_indexed(url, pairs, max_commits=args.max_commits)
         print(f"[locate-train] {split}: {len(pairs)} pairs; {dict(failed)}", file=sys.stderr)
         cache = WORK / "locate_ranker" / f"{split}-{'-'.join(languages)}.pkl"
