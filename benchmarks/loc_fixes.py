@@ -451,10 +451,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-pairs", type=int, default=MAX_PAIRS)
     p.add_argument("--max-commits", type=int, default=MAX_COMMITS)
     p.add_argument("--ranker", help="a locate ranker model (JSON) to measure as locate-learned")
+    p.add_argument(
+        "--no-baseline", action="store_true", help=f"leave {BASELINE} out (measured already)"
+    )
     p.add_argument("--out", help="output path without extension")
     p.add_argument("--data", default=str(DATA), help="the mined pairs' folder")
     p.add_argument(
         "--smallest", action="store_true", help="per language the smallest repositories first"
+    )
+    p.add_argument(
+        "--index-only", action="store_true", help="index the base commits, measure nothing"
     )
     p.add_argument(
         "--merge", nargs="+", metavar="JSON", help="measure nothing: merge earlier runs into --out"
@@ -486,6 +492,9 @@ def main(argv: list[str] | None = None) -> int:
     url = database(f"bench_loc_fixes_{args.mode}", fresh=False)
     started = time.monotonic()
     failed = ensure_indexed(url, pairs, embedder=embedder, max_commits=args.max_commits)
+    if args.index_only:
+        print(f"[fixes] indexed; not indexed: {dict(failed)}", file=sys.stderr)
+        return 0
     ranker = None
     systems = ["locate", BASELINE]
     if args.ranker:
@@ -493,6 +502,8 @@ def main(argv: list[str] | None = None) -> int:
 
         ranker = load_ranker(args.ranker)
         systems.insert(1, "locate-learned")
+    if args.no_baseline:
+        systems.remove(BASELINE)
     measured = measure(
         url,
         pairs,
