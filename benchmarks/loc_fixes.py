@@ -422,7 +422,12 @@ def merge_runs(paths: list[Path], out: Path) -> int:
             per.setdefault(pid, {}).update(record)
         dropped.update(run["meta"]["dropped"])
     names = ["locate", "locate-learned", BASELINE]
-    systems = [n for n in names if per and all(n in r for r in per.values())]
+    # the systems some pair has; the pairs that have them all (runs of other repositories
+    # leave pairs measured by some systems only: those are counted, not summarised)
+    systems = [n for n in names if any(n in r for r in per.values())]
+    partial = [pid for pid, r in per.items() if not all(n in r for n in systems)]
+    per = {pid: r for pid, r in per.items() if pid not in partial}
+    dropped["measured by some systems only"] = len(partial)
     summary = summarise(per, systems)
     meta = {
         **runs[-1]["meta"],
