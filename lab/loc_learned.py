@@ -52,9 +52,9 @@ def collect(url: str, instances: list, embed_query, model: str) -> list[dict]:
     states: dict = {}
     ranked = locate_module._rank
 
-    def keep_states(files, weights):  # the evidence behind the scores
+    def keep_states(files, weights, *rest):  # the evidence behind the scores
         states["files"] = files
-        return ranked(files, weights)
+        return ranked(files, weights, *rest)
 
     locate_module._rank = keep_states
     conn = connect(url)

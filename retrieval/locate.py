@@ -35,6 +35,12 @@ from retrieval.concurrency import Connections, Task, run_concurrently
 from retrieval.hits import INTERNAL, Hit, public_record, unit_range
 from retrieval.issue_text import IssueEvidence, read_issue
 from retrieval.lexical import lexical_candidates
+from retrieval.locate_ranker import (
+    FunctionCandidate,
+    LocateRanker,
+    ReportWords,
+    shipped_locate_ranker,
+)
 from retrieval.path_roles import CODE, file_role
 from retrieval.principals import Row
 from retrieval.request_budget import check_budget
@@ -125,6 +131,9 @@ class LocateReport:
 
     files: list[LocatedFile]
     notes: list[str] = field(default_factory=list[str])
+    # the functions' scores are a learned model's over all the located files' functions
+    # (`retrieval/locate_ranker.py`), not shares of their file's evidence
+    learned_order: bool = False
 
     def functions(self) -> list[tuple[LocatedFile, LocatedFunction]]:
         """Every located function in one ranking (`units`)."""
@@ -134,7 +143,14 @@ class LocateReport:
         """Every located function, and every located file without one, in one ranking with its
         score: a function's file's score times its share of the file's best function (each
         file's best function in file order, the others after the ones of files that score more
-        than they do); a file without functions its own score, in its place."""
+        than they do); a file without functions its own score, in its place. Ordered by a
+        learned model (`learned_order`): the functions by their scores, then the files without
+        one in file order."""
+        if self.learned_order:
+            scored = [(u.score, r, f, u) for r, f in enumerate(self.files) for u in f.functions]
+            scored.sort(key=lambda t: (-t[0], t[1], t[3].start_line))
+            bare = [(f, None, f.score) for f in self.files if not f.functions]
+            return [(f, u, score) for score, _, f, u in scored] + bare
         ranked: list[tuple[float, int, LocatedFile, LocatedFunction | None]] = []
         for rank, f in enumerate(self.files):
             best = max((u.score for u in f.functions), default=0.0) or 1.0
@@ -201,12 +217,15 @@ def locate(
     weights: LocateWeights = WEIGHTS,
     connections: Connections | None = None,
     embed_query: QueryEmbedder | None = None,
+    ranker: LocateRanker | None | str = "shipped",
 ) -> LocateReport:
     """The files of the scope most likely to change for the bug report, best first, each with
     its likely functions and the evidence that placed it. Given spare `connections` (the MCP
     server's), the lookups (paths, identifiers, prose, meaning) run at the same time: the call
     takes as long as the slowest instead of their sum. `embed_query(model, text)` gives the
-    report's vectors for the semantic lookup (None, or a zero `weights.semantic`: none)."""
+    report's vectors for the semantic lookup (None, or a zero `weights.semantic`: none).
+    `ranker` orders the files and functions by a learned model (`retrieval/locate_ranker.py`;
+    "shipped": the package's model when one ships; None: the evidence order)."""
     if not issue_text.strip() or not scope.repositories:
         return LocateReport(files=[])
     evidence = read_issue(issue_text)
@@ -229,19 +248,81 @@ def locate(
     _add_text(text_rows, files)
     _add_meaning(semantic_rows, files)
     _add_roles(conn, files)
-    ranked = _rank(files, weights)
+    if ranker == "shipped":
+        ranker = shipped_locate_ranker()
+    assert not isinstance(ranker, str), "ranker: a LocateRanker, None or 'shipped'"
+    words = ReportWords.of(issue_text) if ranker is not None else None
+    keep = FUNCTIONS_PER_FILE if ranker is None else None
+    ranked = _learned_files(ranker, words, _rank(files, weights, keep), files)
     check_budget("ranking the files")
     if weights.file_functions:
         leading = [files[(f.repository, f.path, f.source)] for f in ranked[:limit_files]]
         _add_file_functions(conn, leading, terms)
-        ranked = _rank(files, weights)  # the files' order stands; their functions are rescored
+        # the files' order stands; their functions are rescored
+        ranked = _learned_files(ranker, words, _rank(files, weights, keep), files)
     located = ranked[:limit_files]
+    learned = ranker is not None and _learned_functions(ranker, words, located, files)
+    for f in located:
+        f.functions = f.functions[:FUNCTIONS_PER_FILE]
     if len(located) < limit_files:
         located += _neighbours(conn, scope, located, limit_files - len(located))
     notes: list[str] = []
     if not evidence.frames and not evidence.paths:
         notes.append("the report quotes no stack frame or file path; ranked by its words")
-    return LocateReport(files=located, notes=notes)
+    return LocateReport(files=located, notes=notes, learned_order=learned)
+
+
+def _learned_files(
+    ranker: LocateRanker | None,
+    words: ReportWords | None,
+    ranked: list[LocatedFile],
+    files: dict[FileKey, _FileState],
+) -> list[LocatedFile]:
+    """The files in the ranker's order (each keeps its evidence score)."""
+    if ranker is None or words is None:
+        return ranked
+    states = [files.get((f.repository, f.path, f.source)) for f in ranked]
+    return ranker.order_files(ranked, states, words)
+
+
+def _learned_functions(
+    ranker: LocateRanker,
+    words: ReportWords | None,
+    located: list[LocatedFile],
+    files: dict[FileKey, _FileState],
+) -> bool:
+    """Every function of the located files scored by the ranker and each file's functions
+    sorted by it; False when the ranker keeps locate's function order."""
+    candidates: list[FunctionCandidate] = []
+    units: list[LocatedFunction] = []
+    for rank, f in enumerate(located):
+        state = files.get((f.repository, f.path, f.source))
+        for u in f.functions:
+            found = state.units.get(u.symbol) if state else None
+            candidates.append(
+                FunctionCandidate(
+                    rank,
+                    f.score,
+                    u.symbol,
+                    u.start_line,
+                    u.end_line,
+                    u.score,
+                    found.named if found else 0.0,
+                    found.text if found else 0.0,
+                    found.meaning if found else 0.0,
+                )
+            )
+            units.append(u)
+    if words is None:
+        return False
+    scores = ranker.order_functions(candidates, words)
+    if scores is None:
+        return False
+    for u, score in zip(units, scores, strict=True):
+        u.score = round(score, 4)
+    for f in located:
+        f.functions.sort(key=lambda u: (-u.score, u.start_line))
+    return True
 
 
 def _state(files: dict[FileKey, _FileState], row: Row) -> _FileState:
@@ -633,10 +714,15 @@ def _text_score(scores: Sequence[float], decay: float) -> float:
     return sum(s * decay**i for i, s in enumerate(sorted(scores, reverse=True)))
 
 
-def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[LocatedFile]:
+def _rank(
+    files: dict[FileKey, _FileState],
+    weights: LocateWeights,
+    keep_functions: int | None = FUNCTIONS_PER_FILE,
+) -> list[LocatedFile]:
     """Evidence added up per file: prose (relative to the best file's), frames, quoted paths,
     named definitions; auxiliary files (tests, docs, copies) at `weights.auxiliary` unless a
-    frame or a quoted path names them."""
+    frame or a quoted path names them. Each file keeps its best `keep_functions` functions
+    (None: all, for a learned order to choose from)."""
     text = {key: _text_score(s.text, weights.decay) for key, s in files.items()}
     top_text = max(text.values(), default=0.0) or 1.0
     meaning = {key: _text_score(s.meaning, weights.decay) for key, s in files.items()}
@@ -686,7 +772,7 @@ def _rank(files: dict[FileKey, _FileState], weights: LocateWeights) -> list[Loca
                 role=role,
                 score=round(score, 4),
                 evidence=s.evidence,
-                functions=functions[:FUNCTIONS_PER_FILE],
+                functions=functions[:keep_functions],
                 file_version_id=s.file_version_id,
             )
         )

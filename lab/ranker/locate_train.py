@@ -1,0 +1,306 @@
+"""Train the learned order of `locate` (retrieval/locate_ranker.py) on mined fixes.
+
+    python -m lab.ranker.locate_train --languages go,rust --max-repos 5 --max-pairs 10
+    python -m lab.ranker.locate_train --ship     # write retrieval/locate_ranker_model.json
+
+The train and dev splits of the mined (fix message -> changed functions) pairs
+(lab/loc_fixes.py) are indexed at their parent commits; every pair is located once with
+a recording ranker (`Recorder`: locate's own order, its features read on the way), so the rows
+are exactly what `locate` computes when it serves. A listwise logistic model (softmax over one
+report's candidates, L2; `lab.loc_learned.fit`) is fitted on the TRAIN split for the file
+order and for the function order, its L2 chosen on the DEV split, and each part is kept only
+when it beats locate's own order on the dev split. The test split is never read here:
+`python -m lab.loc_fixes --ranker <model>` measures a model on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import pickle
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from lab.loc_fixes import FixPair, gold_absent, load_pairs
+from lab.loc_metrics import FoundFunction, _hits
+from retrieval.locate_ranker import (
+    FILE_FEATURES,
+    FUNCTION_FEATURES,
+    SHIPPED_LOCATE_MODEL,
+    FunctionCandidate,
+    LinearOrder,
+    LocateRanker,
+    ReportWords,
+    as_model,
+    file_features,
+    function_features,
+)
+
+L2_GRID = (0.1, 1.0, 10.0, 100.0)
+MODEL_VERSION = 1
+
+
+@dataclass
+class PairRows:
+    """One pair's candidates as locate ordered them, with their features and labels."""
+
+    id: str
+    language: str
+    file_x: np.ndarray
+    file_paths: list[str]
+    gold_files: list[str]
+    function_x: np.ndarray
+    function_gold: list[list[int]]  # per candidate: the gold functions it hits
+    function_keys: list[tuple[int, int]]  # (file rank, start line): locate's tie order
+    gold_functions: int
+    file_labels: np.ndarray = field(init=False)
+    function_labels: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.file_labels = np.asarray([p in self.gold_files for p in self.file_paths], float)
+        self.function_labels = np.asarray([bool(g) for g in self.function_gold], float)
+
+
+class Recorder(LocateRanker):
+    """Locate's own order, with the features of its candidates kept (the last call's)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.file_x = np.zeros((0, len(FILE_FEATURES)))
+        self.file_paths: list[str] = []
+        self.candidates: list[FunctionCandidate] = []
+        self.function_x = np.zeros((0, len(FUNCTION_FEATURES)))
+
+    def order_files(self, located, states, words: ReportWords):
+        from retrieval.locate_ranker import FILE_CANDIDATES
+
+        head = located[:FILE_CANDIDATES]
+        self.file_x = file_features(head, states[: len(head)], words)
+        self.file_paths = [f.path for f in head]
+        return located
+
+    def order_functions(self, candidates, words: ReportWords):
+        self.candidates = list(candidates)
+        self.function_x = function_features(candidates, words)
+        return None
+
+
+def collect(url: str, pairs: list[FixPair], *, embed_query=None, log=sys.stderr) -> list[PairRows]:
+    """The rows of every pair whose base commit is indexed and whose gold is there."""
+    from core.database import connect
+    from lab.loc import _snapshot_id
+    from retrieval.locate import locate
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+
+    conn = connect(url)
+    principal = ensure_operator(conn)
+    conn.commit()
+    out: list[PairRows] = []
+    try:
+        for pair in pairs:
+            snapshot = _snapshot_id(conn, pair.repo, pair.parent)
+            if snapshot is None or gold_absent(conn, snapshot, pair):
+                conn.rollback()
+                continue
+            scope = resolve_scope(conn, principal, [pair.repo], pair.parent)
+            recorder = Recorder()
+            report = locate(conn, scope, pair.query, embed_query=embed_query, ranker=recorder)
+            conn.commit()
+            paths = [f.path for f in report.files]
+            gold = [
+                [
+                    i
+                    for i, g in enumerate(pair.functions)
+                    if _hits(
+                        FoundFunction(paths[c.file_rank], c.symbol, c.start_line, c.end_line), g
+                    )
+                ]
+                for c in recorder.candidates
+            ]
+            out.append(
+                PairRows(
+                    pair.id,
+                    pair.language,
+                    recorder.file_x,
+                    recorder.file_paths,
+                    list(pair.files),
+                    recorder.function_x,
+                    gold,
+                    [(c.file_rank, c.start_line) for c in recorder.candidates],
+                    len(pair.functions),
+                )
+            )
+    finally:
+        conn.close()
+    print(f"[locate-train] {len(out)} of {len(pairs)} pairs collected", file=log, flush=True)
+    return out
+
+
+def file_hits(rows: PairRows, scores: np.ndarray | None, k: int = 5) -> float:
+    """File Acc@k of the pair's candidates in the order of `scores` (None: locate's)."""
+    order = _order(len(rows.file_paths), scores)
+    top = {rows.file_paths[i] for i in order[:k]}
+    return float(set(rows.gold_files) <= top)
+
+
+def function_hits(rows: PairRows, scores: np.ndarray | None, k: int = 10) -> float:
+    """Function Acc@k in the order of `scores` (None: locate's, `LocateReport.units`)."""
+    if scores is None:
+        # locate's own order: its unit score times its file's, as `units()` ranks them
+        x = rows.function_x
+        scores = (
+            x[:, FUNCTION_FEATURES.index("file_score")]
+            * x[:, FUNCTION_FEATURES.index("unit_score")]
+        )
+    order = sorted(
+        range(len(rows.function_gold)), key=lambda i: (-scores[i], *rows.function_keys[i])
+    )
+    found = {g for i in order[:k] for g in rows.function_gold[i]}
+    return float(len(found) == rows.gold_functions)
+
+
+def _order(n: int, scores: np.ndarray | None) -> list[int]:
+    if scores is None:
+        return list(range(n))
+    return sorted(range(n), key=lambda i: (-scores[i], i))
+
+
+def fit_order(rows: list[PairRows], part: str, l2: float) -> LinearOrder | None:
+    """The listwise model of `part` ("files" or "functions") on the pairs with a gold
+    candidate (None when there is none)."""
+    from lab.loc_learned import fit
+
+    lists = []
+    for r in rows:
+        x, y = (r.file_x, r.file_labels) if part == "files" else (r.function_x, r.function_labels)
+        if len(y) and y.sum():
+            lists.append((x, y))
+    if not lists:
+        return None
+    features = FILE_FEATURES if part == "files" else FUNCTION_FEATURES
+    return LinearOrder(features, fit(lists, l2))
+
+
+def accuracy(rows: list[PairRows], part: str, order: LinearOrder | None) -> list[float]:
+    """Per pair: file Acc@5 or function Acc@10 of `order` (None: locate's own)."""
+    out = []
+    for r in rows:
+        if part == "files":
+            out.append(file_hits(r, order.score(r.file_x) if order and len(r.file_x) else None))
+        else:
+            x = r.function_x
+            out.append(function_hits(r, order.score(x) if order and len(x) else None))
+    return out
+
+
+def choose(train: list[PairRows], dev: list[PairRows], log=sys.stderr) -> tuple[dict, dict]:
+    """Per part the L2 with the best dev accuracy, and the part kept only when it beats
+    locate's own order on dev; the model parts and a record of every candidate's figures."""
+    from benchmarks.intervals import paired
+
+    chosen: dict = {}
+    record: dict = {}
+    for part in ("files", "functions"):
+        base = accuracy(dev, part, None)
+        trials = []
+        for l2 in L2_GRID:
+            order = fit_order(train, part, l2)
+            if order is None:
+                continue
+            dev_acc = accuracy(dev, part, order)
+            trials.append((float(np.mean(dev_acc)), l2, order, dev_acc))
+        record[part] = {
+            "dev_locate": float(np.mean(base)) if base else None,
+            "dev_learned": {str(t[1]): t[0] for t in trials},
+        }
+        if not trials or not base:
+            chosen[part] = None
+            continue
+        best = max(trials, key=lambda t: t[:2])
+        diff = paired(best[3], base)
+        record[part]["chosen_l2"] = best[1]
+        record[part]["dev_delta"] = diff
+        chosen[part] = best[2] if diff[0] > 0 else None
+        record[part]["kept"] = chosen[part] is not None
+        print(f"[locate-train] {part}: {record[part]}", file=log, flush=True)
+    return chosen, record
+
+
+def _rows(url: str, pairs: list[FixPair], cache: Path, refresh: bool) -> list[PairRows]:
+    key = sorted((p.id, p.parent) for p in pairs)
+    if cache.is_file() and not refresh:
+        cached = pickle.loads(cache.read_bytes())
+        if cached["key"] == key and cached["features"] == (FILE_FEATURES, FUNCTION_FEATURES):
+            return cached["rows"]
+    rows = collect(url, pairs)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_bytes(
+        pickle.dumps({"key": key, "features": (FILE_FEATURES, FUNCTION_FEATURES), "rows": rows})
+    )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Index the train and dev pairs' base commits, collect, fit, choose on dev, write."""
+    from benchmarks.workspace import WORK, database, prepare_environment
+    from lab.loc_fixes import DATA, MAX_COMMITS, ensure_indexed
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--languages", default="", help="comma-separated (default: every folder)")
+    p.add_argument("--max-repos", type=int, default=5)
+    p.add_argument("--max-pairs", type=int, default=10)
+    p.add_argument("--dev-repos", type=int, default=3)
+    p.add_argument("--max-commits", type=int, default=MAX_COMMITS)
+    p.add_argument("--data", default=str(DATA))
+    p.add_argument("--out", default=str(WORK / "locate_ranker.json"))
+    p.add_argument("--ship", action="store_true", help=f"write {SHIPPED_LOCATE_MODEL.name}")
+    p.add_argument("--refresh", action="store_true", help="recollect the cached rows")
+    args = p.parse_args(argv)
+    prepare_environment()
+    data = Path(args.data)
+    languages = [x for x in args.languages.split(",") if x] or sorted(
+        d.name for d in data.iterdir() if d.is_dir()
+    )
+    url = database("bench_loc_fixes_lexical", fresh=False)
+    splits = {}
+    for split, repos in (("train", args.max_repos), ("dev", args.dev_repos)):
+        # the smallest repositories first: the training commits are indexed on a shared machine
+        pairs = load_pairs(
+            languages,
+            split,
+            max_repos=repos,
+            max_pairs=args.max_pairs,
+            data=data,
+            smallest=True,
+            recent=True,
+        )
+        failed = ensure_indexed(url, pairs, max_commits=args.max_commits)
+        print(f"[locate-train] {split}: {len(pairs)} pairs; {dict(failed)}", file=sys.stderr)
+        cache = WORK / "locate_ranker" / f"{split}-{'-'.join(languages)}.pkl"
+        splits[split] = _rows(url, pairs, cache, args.refresh)
+    chosen, record = choose(splits["train"], splits["dev"])
+    meta = {
+        "version": MODEL_VERSION,
+        "trained": datetime.date.today().isoformat(),
+        "languages": languages,
+        "train_pairs": len(splits["train"]),
+        "dev_pairs": len(splits["dev"]),
+        "mode": "lexical",
+        "selection": record,
+    }
+    model = as_model(chosen["files"], chosen["functions"], meta)
+    out = SHIPPED_LOCATE_MODEL if args.ship else Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(model, indent=1, default=float) + "\n")
+    print(json.dumps(model, indent=1, default=float))
+    print(f"[locate-train] wrote {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

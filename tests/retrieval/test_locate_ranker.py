@@ -1,0 +1,123 @@
+"""The learned order of `locate` (retrieval/locate_ranker.py): its features read from locate's
+own evidence on a real indexed repository, and a model trained on a small set made here, written
+as JSON, loaded and applied to a long report (no length gate)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from lab.loc_learned import fit
+from lab.ranker.locate_train import Recorder
+from retrieval.locate import locate
+from retrieval.locate_ranker import (
+    FILE_FEATURES,
+    FUNCTION_FEATURES,
+    LinearOrder,
+    as_model,
+    load_ranker,
+    ranker_from,
+)
+from tests.retrieval.tracker_repo import REPORT, WORDS_REPORT, tracker_repo  # noqa: F401
+
+# a report far longer than the 11 terms the learned ranker of search stops at
+LONG_REPORT = (
+    WORDS_REPORT
+    + " Opening the inbox of a project with many issues, every notification, reply, export"
+    " and timeline view fails the same way once a message carries a subject or a label."
+)
+
+
+@pytest.fixture
+def tracker(tracker_repo):  # noqa: F811
+    """(connection, the operator's scope over the tracker repository)."""
+    from core.database import connect
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+
+    conn = connect(tracker_repo.database_url, autocommit=True)
+    yield conn, resolve_scope(conn, ensure_operator(conn), ["tracker"])
+    conn.close()
+
+
+def _trained(part: str, feature: str) -> LinearOrder:
+    """A model fitted on lists whose gold candidate is the one `feature` marks (every other
+    feature constant): deterministic, and it weighs that feature alone."""
+    names = FILE_FEATURES if part == "files" else FUNCTION_FEATURES
+    column = names.index(feature)
+    rng = np.random.default_rng(3)
+    lists = []
+    for _ in range(30):
+        x = np.zeros((8, len(names)))
+        x[:, column] = rng.random(8)
+        y = (x[:, column] == x[:, column].max()).astype(float)
+        lists.append((x, y))
+    return LinearOrder(names, fit(lists, l2=1.0))
+
+
+def test_recording_reads_the_features_of_locates_candidates_and_keeps_its_order(tracker):
+    conn, scope = tracker
+    recorder = Recorder()
+    recorded = locate(conn, scope, REPORT, ranker=recorder)
+    plain = locate(conn, scope, REPORT, ranker=None)
+    assert [f.path for f in recorded.files] == [f.path for f in plain.files]
+    assert [(f.path, u.symbol) for f, u in recorded.functions()] == [
+        (f.path, u.symbol) for f, u in plain.functions()
+    ]
+    assert not recorded.learned_order
+
+    assert recorder.file_x.shape == (len(recorder.file_paths), len(FILE_FEATURES))
+    assert recorder.file_paths[0] == "tracker/parser.py"
+    row = dict(zip(FILE_FEATURES, recorder.file_x[0], strict=True))
+    assert row["evidence_score"] == 1.0 and row["evidence_rank"] == 0.0
+    assert row["frame"] > 0 and row["path_named"] > 0 and row["name_in_report"] == 1.0
+    tests = recorder.file_x[recorder.file_paths.index("tests/test_parser.py")]
+    test_row = dict(zip(FILE_FEATURES, tests, strict=True))
+    assert test_row["test"] == 1.0 and test_row["auxiliary"] == 1.0
+
+    # every function of the located files, each file's own rank with it
+    symbols = [c.symbol for c in recorder.candidates]
+    assert "parse_header" in symbols and "split_header" in symbols
+    assert recorder.function_x.shape == (len(symbols), len(FUNCTION_FEATURES))
+    parse_row = recorder.function_x[symbols.index("parse_header")]
+    parse = dict(zip(FUNCTION_FEATURES, parse_row, strict=True))
+    assert parse["file_rank"] == 0.0 and parse["named"] > 0 and parse["name_in_report"] == 1.0
+
+
+def test_a_trained_model_is_loaded_and_orders_a_long_report(tracker, tmp_path):
+    conn, scope = tracker
+    from core.terms import query_terms
+
+    assert len(query_terms(LONG_REPORT)) > 11
+    files = _trained("files", "test")
+    functions = _trained("functions", "position")
+    assert files.weights[FILE_FEATURES.index("test")] > 0
+    assert np.count_nonzero(files.weights) == 1
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(as_model(files, functions, {"trained": "here"})))
+    model = load_ranker(path)
+
+    plain = locate(conn, scope, LONG_REPORT, ranker=None)
+    learned = locate(conn, scope, LONG_REPORT, ranker=model)
+    assert plain.files[0].path != "tests/test_parser.py"
+    # the model says tests come first: the only test file leads, the rest keeps its order
+    assert learned.files[0].path == "tests/test_parser.py"
+    rest = [f.path for f in learned.files[1:]]
+    assert rest == [f.path for f in plain.files if f.path != "tests/test_parser.py"][: len(rest)]
+    # the functions: the last in its file first, over all the located files' functions
+    assert learned.learned_order
+    tests = learned.files[0]
+    starts = [u.start_line for u in tests.functions]
+    assert starts == sorted(starts, reverse=True)
+    scores = [score for _, u, score in learned.units() if u is not None]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_a_model_of_other_features_says_to_retrain():
+    model = as_model(None, LinearOrder(("lines",), np.ones(1)), {})
+    with pytest.raises(ValueError, match="retrain it"):
+        ranker_from(model)
+    with pytest.raises(ValueError, match="locate-ranker"):
+        ranker_from({"kind": "trees"})
