@@ -15,13 +15,13 @@ from dagster import (
 )
 
 from assets.partitions import parse_partition_key, snapshot_partitions
-from assets.pool_slots import EMBEDDING_POOL, pool_slot
 from assets.resources import EmbeddingProvider, IndexDatabase
 from core.database import connection, transaction
 from indexing import repositories, snapshots
 from indexing.embedding_registry import embedder_for_model, record_model
 from indexing.embedding_step import coverage_since, embed_snapshot
 from indexing.model_switch import adopt_configured_model, begin_upgrade, try_switch
+from orchestration.runtime.pool_slots import EMBEDDING_POOL, pool_slot
 
 # the run tag of a model upgrade's backfill: the stored model name its runs embed for
 MODEL_TAG = "codeatlas/model"

@@ -129,7 +129,7 @@ def _step_times(instance, run_id: str) -> dict[str, float]:
 
 def _tick_started(instance, run_id: str) -> float | None:
     """When the `webhook_push_sensor` tick that requested the run began (None: not found)."""
-    from assets.dagster_internals import sensor_tick_started
+    from orchestration.runtime.dagster_internals import sensor_tick_started
 
     return sensor_tick_started(instance, "webhook_push_sensor", run_id)
 

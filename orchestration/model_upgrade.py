@@ -43,10 +43,8 @@ from dagster import (
 
 from assets.chunk_embeddings import MODEL_TAG
 from assets.chunk_embeddings import chunk_embeddings as chunk_embeddings_asset
-from assets.dagster_internals import Backfill, backfills_tagged, launch_asset_backfill
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
-from assets.run_liveness import live_execution, process_tags
 from core.config import Settings
 from core.database import connection
 from core.errors import CodeatlasError
@@ -55,6 +53,12 @@ from indexing.embedding.base import Embedder
 from indexing.embedding_step import coverage
 from indexing.model_switch import try_switch
 from orchestration.jobs import BACKGROUND_PRIORITY, PRIORITY_TAG
+from orchestration.runtime.dagster_internals import (
+    Backfill,
+    backfills_tagged,
+    launch_asset_backfill,
+)
+from orchestration.runtime.run_liveness import live_execution, process_tags
 
 EMBED_JOB = "embed_for_model"  # runs of single partitions the sensor requests (tagged MODEL_TAG)
 TRIGGER_TAG = "codeatlas/trigger"
@@ -125,7 +129,7 @@ def drop_model(conn: psycopg.Connection, model: str) -> int:
 embed_for_model_job = define_asset_job(
     name=EMBED_JOB,
     selection=AssetSelection.assets(chunk_embeddings_asset),
-    # the step runs in the run's own process, which its process tag names (assets/run_liveness)
+    # the step runs in the run's own process, which its process tag names (runtime/run_liveness)
     executor_def=in_process_executor,
     tags={PRIORITY_TAG: BACKGROUND_PRIORITY},  # behind pushes in the run queue
     description="Embed one snapshot's chunks for the model its run tag codeatlas/model names"

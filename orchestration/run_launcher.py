@@ -23,7 +23,7 @@ from typing import Any
 
 from dagster import DagsterRun
 
-from assets.dagster_internals import (
+from orchestration.runtime.dagster_internals import (
     CheckRunHealthResult,
     ConfigurableClass,
     ConfigurableClassData,
@@ -32,7 +32,7 @@ from assets.dagster_internals import (
     WorkerStatus,
     cold_run_command,
 )
-from assets.run_liveness import PROCESS_TAG, Liveness, run_liveness
+from orchestration.runtime.run_liveness import PROCESS_TAG, Liveness, run_liveness
 
 PRELOAD = "orchestration.run_worker"
 

@@ -36,8 +36,14 @@ def ruff_toml(layer: Layer) -> str:
         "",
         "[lint.flake8-tidy-imports.banned-api]",
     ]
-    order = ["dagster", *(module for other in LAYERS for module in other.modules)]
-    for module in sorted(banned_imports(layer), key=order.index):
+    order = ["dagster", *(other.folder.replace("/", ".") for other in LAYERS)]
+
+    def place(module: str) -> tuple[int, str]:
+        # a layer's modules in the table's order; a layer banned module by module, in turn
+        owner = max((o for o in order if module == o or module.startswith(f"{o}.")), key=len)
+        return order.index(owner), module
+
+    for module in sorted(banned_imports(layer), key=place):
         why = "is free of Dagster" if module == "dagster" else f"sits below {module}"
         lines.append(f'"{module}".msg = "{layer.folder}/ {why} (the layers: docs/architecture.md)"')
     return "\n".join(lines) + "\n"

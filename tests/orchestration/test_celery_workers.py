@@ -19,10 +19,10 @@ import pytest
 import redis
 from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 
-from assets.dagster_internals import engine_event_pid
 from assets.partitions import partition_key, snapshot_partitions
 from core.database import connect
 from orchestration.jobs import BACKGROUND_PRIORITY, PRIORITY_TAG, REPOSITORY_TAG
+from orchestration.runtime.dagster_internals import engine_event_pid
 from retrieval.principals import Principal
 from retrieval.scope import resolve_scope
 from retrieval.search import search_code

@@ -6,7 +6,6 @@ import pytest
 from dagster import DagsterInstance, RunsFilter, build_sensor_context
 
 from assets.chunk_embeddings import MODEL_TAG
-from assets.dagster_internals import backfills_tagged
 from assets.resources import IndexDatabase
 from codeatlas.cli import main
 from core.config import load_settings
@@ -14,6 +13,7 @@ from core.database import connect
 from indexing import embedding_registry
 from indexing.embedding_step import embed_snapshot, missing_content
 from orchestration import model_upgrade
+from orchestration.runtime.dagster_internals import backfills_tagged
 from tests.assets.pipeline_helpers import register, run_index
 from tests.orchestration.daemon import make_dagster_home
 from tests.orchestration.test_model_upgrade import embed_partition

@@ -9,10 +9,10 @@ import pytest
 from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 
 from assets.chunk_embeddings import MODEL_TAG
-from assets.dagster_internals import backfills_tagged
 from codeatlas.cli import main
 from core.database import connect
 from indexing import embedding_registry
+from orchestration.runtime.dagster_internals import backfills_tagged
 from tests.assets.pipeline_helpers import register, run_index
 from tests.orchestration.daemon import daemon_running, diagnosis, failed_ticks, make_dagster_home
 

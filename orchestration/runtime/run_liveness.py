@@ -24,8 +24,12 @@ from dagster import (
     RunsFilter,
 )
 
-from assets.dagster_internals import engine_event_pid, free_pool_slots_of_run, pool_slot_users
 from core.config import Settings
+from orchestration.runtime.dagster_internals import (
+    engine_event_pid,
+    free_pool_slots_of_run,
+    pool_slot_users,
+)
 
 PROCESS_TAG = "codeatlas/process"  # "<host> <pid> <process start time>"
 EXECUTION_TAG = "codeatlas/execution"  # one id per execution inside a process

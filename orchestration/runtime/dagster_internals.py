@@ -7,13 +7,14 @@ to launch or list an asset backfill outside the UI's GraphQL (which needs a webs
 documented API for concurrency-pool slots or the pid in a run's engine events. The warm run
 launcher (orchestration/run_launcher.py, run_worker.py), the console logger
 (orchestration/console_log.py), model upgrades (orchestration/model_upgrade.py), the step's own
-pool slot (assets/pool_slots.py) and run reaping (assets/run_liveness.py) need them, so they come
-from `dagster._…` modules or undocumented storage methods, used in
-this module alone: ruff's TID253 bans them at module level everywhere else, and
-tests/test_dagster_boundary.py finds any other import. tests/assets/test_dagster_internals.py
-holds one test per behaviour relied on: after a Dagster upgrade it fails first and says which.
+pool slot (runtime/pool_slots.py) and run reaping (runtime/run_liveness.py) need them, so they
+come from `dagster._…` modules or undocumented storage methods, used in this module alone: ruff's
+TID253 bans them at module level everywhere else, and tests/test_dagster_boundary.py finds any
+other import. tests/orchestration/test_dagster_internals.py holds one test per behaviour relied
+on: after a Dagster upgrade it fails first and says which.
 
-It sits in `assets/`, the lowest layer that imports Dagster, so every layer above can use it.
+It sits in `orchestration/runtime/`, the lowest layer that imports Dagster (below the assets),
+so every layer above can use it.
 """
 
 from __future__ import annotations
