@@ -6,6 +6,7 @@ last one to fill the repository's snapshots switches its active model, in one tr
 """
 
 from dagster import (
+    AssetCheckExecutionContext,
     AssetCheckResult,
     AssetCheckSeverity,
     AssetExecutionContext,
@@ -85,10 +86,10 @@ def _embed_for_upgrade(
 
 @asset_check(asset=chunk_embeddings, description="Every chunk of the snapshot has a vector.")
 def every_chunk_has_a_vector(
-    context, index_db: IndexDatabase, embeddings: EmbeddingProvider
+    context: AssetCheckExecutionContext, index_db: IndexDatabase, embeddings: EmbeddingProvider
 ) -> AssetCheckResult:
     """Coverage of the snapshot's chunk contents for the model the run embedded with is 100%."""
-    repository, sha = parse_partition_key(context.run.tags["dagster/partition"])
+    repository, sha = parse_partition_key(context.partition_key)
     with connection(index_db.database_url) as conn:
         model = (
             context.run.tags.get(MODEL_TAG)

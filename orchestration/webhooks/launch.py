@@ -25,6 +25,7 @@ import psycopg
 
 from core.config import Settings
 from core.database import connection
+from orchestration.runtime.run_tags import PARTITION_TAG
 from orchestration.webhooks import events
 
 log = logging.getLogger("codeatlas.webhooks")
@@ -109,7 +110,7 @@ class Webserver:
 
     def launch(self, partition: str, tags: dict[str, str]) -> str:
         """Submit a run of the index job for `partition`; its run id."""
-        all_tags = {**tags, "dagster/partition": partition}
+        all_tags = {**tags, PARTITION_TAG: partition}
         params = {
             "selector": {**self.selector(), "jobName": JOB},
             "runConfigData": {},
