@@ -201,7 +201,7 @@ def run(
     from assets.resources import EmbeddingProvider, IndexDatabase
     from core.config import load_settings
     from orchestration.definitions import build_definitions
-    from orchestration.indexing import index_commit
+    from orchestration.index_run import index_commit
     from orchestration.sensors import webhook_push_sensor
     from orchestration.webhooks.app import build_app
     from orchestration.webhooks.background import serving
@@ -435,7 +435,7 @@ def run_daemon(
 
     from core.config import load_settings
     from core.database import server_url
-    from orchestration.indexing import index_commit
+    from orchestration.index_run import index_commit
     from orchestration.instance import prepare_dagster_home
     from orchestration.webhooks.app import build_app
     from orchestration.webhooks.background import serving

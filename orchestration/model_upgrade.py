@@ -41,10 +41,10 @@ from dagster import (
     sensor,
 )
 
-from assets.chunk_embeddings import MODEL_TAG
-from assets.chunk_embeddings import chunk_embeddings as chunk_embeddings_asset
+from assets import vectors
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
+from assets.vectors import MODEL_TAG
 from core.config import Settings
 from core.database import connection
 from core.errors import CodeatlasError
@@ -128,7 +128,7 @@ def drop_model(conn: psycopg.Connection, model: str) -> int:
 
 embed_for_model_job = define_asset_job(
     name=EMBED_JOB,
-    selection=AssetSelection.assets(chunk_embeddings_asset),
+    selection=AssetSelection.assets(vectors.chunk_embeddings),
     # the step runs in the run's own process, which its process tag names (runtime/run_liveness)
     executor_def=in_process_executor,
     tags={PRIORITY_TAG: BACKGROUND_PRIORITY},  # behind pushes in the run queue
@@ -169,7 +169,7 @@ def launch_upgrade_backfill(
     instance.add_dynamic_partitions(snapshot_partitions.name, keys)
     backfill_id = launch_asset_backfill(
         instance,
-        chunk_embeddings_asset,
+        vectors.chunk_embeddings,
         keys,
         upgrade_tags(model),
         title=f"model upgrade to {model}",

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, LiteralString
 
+from core.database import Row
 from core.sql_files import statement
 from core.terms import K1, B, query_terms, term_id
 from indexing.parsing.grammars import FUNCTION_KINDS
@@ -33,7 +34,6 @@ from retrieval.hits import INTERNAL, Hit, public_record, unit_range
 from retrieval.issue_text import IssueEvidence, read_issue
 from retrieval.lexical import lexical_candidates
 from retrieval.path_roles import CODE, path_role
-from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 from retrieval.semantic import QueryEmbedder, semantic_candidates
 

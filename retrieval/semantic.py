@@ -13,9 +13,9 @@ import numpy as np
 from pgvector import HalfVector
 from psycopg import sql
 
+from core.database import Row
 from core.sql_files import statement, statement_template
 from retrieval.lexical import CANDIDATE_COLUMNS
-from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 
 # (model name, query text) -> query vector, or None to skip the semantic retriever for that model

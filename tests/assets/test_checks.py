@@ -14,12 +14,12 @@ from dagster import (
 )
 
 from assets.checks import compare_with_git, file_count_matches_git, paths_in_git
-from assets.chunk_embeddings import chunk_embeddings, every_chunk_has_a_vector
 from assets.code_index import code_index
 from assets.partitions import partition_key, snapshot_partitions
 from assets.resources import EmbeddingProvider, IndexDatabase
 from assets.snapshot import snapshot
 from assets.source_files import source_files
+from assets.vectors import chunk_embeddings, every_chunk_has_a_vector
 from core.config import load_settings
 from core.database import transaction
 from orchestration.runtime.run_tags import PARTITION_TAG

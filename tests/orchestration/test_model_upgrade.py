@@ -4,8 +4,8 @@ transaction switches; no query ever reads two models' vectors."""
 import pytest
 from dagster import DagsterInstance, build_sensor_context
 
-from assets.chunk_embeddings import MODEL_TAG
 from assets.resources import EmbeddingProvider, IndexDatabase
+from assets.vectors import MODEL_TAG
 from core.config import load_settings
 from core.database import connect
 from indexing import chunk_embeddings, embedding_registry

@@ -5,8 +5,8 @@ import json
 import pytest
 from dagster import DagsterInstance, RunsFilter, build_sensor_context
 
-from assets.chunk_embeddings import MODEL_TAG
 from assets.resources import IndexDatabase
+from assets.vectors import MODEL_TAG
 from codeatlas.cli import main
 from core.config import load_settings
 from core.database import connect

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 
-from assets.chunk_embeddings import MODEL_TAG
+from assets.vectors import MODEL_TAG
 from codeatlas.cli import main
 from core.database import connect
 from indexing import embedding_registry
