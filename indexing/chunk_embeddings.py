@@ -8,15 +8,25 @@ statement that writes it, and every read of it outside `sql/`, is a function her
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, LiteralString
 
 import numpy as np
-import psycopg
 from pgvector import HalfVector
 from psycopg import sql
 
+from core.database import DictConnection, Row
+from core.sql_files import composed, statement, statement_template
+from indexing.snapshot_files import ENTERING_FILE_VERSIONS
 
-def create_model_index(conn: psycopg.Connection, index: str, dimensions: int, model: str) -> None:
+_MISSING_IN_ENTERING_SQL = composed(
+    statement_template("chunk_embeddings", "missing_in_entering"), entering=ENTERING_FILE_VERSIONS
+)
+_COVERAGE_OF_ENTERING_SQL = composed(
+    statement_template("chunk_embeddings", "coverage_of_entering"), entering=ENTERING_FILE_VERSIONS
+)
+
+
+def create_model_index(conn: DictConnection, index: str, dimensions: int, model: str) -> None:
     """The partial HNSW index of one model's vectors (once; safe to call again)."""
     # DDL takes no bound parameters: the name and values are composed as quoted SQL
     conn.execute(
@@ -33,7 +43,7 @@ def create_model_index(conn: psycopg.Connection, index: str, dimensions: int, mo
 
 
 def store(
-    conn: psycopg.Connection,
+    conn: DictConnection,
     model: str,
     content_hashes: Sequence[str],
     vectors: Sequence[Sequence[float]],
@@ -52,7 +62,7 @@ def store(
 
 
 def missing_in_file_version(
-    conn: psycopg.Connection, file_version_id: int, model: str
+    conn: DictConnection, file_version_id: int, model: str
 ) -> list[dict[str, Any]]:
     """Distinct contents of a file version's chunks with no vector for `model` (content, and
     the first qualified name holding it), shortest first."""
@@ -67,7 +77,7 @@ def missing_in_file_version(
     ).fetchall()
 
 
-def delete_unused(conn: psycopg.Connection) -> int:
+def delete_unused(conn: DictConnection) -> int:
     """Delete the vectors of contents no chunk holds any more; how many."""
     return conn.execute(
         "DELETE FROM chunk_embeddings e WHERE NOT EXISTS"
@@ -75,7 +85,7 @@ def delete_unused(conn: psycopg.Connection) -> int:
     ).rowcount
 
 
-def delete_unused_among(conn: psycopg.Connection, content_hashes: list[str]) -> None:
+def delete_unused_among(conn: DictConnection, content_hashes: list[str]) -> None:
     """Delete the vectors of these contents that no chunk of any repository holds any more."""
     conn.execute(
         "DELETE FROM chunk_embeddings e WHERE e.content_hash = ANY(%s)"
@@ -84,14 +94,14 @@ def delete_unused_among(conn: psycopg.Connection, content_hashes: list[str]) -> 
     )
 
 
-def delete_model(conn: psycopg.Connection, model: str) -> int:
+def delete_model(conn: DictConnection, model: str) -> int:
     """Delete every vector of `model`; how many."""
     return conn.execute(
         "DELETE FROM chunk_embeddings WHERE embedding_model = %s", (model,)
     ).rowcount
 
 
-def models_overview(conn: psycopg.Connection) -> list[dict[str, Any]]:
+def models_overview(conn: DictConnection) -> list[dict[str, Any]]:
     """Per stored model: dimensions, provider, its vectors and the repositories using it."""
     return conn.execute(
         "SELECT m.name, m.dimensions, m.provider, m.provider_model,"
@@ -102,3 +112,54 @@ def models_overview(conn: psycopg.Connection) -> list[dict[str, Any]]:
         "   WHERE r.upgrading_embedding_model = m.name) AS upgrading"
         " FROM embedding_models m ORDER BY m.created_at"
     ).fetchall()
+
+
+def missing(conn: DictConnection, snapshot_id: int, model: str, base_id: int | None) -> list[Row]:
+    """(content_hash, length) of the snapshot's chunk contents with no vector for `model`; with
+    `base_id`, only those of the file versions that entered since that snapshot."""
+    if base_id is not None:
+        return conn.execute(
+            _MISSING_IN_ENTERING_SQL,
+            {"snapshot_id": snapshot_id, "model": model, "base_id": base_id},
+        ).fetchall()
+    return conn.execute(
+        statement("chunk_embeddings", "missing_in_snapshot"),
+        {"snapshot_id": snapshot_id, "model": model},
+    ).fetchall()
+
+
+def documents_to_embed(conn: DictConnection, snapshot_id: int, hashes: list[str]) -> list[Row]:
+    """(content_hash, content, path, qualified_name) of each hash, at one of its paths in the
+    snapshot."""
+    return conn.execute(
+        statement("chunk_embeddings", "documents_to_embed"),
+        {"snapshot_id": snapshot_id, "hashes": hashes},
+    ).fetchall()
+
+
+def coverage_of_snapshot(conn: DictConnection, snapshot_id: int, model: str) -> tuple[int, int]:
+    """(distinct chunk contents with a vector for `model`, distinct chunk contents)."""
+    row = conn.execute(
+        statement("chunk_embeddings", "coverage_of_snapshot"),
+        {"snapshot_id": snapshot_id, "model": model},
+    ).fetchone()
+    assert row is not None
+    return row["embedded"], row["total"]
+
+
+def coverage_of_entering(
+    conn: DictConnection, snapshot_id: int, model: str, base_id: int
+) -> tuple[int, int]:
+    """`coverage_of_snapshot` over the file versions that entered since `base_id`."""
+    row = conn.execute(
+        _COVERAGE_OF_ENTERING_SQL,
+        {"snapshot_id": snapshot_id, "model": model, "base_id": base_id},
+    ).fetchone()
+    assert row is not None
+    return row["embedded"], row["total"]
+
+
+def nearest_template(exact: bool) -> LiteralString:
+    """The semantic retriever's statement, whose `{field}`s it composes: an exact scan of the
+    scope's vectors, or a walk of the model's HNSW index."""
+    return statement_template("chunk_embeddings", "nearest_exact" if exact else "nearest_by_index")

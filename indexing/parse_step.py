@@ -77,7 +77,7 @@ def parse_snapshot(
             raise RuntimeError(f"{repository_name}@{commit_sha}: materialize source_files first")
         pending = _pending_blobs(conn, snap_id, version)
     checkout = repositories.git_dir(settings, repo.origin)
-    totals = {
+    totals: dict[str, float] = {
         "files_parsed": 0,
         "chunks": 0,
         "symbols": 0,
@@ -124,7 +124,7 @@ def parse_snapshot(
             progress(f"parsed {done}/{len(pending)} files ({rate:.0f} files/s, ETA {eta:.0f}s)")
     with connection(url, autocommit=True) as conn:
         totals["files_tokenized"] = lexical_index.index_snapshot_terms(conn, snap_id, progress)
-    if _worth_analyzing(url, snap_id, totals["files_parsed"]):
+    if _worth_analyzing(url, snap_id, int(totals["files_parsed"])):
         # fresh statistics, or the first queries plan as if the tables were empty
         analyze(
             url,

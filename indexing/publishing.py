@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import psycopg
-
 from core.config import Settings
+from core.database import DictConnection
 from core.sql_files import composed, statement, statement_template
 from core.terms import LEXICAL_VERSION
 from indexing import git_source, lexical_index, repositories, snapshots
@@ -15,7 +14,7 @@ class SnapshotIncompleteError(RuntimeError):
 
 
 def publish(
-    conn: psycopg.Connection,
+    conn: DictConnection,
     settings: Settings,
     repository_name: str,
     commit_sha: str,
@@ -71,7 +70,7 @@ _STATS_FROM_BASE_SQL = composed(
 )
 
 
-def _snapshot_stats(conn: psycopg.Connection, snap_id: int, base_id: int | None) -> dict:
+def _snapshot_stats(conn: DictConnection, snap_id: int, base_id: int | None) -> dict:
     """The snapshot's files, indexed files, chunks and symbols: from those stored for the
     repository's current snapshot plus the file versions that differ, or counted in full."""
     base = snapshots.published_stats(conn, base_id) if base_id and base_id != snap_id else {}
@@ -93,7 +92,7 @@ def _snapshot_stats(conn: psycopg.Connection, snap_id: int, base_id: int | None)
     return dict(row)
 
 
-def _is_newest(conn: psycopg.Connection, settings: Settings, repo_row: dict, sha: str) -> bool:
+def _is_newest(conn: DictConnection, settings: Settings, repo_row: dict, sha: str) -> bool:
     """Current when nothing is current yet, when it is the branch head, or descends from current."""
     if repo_row["current_snapshot_id"] is None:
         return True

@@ -8,10 +8,8 @@ import time
 from collections import Counter
 from datetime import UTC, datetime
 
-import psycopg
-
 from core.config import Settings
-from core.database import transaction
+from core.database import DictConnection, transaction
 from core.sql_files import statement
 from indexing import git_source, repositories, snapshots
 from indexing.parse_version import effective_parser_version
@@ -19,6 +17,10 @@ from indexing.parsing.file_rules import skip_reason
 from indexing.parsing.languages import detect_language
 
 _MODE_SKIPS = {"120000": "symlink", "160000": "submodule"}
+
+# the file versions a snapshot has and its base lacks: a fragment the owners of other tables
+# compose into their statements (chunk_embeddings.py)
+ENTERING_FILE_VERSIONS = statement("snapshot_files", "entering_file_versions")
 
 
 def classify(entry: git_source.TreeEntry, max_bytes: int) -> tuple[str | None, str | None]:
@@ -113,7 +115,7 @@ def record_source_files(
 
 
 def _file_list_base(
-    conn: psycopg.Connection, repo: repositories.Repository, sha: str, version: str, max_bytes: int
+    conn: DictConnection, repo: repositories.Repository, sha: str, version: str, max_bytes: int
 ) -> dict | None:
     """The snapshot whose file list a new snapshot of `sha` starts from: the repository's
     current one, published at this parser version and file size limit (a path's skip reason
@@ -134,7 +136,7 @@ def _file_list_base(
     return None if listed else base
 
 
-def skip_blob(conn: psycopg.Connection, snapshot_id: int, blob_sha: str, reason: str) -> None:
+def skip_blob(conn: DictConnection, snapshot_id: int, blob_sha: str, reason: str) -> None:
     """The snapshot's files of this blob are skipped (a reason found in their content)."""
     conn.execute(
         "UPDATE snapshot_files SET skip_reason = %s, file_version_id = NULL"
@@ -144,7 +146,7 @@ def skip_blob(conn: psycopg.Connection, snapshot_id: int, blob_sha: str, reason:
 
 
 def set_file_version(
-    conn: psycopg.Connection, snapshot_id: int, blob_sha: str, file_version_id: int
+    conn: DictConnection, snapshot_id: int, blob_sha: str, file_version_id: int
 ) -> None:
     """The snapshot's indexable files of this blob are the parsed file version."""
     conn.execute(
@@ -154,7 +156,7 @@ def set_file_version(
     )
 
 
-def indexable_count(conn: psycopg.Connection, snapshot_id: int) -> int:
+def indexable_count(conn: DictConnection, snapshot_id: int) -> int:
     """How many of the snapshot's files are not skipped."""
     row = conn.execute(
         "SELECT count(*) AS n FROM snapshot_files WHERE snapshot_id = %s AND skip_reason IS NULL",
@@ -163,7 +165,7 @@ def indexable_count(conn: psycopg.Connection, snapshot_id: int) -> int:
     return row["n"] if row else 0
 
 
-def paths_at(conn: psycopg.Connection, repository_id: int, commit_sha: str) -> set[str]:
+def paths_at(conn: DictConnection, repository_id: int, commit_sha: str) -> set[str]:
     """Every path of the repository's snapshot of `commit_sha` (skipped ones too)."""
     rows = conn.execute(
         "SELECT sf.path FROM snapshot_files sf JOIN snapshots s ON s.id = sf.snapshot_id"

@@ -26,7 +26,6 @@ import json
 import time
 from collections.abc import Callable
 
-import psycopg
 from dagster import (
     AssetSelection,
     DagsterInstance,
@@ -46,7 +45,7 @@ from assets.partitions import parse_partition_key, partition_key, snapshot_parti
 from assets.resources import IndexDatabase
 from assets.vectors import MODEL_TAG
 from core.config import Settings
-from core.database import connection
+from core.database import DictConnection, connection
 from core.errors import CodeatlasError
 from indexing import chunk_embeddings, embedding_registry, repositories, snapshots
 from indexing.embedding.base import Embedder
@@ -68,7 +67,7 @@ class ModelInUseError(CodeatlasError):
     """A model cannot be dropped while a repository searches or upgrades with it."""
 
 
-def start_upgrade(conn: psycopg.Connection, model: str, names: list[str] | None = None) -> dict:
+def start_upgrade(conn: DictConnection, model: str, names: list[str] | None = None) -> dict:
     """Set `model` as the upgrade target of the repositories (all by default); returns by status.
 
     Repositories with no active model yet take it as active at once: there is nothing to migrate.
@@ -92,7 +91,7 @@ def start_upgrade(conn: psycopg.Connection, model: str, names: list[str] | None 
     return result
 
 
-def upgrade_progress(conn: psycopg.Connection) -> list[dict]:
+def upgrade_progress(conn: DictConnection) -> list[dict]:
     """Per repository in an upgrade: current partition, models, coverage of the current snapshot."""
     rows = repositories.upgrading(conn)
     out = []
@@ -107,7 +106,7 @@ def upgrade_progress(conn: psycopg.Connection) -> list[dict]:
     return out
 
 
-def drop_model(conn: psycopg.Connection, model: str) -> int:
+def drop_model(conn: DictConnection, model: str) -> int:
     """Delete a model's vectors and index; refuses while any repository uses it. Returns rows."""
     with conn.transaction():
         users = repositories.using_model(conn, model)
@@ -143,7 +142,7 @@ def upgrade_tags(model: str) -> dict[str, str]:
 
 
 def upgrade_partitions(
-    conn: psycopg.Connection, model: str, names: list[str] | None = None
+    conn: DictConnection, model: str, names: list[str] | None = None
 ) -> list[str]:
     """Every partition (ready snapshot) of the repositories upgrading to `model`."""
     rows = snapshots.ready_upgrading_to(conn, model, names)
@@ -151,7 +150,7 @@ def upgrade_partitions(
 
 
 def launch_upgrade_backfill(
-    instance: DagsterInstance, conn: psycopg.Connection, model: str, names: list[str] | None = None
+    instance: DagsterInstance, conn: DictConnection, model: str, names: list[str] | None = None
 ) -> tuple[str, list[str]] | None:
     """Launch the backfill of `chunk_embeddings` for `model` over every partition of the
     repositories upgrading to it that no backfill in progress covers already; (its id, its
@@ -177,7 +176,7 @@ def launch_upgrade_backfill(
     return backfill_id, keys
 
 
-def _lacking(conn: psycopg.Connection, repository: str, model: str) -> list[str]:
+def _lacking(conn: DictConnection, repository: str, model: str) -> list[str]:
     """Partitions (ready snapshots and the current one) of `repository` lacking `model` vectors."""
     lacking = []
     for row in snapshots.searchable_of(conn, repository):
@@ -192,7 +191,7 @@ def _embed_request(model: str, key: str) -> RunRequest:
 
 
 def plan_upgrades(
-    conn: psycopg.Connection,
+    conn: DictConnection,
     settings: Settings,
     configured: Embedder | None,
     backfills: Callable[[str], list[Backfill]] = lambda _model: [],
@@ -292,7 +291,7 @@ def model_upgrade_sensor(context: SensorEvaluationContext, index_db: IndexDataba
 
 def run_upgrade_here(
     instance: DagsterInstance,
-    conn: psycopg.Connection,
+    conn: DictConnection,
     model: str,
     names: list[str] | None,
     definitions: Definitions,
@@ -316,7 +315,9 @@ def run_upgrade_here(
             )
         stats = result.asset_materializations_for_node("chunk_embeddings")[0].metadata
         name = parse_partition_key(key)[0]
-        embedded[name] = embedded.get(name, 0) + int(stats["embedded"].value)
+        count = stats["embedded"].value
+        assert isinstance(count, int)  # the asset's own metadata
+        embedded[name] = embedded.get(name, 0) + count
         if stats.get("switched") and stats["switched"].value:
             switched.add(name)
     return [

@@ -19,6 +19,7 @@ import os
 import signal
 import socket
 from collections.abc import Mapping
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from dagster import DagsterRun
@@ -43,7 +44,7 @@ class WarmRunLauncher(RunLauncher, ConfigurableClass):
     def __init__(self, inst_data: ConfigurableClassData | None = None):
         self._inst_data = inst_data
         self._context: Any = None  # the fork server's context, made on the first launch
-        self._processes: dict[str, multiprocessing.process.BaseProcess] = {}
+        self._processes: dict[str, BaseProcess] = {}
         super().__init__()
 
     @property

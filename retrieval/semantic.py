@@ -14,7 +14,8 @@ from pgvector import HalfVector
 from psycopg import sql
 
 from core.database import Row
-from core.sql_files import statement, statement_template
+from core.sql_files import statement
+from indexing import chunk_embeddings
 from retrieval.lexical import CANDIDATE_COLUMNS
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 
@@ -63,13 +64,13 @@ def semantic_candidates(
         # a small scope among many repositories: an exact scan of its own vectors beats walking
         # a graph where most neighbours are filtered out
         distance = sql.SQL("e.embedding <=> %(qv)s::halfvec({dims})").format(dims=sql.Literal(dims))
-        template = statement_template("chunk_embeddings", "nearest_exact")
+        template = chunk_embeddings.nearest_template(exact=True)
         visible = VISIBLE_FILES
     else:
         distance = sql.SQL("(e.embedding::halfvec({dims})) <=> %(qv)s::halfvec({dims})").format(
             dims=sql.Literal(dims)
         )
-        template = statement_template("chunk_embeddings", "nearest_by_index")
+        template = chunk_embeddings.nearest_template(exact=False)
         visible = visible_files_among("SELECT file_version_id FROM hits")
     query = sql.SQL(template).format(
         visible_files=sql.SQL(visible),

@@ -200,7 +200,10 @@ def claim_pool_slot(instance: DagsterInstance, pool: str, run_id: str, step_key:
     stays queued as the step's pending claim until freed)."""
     storage = instance.event_log_storage
     status = storage.claim_concurrency_slot(pool, run_id, step_key)
-    if status.is_claimed or status.is_assigned or not storage.has_unassigned_slots(pool):
+    # has_unassigned_slots: on the SQL storages only, not on their base class (tested)
+    if (
+        status.is_claimed or status.is_assigned or not storage.has_unassigned_slots(pool)  # pyright: ignore[reportAttributeAccessIssue]
+    ):
         return status.is_claimed
     # A slot is free and no queued claim is assigned to it, yet this one waits: it joined the
     # queue while the last holder was freeing its slot (Dagster decides whether a new claim is

@@ -21,10 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-import psycopg
 
 from core.config import Settings
-from core.database import connection
+from core.database import DictConnection, connection
 from orchestration.runtime.run_tags import PARTITION_TAG
 from orchestration.webhooks import events
 
@@ -124,7 +123,7 @@ class Webserver:
         return result["run"]["runId"]
 
 
-def launch_pushes(conn: psycopg.Connection, settings: Settings, webserver: Webserver) -> list[str]:
+def launch_pushes(conn: DictConnection, settings: Settings, webserver: Webserver) -> list[str]:
     """Plan the pending pushes as the sensor does and launch their runs; the run ids. An event
     whose run was not launched is pending again (with why), for the sensor."""
     from orchestration.sensors import plan_pushes  # Dagster's import, only where this runs

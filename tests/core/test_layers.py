@@ -166,6 +166,12 @@ def test_the_folder_list_scan_sees_tuples_lists_and_sets_only_of_folder_names():
     ]
 
 
+def test_pyright_checks_every_shipped_folder_of_code():
+    # `make lint` runs pyright on these: a folder left out would drift untyped
+    included = PYPROJECT["tool"]["pyright"]["include"]
+    assert sorted(included) == sorted(set(package_folders()) - set(DATA_FOLDERS))
+
+
 def test_isort_knows_every_layer_as_first_party():
     known = PYPROJECT["tool"]["ruff"]["lint"]["isort"]["known-first-party"]
     assert sorted(known) == sorted({layer.folder.split("/")[0] for layer in LAYERS})
