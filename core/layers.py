@@ -3,7 +3,8 @@
 Everything else that lists folders is derived from this table or checked against it by
 tests/core/test_layers.py: the packages of pyproject.toml, each folder's `ruff.toml`
 (the import rules `make lint` enforces; ruff cannot import Python, so a test compares them),
-and the files a warm run worker watches for edits (orchestration/run_worker.py).
+pyright's folders, and the files a warm run worker (orchestration/run_worker.py) and the resident
+query process (codeatlas/resident.py) watch for edits.
 """
 
 from __future__ import annotations
