@@ -52,10 +52,13 @@ def store(
     repository holding that content)."""
     with conn.cursor() as cur:
         cur.executemany(
-            "INSERT INTO chunk_embeddings (embedding_model, content_hash, embedding)"
-            " VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+            statement("chunk_embeddings", "store"),
             [
-                (model, h, HalfVector(np.asarray(v, dtype=np.float32)))
+                {
+                    "model": model,
+                    "content_hash": h,
+                    "embedding": HalfVector(np.asarray(v, dtype=np.float32)),
+                }
                 for h, v in zip(content_hashes, vectors, strict=True)
             ],
         )
@@ -67,51 +70,31 @@ def missing_in_file_version(
     """Distinct contents of a file version's chunks with no vector for `model` (content, and
     the first qualified name holding it), shortest first."""
     return conn.execute(
-        "SELECT DISTINCT ON (length(t.content), c.content_hash) c.content_hash, t.content,"
-        " c.qualified_name FROM code_chunks c,"
-        " LATERAL (SELECT codeatlas_chunk_text(c.file_version_id, c.ordinal) AS content) t"
-        " WHERE c.file_version_id = %s AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e"
-        "  WHERE e.embedding_model = %s AND e.content_hash = c.content_hash)"
-        " ORDER BY length(t.content), c.content_hash, c.qualified_name",
-        (file_version_id, model),
+        statement("chunk_embeddings", "missing_in_file_version"),
+        {"file_version_id": file_version_id, "model": model},
     ).fetchall()
 
 
 def delete_unused(conn: DictConnection) -> int:
     """Delete the vectors of contents no chunk holds any more; how many."""
-    return conn.execute(
-        "DELETE FROM chunk_embeddings e WHERE NOT EXISTS"
-        " (SELECT 1 FROM code_chunks c WHERE c.content_hash = e.content_hash)"
-    ).rowcount
+    return conn.execute(statement("chunk_embeddings", "delete_unused")).rowcount
 
 
 def delete_unused_among(conn: DictConnection, content_hashes: list[str]) -> None:
     """Delete the vectors of these contents that no chunk of any repository holds any more."""
     conn.execute(
-        "DELETE FROM chunk_embeddings e WHERE e.content_hash = ANY(%s)"
-        " AND NOT EXISTS (SELECT 1 FROM code_chunks c WHERE c.content_hash = e.content_hash)",
-        (content_hashes,),
+        statement("chunk_embeddings", "delete_unused_among"), {"content_hashes": content_hashes}
     )
 
 
 def delete_model(conn: DictConnection, model: str) -> int:
     """Delete every vector of `model`; how many."""
-    return conn.execute(
-        "DELETE FROM chunk_embeddings WHERE embedding_model = %s", (model,)
-    ).rowcount
+    return conn.execute(statement("chunk_embeddings", "delete_model"), {"model": model}).rowcount
 
 
 def models_overview(conn: DictConnection) -> list[dict[str, Any]]:
     """Per stored model: dimensions, provider, its vectors and the repositories using it."""
-    return conn.execute(
-        "SELECT m.name, m.dimensions, m.provider, m.provider_model,"
-        " (SELECT count(*) FROM chunk_embeddings e WHERE e.embedding_model = m.name) AS n,"
-        " (SELECT string_agg(name, ',') FROM repositories r"
-        "   WHERE r.active_embedding_model = m.name) AS active,"
-        " (SELECT string_agg(name, ',') FROM repositories r"
-        "   WHERE r.upgrading_embedding_model = m.name) AS upgrading"
-        " FROM embedding_models m ORDER BY m.created_at"
-    ).fetchall()
+    return conn.execute(statement("chunk_embeddings", "models_overview")).fetchall()
 
 
 def missing(conn: DictConnection, snapshot_id: int, model: str, base_id: int | None) -> list[Row]:
@@ -162,4 +145,6 @@ def coverage_of_entering(
 def nearest_template(exact: bool) -> LiteralString:
     """The semantic retriever's statement, whose `{field}`s it composes: an exact scan of the
     scope's vectors, or a walk of the model's HNSW index."""
-    return statement_template("chunk_embeddings", "nearest_exact" if exact else "nearest_by_index")
+    if exact:
+        return statement_template("chunk_embeddings", "nearest_exact")
+    return statement_template("chunk_embeddings", "nearest_by_index")

@@ -12,7 +12,7 @@ import psycopg
 from core.database import DictConnection
 from core.sql_files import composed, statement, statement_template
 from core.terms import K1, LEXICAL_VERSION, B, LexicalDocument, chunk_document
-from indexing import storage
+from indexing import snapshot_files, storage
 from indexing.parsing.model import ParsedFile
 
 # the average chunk length assumed by a posting's impact, which only orders a term's postings
@@ -325,7 +325,7 @@ def build_blocks_if_due(conn: DictConnection, repository_id: int) -> int | None:
             conn.execute("SELECT pg_advisory_unlock(%s, %s::integer)", (_BUILD_LOCK, repository_id))
 
 
-_DELTA = statement("snapshot_files", "file_version_delta")
+_DELTA = snapshot_files.FILE_VERSION_DELTA
 _TERM_STATS_DELTA_SQL = composed(
     statement_template("lexical", "apply_term_stats_delta"), delta=_DELTA
 )

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from core.config import Settings
 from core.database import analyze, connection, transaction
-from core.sql_files import statement
 from indexing import git_source, lexical_index, repositories, snapshot_files, snapshots
 from indexing.file_index import store_file_version
 from indexing.parse_pool import MIN_FILES_FOR_WORKERS, ParseJob, ParsePool
@@ -24,10 +23,7 @@ ANALYZE_FRACTION = 10  # ANALYZE when a tenth of the snapshot's files or more we
 
 
 def _pending_blobs(conn, snapshot_id: int, version: str) -> list[dict]:
-    return conn.execute(
-        statement("snapshot_files", "pending_blobs"),
-        {"snapshot_id": snapshot_id, "parser_version": version},
-    ).fetchall()
+    return snapshot_files.pending_blobs(conn, snapshot_id, version)
 
 
 def _jobs(checkout: Path, pending: list[dict], settings: Settings) -> Iterator[list[ParseJob]]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Settings
-from core.database import DictConnection
+from core.database import DictConnection, Row
 from core.errors import ConfigurationError, RepositoryNotFoundError
 from core.sql_files import statement
 from indexing import git_source
@@ -250,3 +250,19 @@ def git_dir(settings: Settings, origin: str, *, fetch: bool = False) -> Path:
     path = Path(origin)
     git_source.open_local(path)
     return path
+
+
+def status_rows(
+    conn: DictConnection, name: str | None, repository_ids: list[int] | None
+) -> list[Row]:
+    """The status of each repository (optionally one name, or only the given ids)."""
+    return conn.execute(
+        statement("repositories", "status"), {"name": name, "ids": repository_ids}
+    ).fetchall()
+
+
+def current_commits(conn: DictConnection, repository_ids: list[int]) -> list[Row]:
+    """(name, commit_sha) of the commit each repository serves."""
+    return conn.execute(
+        statement("repositories", "current_commits"), {"ids": repository_ids}
+    ).fetchall()

@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from core.database import DictConnection
+from core.database import DictConnection, Row
+from core.sql_files import statement
 from indexing.parsing.model import ParsedFile
 
 # consecutive chunks of a file version whose texts share a row of `chunk_text_pages`: a row of a
@@ -230,3 +231,8 @@ def mark_posted(conn: DictConnection, file_version_ids: Sequence[int]) -> None:
         "UPDATE file_versions SET lexical_posted = true WHERE id = ANY(%s) AND NOT lexical_posted",
         (list(file_version_ids),),
     )
+
+
+def counts(conn: DictConnection, file_version_id: int) -> Row | None:
+    """What one stored file version holds (its chunks and symbols), for the overlay's answer."""
+    return conn.execute(statement("file_versions", "counts"), {"fv": file_version_id}).fetchone()

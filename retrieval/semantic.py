@@ -14,8 +14,7 @@ from pgvector import HalfVector
 from psycopg import sql
 
 from core.database import Row
-from core.sql_files import statement
-from indexing import chunk_embeddings
+from indexing import chunk_embeddings, embedding_registry
 from retrieval.lexical import CANDIDATE_COLUMNS
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 
@@ -29,17 +28,14 @@ EXACT_SEARCH_MAX = 20_000
 
 def model_dimensions(conn: DbConnection, model: str) -> int | None:
     """Dimensions a model was registered with (None: no vector of it was ever stored)."""
-    row = conn.execute(statement("embedding_models", "dimensions"), {"model": model}).fetchone()
+    row = embedding_registry.registered_dimensions(conn, model)
     return row["dimensions"] if row else None
 
 
 def _model_and_scope(conn: DbConnection, model: str, repo_ids: list[int]) -> tuple[int | None, int]:
     """The model's dimensions (as `model_dimensions`) and the chunks of the repositories'
     current snapshots (an upper bound of their vectors), in one round trip."""
-    row = conn.execute(
-        statement("embedding_models", "dimensions_and_scope_size"),
-        {"model": model, "repo_ids": repo_ids},
-    ).fetchone()
+    row = embedding_registry.dimensions_and_scope_size(conn, model, repo_ids)
     return (row["dims"], int(row["n"])) if row else (None, 0)
 
 
