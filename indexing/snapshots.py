@@ -40,24 +40,22 @@ def upsert(
 def id_of(conn: DictConnection, repository_id: int, commit_sha: str) -> int | None:
     """The id of the repository's snapshot of `commit_sha`, if one was started."""
     row = conn.execute(
-        "SELECT id FROM snapshots WHERE repository_id = %s AND commit_sha = %s",
-        (repository_id, commit_sha),
+        statement("snapshots", "id_of"),
+        {"repository_id": repository_id, "commit_sha": commit_sha},
     ).fetchone()
     return row["id"] if row else None
 
 
 def commit_of(conn: DictConnection, snapshot_id: int) -> str | None:
     """The commit of a snapshot."""
-    row = conn.execute("SELECT commit_sha FROM snapshots WHERE id = %s", (snapshot_id,)).fetchone()
+    row = conn.execute(statement("snapshots", "commit_of"), {"snapshot_id": snapshot_id}).fetchone()
     return row["commit_sha"] if row else None
 
 
 def stats_of(conn: DictConnection, repository: str, commit_sha: str) -> dict:
     """The statistics publishing stored for a repository's commit ({} before publishing)."""
     row = conn.execute(
-        "SELECT s.stats FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
-        " WHERE r.name = %s AND s.commit_sha = %s",
-        (repository, commit_sha),
+        statement("snapshots", "stats_of"), {"repository": repository, "commit_sha": commit_sha}
     ).fetchone()
     return (row or {}).get("stats") or {}
 
@@ -69,16 +67,19 @@ def published_file_list(
     size limit (its file list is then final: every indexable path has its parsed file version),
     else None."""
     return conn.execute(
-        "SELECT id, commit_sha FROM snapshots WHERE id = %s AND status = 'ready'"
-        " AND parser_version = %s AND (stats ->> 'max_file_bytes')::bigint = %s",
-        (snapshot_id, parser_version, max_file_bytes),
+        statement("snapshots", "published_file_list"),
+        {
+            "snapshot_id": snapshot_id,
+            "parser_version": parser_version,
+            "max_file_bytes": max_file_bytes,
+        },
     ).fetchone()
 
 
 def published_stats(conn: DictConnection, snapshot_id: int) -> dict[str, Any]:
     """The statistics publishing stored for a snapshot ({} unless it is ready)."""
     row = conn.execute(
-        "SELECT stats FROM snapshots WHERE id = %s AND status = 'ready'", (snapshot_id,)
+        statement("snapshots", "published_stats"), {"snapshot_id": snapshot_id}
     ).fetchone()
     return (row or {}).get("stats") or {}
 
@@ -88,11 +89,8 @@ def previous_with_vectors(conn: DictConnection, snapshot_id: int, model: str) ->
     it has a vector for `model` (`mark_vectors_complete`): then only the file versions that
     entered since need vectors."""
     row = conn.execute(
-        "SELECT b.id FROM snapshots s"
-        " JOIN snapshots b ON b.id = (s.stats ->> 'previous_snapshot_id')::bigint"
-        " WHERE s.id = %s AND b.repository_id = s.repository_id"
-        " AND coalesce(b.stats -> 'vectors', '[]'::jsonb) ? %s",
-        (snapshot_id, model),
+        statement("snapshots", "previous_with_vectors"),
+        {"snapshot_id": snapshot_id, "model": model},
     ).fetchone()
     return row["id"] if row else None
 
@@ -100,8 +98,7 @@ def previous_with_vectors(conn: DictConnection, snapshot_id: int, model: str) ->
 def has_vectors(conn: DictConnection, snapshot_id: int, model: str) -> bool:
     """Whether the snapshot was marked as having a vector for every chunk content (`model`)."""
     row = conn.execute(
-        "SELECT 1 FROM snapshots WHERE id = %s AND coalesce(stats -> 'vectors', '[]'::jsonb) ? %s",
-        (snapshot_id, model),
+        statement("snapshots", "has_vectors"), {"snapshot_id": snapshot_id, "model": model}
     ).fetchone()
     return row is not None
 
@@ -129,35 +126,31 @@ def forget_vectors(conn: DictConnection, model: str) -> None:
 def mark_ready(conn: DictConnection, snapshot_id: int, parser_version: str, stats) -> None:
     """The snapshot is complete at this parser version, with its statistics (publishing)."""
     conn.execute(
-        "UPDATE snapshots SET status = 'ready', ready_at = coalesce(ready_at, now()),"
-        " parser_version = %s, stats = %s WHERE id = %s",
-        (parser_version, json.dumps(stats), snapshot_id),
+        statement("snapshots", "mark_ready"),
+        {
+            "parser_version": parser_version,
+            "stats": json.dumps(stats),
+            "snapshot_id": snapshot_id,
+        },
     )
 
 
 def beyond_newest(conn: DictConnection, keep: int) -> list[int]:
     """Snapshots older than the newest `keep` of their repository, never the current one nor
     one still building."""
-    rows = conn.execute(
-        "SELECT id FROM (SELECT s.id, s.status, r.current_snapshot_id, row_number() OVER"
-        " (PARTITION BY s.repository_id ORDER BY coalesce(s.committed_at, s.created_at) DESC,"
-        " s.id DESC) AS n FROM snapshots s JOIN repositories r ON r.id = s.repository_id) x"
-        " WHERE n > %s AND id IS DISTINCT FROM current_snapshot_id AND status <> 'building'",
-        (keep,),
-    ).fetchall()
+    rows = conn.execute(statement("snapshots", "beyond_newest"), {"keep": keep}).fetchall()
     return [r["id"] for r in rows]
 
 
 def delete(conn: DictConnection, snapshot_ids: list[int]) -> None:
     """Delete snapshots (their file lists go with them)."""
-    conn.execute("DELETE FROM snapshots WHERE id = ANY(%s)", (snapshot_ids,))
+    conn.execute(statement("snapshots", "delete"), {"snapshot_ids": snapshot_ids})
 
 
 def ready_ids(conn: DictConnection, repository_id: int) -> list[int]:
     """Ids of the repository's ready snapshots, oldest first."""
     rows = conn.execute(
-        "SELECT id FROM snapshots WHERE repository_id = %s AND status = 'ready' ORDER BY id",
-        (repository_id,),
+        statement("snapshots", "ready_ids"), {"repository_id": repository_id}
     ).fetchall()
     return [r["id"] for r in rows]
 

@@ -27,7 +27,7 @@ INLINE_ALLOWANCE = {
     "indexing/lexical_index.py": 20,
     "indexing/repositories.py": 18,
     "indexing/snapshot_files.py": 1,
-    "indexing/snapshots.py": 15,
+    "indexing/snapshots.py": 4,
     "indexing/storage.py": 20,
     "mcp_app/overlay_retention.py": 5,
     "mcp_app/tokens.py": 5,
