@@ -44,7 +44,7 @@ def file_count_matches_git(
 ) -> AssetCheckResult:
     """Every path of the commit is in `snapshot_files` (indexed or skipped with a reason), and
     no other path is."""
-    repository, sha = parse_partition_key(context.run.tags["dagster/partition"])
+    repository, sha = parse_partition_key(context.partition_key)
     found = compare_with_git(index_db.database_url, index_db.settings, repository, sha)
     return AssetCheckResult(
         passed=not found["missing"] and not found["unexpected"],

@@ -6,12 +6,11 @@ from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 
-import psycopg
 from dagster import ConfigurableResource, InitResourceContext
 from pydantic import PrivateAttr
 
 from core.config import Settings, load_settings
-from core.database import ensure_index_database, migrate_database
+from core.database import DictConnection, ensure_index_database, migrate_database
 from core.embedding_providers import provider_named
 from indexing.embedding.base import Embedder
 from indexing.embedding_registry import (
@@ -82,7 +81,7 @@ class EmbeddingProvider(ConfigurableResource):
         """The configured embedder (loaded once per process)."""
         return embedder_for_spec(self.spec, load_settings())
 
-    def for_repository(self, conn: psycopg.Connection, repository: str) -> tuple[Embedder, bool]:
+    def for_repository(self, conn: DictConnection, repository: str) -> tuple[Embedder, bool]:
         """The embedder an index run of `repository` uses, and whether it is this resource's
         own (configured by the environment). Once `codeatlas models upgrade` chose a model, the
         database decides (`indexing_model`), so processes with different environments agree."""

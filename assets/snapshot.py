@@ -3,11 +3,11 @@
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
 from assets.partitions import parse_partition_key, snapshot_partitions
-from assets.pool_slots import DATABASE_WRITES_POOL, pool_slot
 from assets.resources import EmbeddingProvider, IndexDatabase
 from core.database import connection
 from indexing import lexical_index, publishing
 from indexing.parse_version import effective_parser_version
+from orchestration.runtime.pool_slots import DATABASE_WRITES_POOL, pool_slot
 
 
 @asset(

@@ -58,7 +58,7 @@ def measure(database_url: str, workdir: Path, eval_set: EvalSet = EVAL_SETS["py"
     from core.database import transaction
     from indexing import repositories
     from orchestration.definitions import build_definitions
-    from orchestration.indexing import index_commit
+    from orchestration.index_run import index_commit
 
     repo = subset_corpus(eval_set, workdir / f"guard-{eval_set.name}")
     embedder = make_embedder("fake")  # the same factory call the index job makes

@@ -32,17 +32,12 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-from codeatlas.commands.search import (
-    Command,
-    Reader,
-    operator_scope,
-    run_callers,
-    run_search,
-    run_symbols,
-)
+from codeatlas.commands.operator_access import operator_scope
+from codeatlas.commands.search import Command, Reader, run_callers, run_search, run_symbols
 from core import embedded_server, query_socket
 from core.config import Settings, load_settings
 from core.errors import CodeatlasError, DatabaseUnavailableError
+from core.layers import RUNTIME_SUFFIXES, package_folders
 
 LOADED_AT = time.time()
 COMMANDS: dict[str, Command] = {
@@ -50,7 +45,7 @@ COMMANDS: dict[str, Command] = {
     "symbols": run_symbols,
     "callers": run_callers,
 }
-SOURCE_FOLDERS = ("codeatlas", "retrieval", "indexing")  # what the answers run
+SOURCE_FOLDERS = package_folders()  # what the answers run, and the SQL they load: core/layers.py
 TICK_SECONDS = 0.5
 FAILED_FILE = "query.failed"  # marks a failure; no new process is started for a minute after
 FAILURE_PAUSE_SECONDS = 60
@@ -147,7 +142,7 @@ def code_changed() -> bool:
             for entry in entries:
                 if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
                     latest = max(latest, newest(entry.path))
-                elif entry.name.endswith((".py", ".sql", ".scm")):
+                elif entry.name.endswith(RUNTIME_SUFFIXES):
                     latest = max(latest, entry.stat().st_mtime)
         return latest
 

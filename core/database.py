@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 # connections made here return rows as dicts
 DictConnection: TypeAlias = "psycopg.Connection[Any]"
+# a row as those connections return it: a dict by column name
+Row: TypeAlias = dict[str, Any]
 
 INDEX_DATABASE = "codeatlas"
 DAGSTER_DATABASE = "dagster"

@@ -3,7 +3,8 @@
 Everything else that lists folders is derived from this table or checked against it by
 tests/core/test_layers.py: the packages of pyproject.toml, each folder's `ruff.toml`
 (the import rules `make lint` enforces; ruff cannot import Python, so a test compares them),
-and the files a warm run worker watches for edits (orchestration/run_worker.py).
+pyright's folders, and the files a warm run worker (orchestration/run_worker.py) and the resident
+query process (codeatlas/resident.py) watch for edits.
 """
 
 from __future__ import annotations
@@ -25,7 +26,15 @@ class Layer:
     role: str  # one line, the header of its ruff.toml
 
 
-_SHIPPED = ("mcp_app", "orchestration", "assets", "retrieval", "indexing", "core")
+_SHIPPED = (
+    "mcp_app",
+    "orchestration",
+    "assets",
+    "orchestration/runtime",
+    "retrieval",
+    "indexing",
+    "core",
+)
 
 # top to bottom (docs/architecture.md, "Layers"): each may import only folders below it
 LAYERS: tuple[Layer, ...] = (
@@ -83,7 +92,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "orchestration",
         ("orchestration",),
-        ("assets", "indexing", "core"),
+        ("assets", "orchestration/runtime", "indexing", "core"),
         dagster=True,
         shipped=True,
         role="orchestration runs the assets; readers and the CLI sit above it.",
@@ -91,11 +100,20 @@ LAYERS: tuple[Layer, ...] = (
     Layer(
         "assets",
         ("assets",),
-        ("indexing", "core"),
+        ("orchestration/runtime", "indexing", "core"),
         dagster=True,
         shipped=True,
-        role="assets/ holds Dagster definitions over the indexing library; orchestration,"
-        " readers and the CLI sit above it.",
+        role="assets/ holds the Dagster asset definitions over the indexing library and nothing"
+        " else; orchestration, readers and the CLI sit above it.",
+    ),
+    Layer(
+        "orchestration/runtime",
+        ("orchestration.runtime",),
+        ("core",),
+        dagster=True,
+        shipped=True,
+        role="Dagster's runtime (its private APIs behind one adapter, run liveness, pool slots)"
+        " sits below the assets that hold its slots and the orchestration that runs them.",
     ),
     Layer(
         "retrieval",
@@ -140,9 +158,30 @@ def banned_imports(layer: Layer) -> set[str]:
         module
         for other in LAYERS
         if other.folder != layer.folder and other.folder not in layer.may_import
-        for module in other.modules
+        for module in _modules_outside(other, {layer.folder, *layer.may_import})
     }
+    # a subpackage of a banned package is banned with it
+    banned = {m for m in banned if not any(m.startswith(f"{other}.") for other in banned)}
     return banned | (set() if layer.dagster else {"dagster"})
+
+
+def _modules_outside(layer: Layer, allowed: set[str]) -> tuple[str, ...]:
+    """The import names of `layer` that are not in an allowed folder nested in it: a ban on a
+    package bans its subpackages too, so a layer with an allowed sublayer (orchestration/ and
+    orchestration/runtime/) is banned module by module, read from its folder."""
+    nested = {folder for folder in allowed if folder.startswith(f"{layer.folder}/")}
+    if not nested:
+        return layer.modules
+    root = Path(__file__).resolve().parents[1]
+    children = sorted(
+        path.stem
+        for path in (root / layer.folder).iterdir()
+        if (path.suffix == ".py" and path.stem != "__init__") or (path / "__init__.py").is_file()
+    )
+    package = layer.folder.replace("/", ".")
+    return tuple(
+        f"{package}.{child}" for child in children if f"{layer.folder}/{child}" not in nested
+    )
 
 
 def package_folders() -> tuple[str, ...]:

@@ -13,11 +13,13 @@ import hashlib
 import threading
 from dataclasses import dataclass, replace
 
-import psycopg
+from psycopg import sql
 
 from core.config import Settings
+from core.database import DictConnection, Row
 from core.embedding_providers import Provider, provider_named
 from core.errors import ConfigurationError
+from core.sql_files import statement
 from indexing import chunk_embeddings, repositories
 from indexing.embedding.base import Embedder
 
@@ -73,11 +75,9 @@ def model_index_name(model: str) -> str:
     return "chunk_embeddings_hnsw_" + hashlib.sha1(model.encode()).hexdigest()[:16]
 
 
-def ensure_embedding_model(conn: psycopg.Connection, model: str, dimensions: int) -> None:
+def ensure_embedding_model(conn: DictConnection, model: str, dimensions: int) -> None:
     """Register a model and create its partial HNSW index (once; safe to call every run)."""
-    row = conn.execute(
-        "SELECT dimensions FROM embedding_models WHERE name = %s", (model,)
-    ).fetchone()
+    row = registered_dimensions(conn, model)
     if row is not None:
         if row["dimensions"] != dimensions:
             raise ValueError(
@@ -88,53 +88,52 @@ def ensure_embedding_model(conn: psycopg.Connection, model: str, dimensions: int
     index = model_index_name(model)
     with conn.transaction():
         conn.execute(
-            "INSERT INTO embedding_models (name, dimensions, index_name) VALUES (%s, %s, %s)"
-            " ON CONFLICT DO NOTHING",
-            (model, dimensions, index),
+            statement("embedding_models", "register"),
+            {"model": model, "dimensions": dimensions, "index": index},
         )
         chunk_embeddings.create_model_index(conn, index, dimensions, model)
 
 
-def index_name(conn: psycopg.Connection, model: str) -> str | None:
+def index_name(conn: DictConnection, model: str) -> str | None:
     """The name of the stored model's HNSW index (None: no such model)."""
-    row = conn.execute(
-        "SELECT index_name FROM embedding_models WHERE name = %s", (model,)
-    ).fetchone()
+    row = conn.execute(statement("embedding_models", "index_name"), {"model": model}).fetchone()
     return row["index_name"] if row else None
 
 
-def forget_model(conn: psycopg.Connection, model: str, index: str) -> None:
+def forget_model(conn: DictConnection, model: str, index: str) -> None:
     """Drop a model's index and its row (its vectors are deleted first: `drop_model`)."""
-    conn.execute(f'DROP INDEX IF EXISTS "{index}"')
-    conn.execute("DELETE FROM embedding_models WHERE name = %s", (model,))
+    conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(index)))
+    conn.execute(statement("embedding_models", "forget"), {"model": model})
 
 
-def record_model(conn: psycopg.Connection, embedder: Embedder, spec: ModelSpec) -> None:
+def record_model(conn: DictConnection, embedder: Embedder, spec: ModelSpec) -> None:
     """Register the embedder's model (with its HNSW index) and store how to rebuild it."""
     ensure_embedding_model(conn, embedder.model_name, embedder.dimensions)
     conn.execute(
-        "UPDATE embedding_models SET provider = %s, provider_model = %s,"
-        " provider_dimensions = %s, base_url = %s WHERE name = %s",
-        (spec.provider.value, spec.model, spec.dimensions, spec.base_url, embedder.model_name),
+        statement("embedding_models", "record_provider"),
+        {
+            "provider": spec.provider.value,
+            "provider_model": spec.model,
+            "provider_dimensions": spec.dimensions,
+            "base_url": spec.base_url,
+            "model": embedder.model_name,
+        },
     )
 
 
-def choose_model(conn: psycopg.Connection, name: str) -> None:
+def choose_model(conn: DictConnection, name: str) -> None:
     """Make the stored model `name` the one new indexing work embeds with, in every process
     (`codeatlas models upgrade`); the environment's model no longer decides."""
-    conn.execute("UPDATE embedding_models SET chosen_at = now() WHERE name = %s", (name,))
+    conn.execute(statement("embedding_models", "choose"), {"model": name})
 
 
-def chosen_model(conn: psycopg.Connection) -> str | None:
+def chosen_model(conn: DictConnection) -> str | None:
     """The model last chosen by `codeatlas models upgrade`, if any."""
-    row = conn.execute(
-        "SELECT name FROM embedding_models WHERE chosen_at IS NOT NULL"
-        " ORDER BY chosen_at DESC, name LIMIT 1"
-    ).fetchone()
+    row = conn.execute(statement("embedding_models", "chosen")).fetchone()
     return row["name"] if row else None
 
 
-def indexing_model(conn: psycopg.Connection, repository: str) -> str | None:
+def indexing_model(conn: DictConnection, repository: str) -> str | None:
     """The model an index run of `repository` embeds with when a model was chosen in the
     database: the one it is upgrading to, else its active one, else the chosen one. None when no
     model was ever chosen: then the process's environment configures it (`configured_spec`)."""
@@ -144,13 +143,9 @@ def indexing_model(conn: psycopg.Connection, repository: str) -> str | None:
     return repositories.indexing_model(conn, repository) or chosen
 
 
-def stored_spec(conn: psycopg.Connection, name: str) -> ModelSpec | None:
+def stored_spec(conn: DictConnection, name: str) -> ModelSpec | None:
     """How the stored model `name` was made, if recorded."""
-    row = conn.execute(
-        "SELECT provider, provider_model, provider_dimensions, base_url FROM embedding_models"
-        " WHERE name = %s",
-        (name,),
-    ).fetchone()
+    row = conn.execute(statement("embedding_models", "provider"), {"model": name}).fetchone()
     if row is None or row["provider"] is None:
         return None
     return ModelSpec(
@@ -158,7 +153,7 @@ def stored_spec(conn: psycopg.Connection, name: str) -> ModelSpec | None:
     )
 
 
-def embedder_for_model(name: str, conn: psycopg.Connection, settings: Settings) -> Embedder:
+def embedder_for_model(name: str, conn: DictConnection, settings: Settings) -> Embedder:
     """An embedder whose vectors live in the same space as the stored model `name`."""
     spec = stored_spec(conn, name)
     candidates = [spec] if spec else []
@@ -178,3 +173,17 @@ def embedder_for_model(name: str, conn: psycopg.Connection, settings: Settings) 
         " environment configures another model; run `codeatlas models upgrade` with its"
         " --provider and --model once, or set CODEATLAS_EMBEDDING_PROVIDER/MODEL"
     )
+
+
+def registered_dimensions(conn: DictConnection, model: str) -> Row | None:
+    """The row `dimensions` a model was registered with (None: never registered)."""
+    return conn.execute(statement("embedding_models", "dimensions"), {"model": model}).fetchone()
+
+
+def dimensions_and_scope_size(conn: DictConnection, model: str, repo_ids: list[int]) -> Row | None:
+    """The model's `dims` and `n`, the chunks of the repositories' current snapshots, in one
+    round trip."""
+    return conn.execute(
+        statement("embedding_models", "dimensions_and_scope_size"),
+        {"model": model, "repo_ids": repo_ids},
+    ).fetchone()

@@ -11,40 +11,23 @@ from typing import Any
 import psycopg
 
 from core.database import analyze, connection, transaction
-from core.sql_files import composed, statement, statement_template
 from indexing import chunk_embeddings, embedding_registry, repositories, snapshots
 from indexing.embedding.base import Embedder, document_text
 from indexing.embedding_eta import EmbeddingEta
 
 COMMIT_EVERY = 512
 # chunks per call to the model, and per turn at the embedding pool's slot: another run waiting
-# for the slot waits one such batch (seconds), not the whole step (assets/pool_slots.py)
+# for the slot waits one such batch (seconds), not the whole step
+# (orchestration/runtime/pool_slots.py)
 TURN_CHUNKS = 128
 ANALYZE_AFTER_VECTORS = 500
-
-
-_ENTERING = statement("snapshot_files", "entering_file_versions")
-_MISSING_IN_ENTERING_SQL = composed(
-    statement_template("chunk_embeddings", "missing_in_entering"), entering=_ENTERING
-)
-_COVERAGE_OF_ENTERING_SQL = composed(
-    statement_template("chunk_embeddings", "coverage_of_entering"), entering=_ENTERING
-)
 
 
 def missing_content(conn, snapshot_id: int, model: str, base_id: int | None = None) -> list[dict]:
     """(content_hash, length in bytes) of the snapshot's chunk contents with no vector for
     `model` (in any repository: vectors are shared by content); with `base_id`, a snapshot that
     has every vector of `model`, only those of the file versions it lacks."""
-    if base_id is not None:
-        return conn.execute(
-            _MISSING_IN_ENTERING_SQL,
-            {"snapshot_id": snapshot_id, "model": model, "base_id": base_id},
-        ).fetchall()
-    return conn.execute(
-        statement("chunk_embeddings", "missing_in_snapshot"),
-        {"snapshot_id": snapshot_id, "model": model},
-    ).fetchall()
+    return chunk_embeddings.missing(conn, snapshot_id, model, base_id)
 
 
 def embed_snapshot(
@@ -112,10 +95,7 @@ def embed_snapshot(
 def _documents(conn, embedder: Embedder, snapshot_id: int, hashes: list[str]) -> list[str]:
     """The text `embedder` reads for each hash, in the order given (a content at several paths
     of the snapshot is read at the first of them)."""
-    rows = conn.execute(
-        statement("chunk_embeddings", "documents_to_embed"),
-        {"snapshot_id": snapshot_id, "hashes": hashes},
-    ).fetchall()
+    rows = chunk_embeddings.documents_to_embed(conn, snapshot_id, hashes)
     by_hash = {
         r["content_hash"]: document_text(embedder, r["content"], r["path"], r["qualified_name"])
         for r in rows
@@ -132,19 +112,9 @@ def coverage_since(
     base = snapshots.previous_with_vectors(conn, snapshot_id, model)
     if base is None:
         return (*coverage(conn, snapshot_id, model), None)
-    row = conn.execute(
-        _COVERAGE_OF_ENTERING_SQL,
-        {"snapshot_id": snapshot_id, "model": model, "base_id": base},
-    ).fetchone()
-    assert row is not None
-    return row["embedded"], row["total"], base
+    return (*chunk_embeddings.coverage_of_entering(conn, snapshot_id, model, base), base)
 
 
 def coverage(conn: psycopg.Connection[Any], snapshot_id: int, model: str) -> tuple[int, int]:
     """(distinct chunk contents with a vector for `model`, distinct chunk contents)."""
-    row = conn.execute(
-        statement("chunk_embeddings", "coverage_of_snapshot"),
-        {"snapshot_id": snapshot_id, "model": model},
-    ).fetchone()
-    assert row is not None
-    return row["embedded"], row["total"]
+    return chunk_embeddings.coverage_of_snapshot(conn, snapshot_id, model)

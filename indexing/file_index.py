@@ -8,16 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import psycopg
-
 from core.config import Settings
+from core.database import DictConnection
 from indexing import lexical_index, storage
 from indexing.parse_pool import PreparedFile, prepare
 from indexing.parsing.model import ParsedFile
 
 
 def store_file_version(
-    conn: psycopg.Connection,
+    conn: DictConnection,
     repository_id: int,
     path: str,
     blob_sha: str,

@@ -5,12 +5,14 @@ are indexed by the same code."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import psycopg
 
+from core.database import DictConnection
 from core.sql_files import composed, statement, statement_template
 from core.terms import K1, LEXICAL_VERSION, B, LexicalDocument, chunk_document
-from indexing import storage
+from indexing import snapshot_files, storage
 from indexing.parsing.model import ParsedFile
 
 # the average chunk length assumed by a posting's impact, which only orders a term's postings
@@ -46,7 +48,9 @@ def chunk_documents(parsed: ParsedFile, path: str) -> list[LexicalDocument]:
     ]
 
 
-def _copy_chunk_terms(cur: psycopg.Cursor, documents: Iterable[tuple[int, LexicalDocument]]) -> int:
+def _copy_chunk_terms(
+    cur: psycopg.Cursor[Any], documents: Iterable[tuple[int, LexicalDocument]]
+) -> int:
     written = 0
     with cur.copy("COPY lexical_chunk_terms (chunk_id, terms, tfs) FROM STDIN") as copy:
         for chunk_id, doc in documents:
@@ -58,7 +62,7 @@ def _copy_chunk_terms(cur: psycopg.Cursor, documents: Iterable[tuple[int, Lexica
 
 
 def write_new_file_terms(
-    conn: psycopg.Connection,
+    conn: DictConnection,
     file_version_id: int,
     chunk_ids: Sequence[int],
     documents: Sequence[LexicalDocument],
@@ -73,7 +77,7 @@ def write_new_file_terms(
     return written
 
 
-def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) -> int:
+def index_file_terms(conn: DictConnection, file_version_id: int, path: str) -> int:
     """(Re)write the terms of one file version's chunks, its postings to be written again;
     returns how many chunk terms were written."""
     rows = conn.execute(
@@ -107,7 +111,7 @@ def index_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) 
 
 
 def index_snapshot_terms(
-    conn: psycopg.Connection,
+    conn: DictConnection,
     snapshot_id: int,
     progress: Callable[[str], None] = lambda _msg: None,
     batch_files: int = 50,
@@ -129,7 +133,7 @@ def index_snapshot_terms(
     return len(pending)
 
 
-def ensure_file_terms(conn: psycopg.Connection, file_version_id: int, path: str) -> None:
+def ensure_file_terms(conn: DictConnection, file_version_id: int, path: str) -> None:
     """Index one file version's terms unless this tokenizer already did (the row lock makes a
     concurrent run of the same blob wait, then find it done)."""
     row = conn.execute(
@@ -153,7 +157,7 @@ def _posting_params(repository_id: int) -> dict:
 
 
 def post_file_versions(
-    conn: psycopg.Connection, repository_id: int, file_version_ids: Sequence[int] | None = None
+    conn: DictConnection, repository_id: int, file_version_ids: Sequence[int] | None = None
 ) -> int:
     """Write the postings of the repository's tokenized file versions that have none yet (all,
     or those of `file_version_ids`) as rows; returns how many were written."""
@@ -171,7 +175,7 @@ def post_file_versions(
     return written
 
 
-def build_blocks(conn: psycopg.Connection, repository_id: int) -> int:
+def build_blocks(conn: DictConnection, repository_id: int) -> int:
     """Rebuild the repository's blocks from the chunk terms of all its tokenized file versions
     (in the caller's transaction), mark them posted and delete their posting rows; returns the
     postings the blocks hold. Searches see the old blocks and rows until it commits; a build
@@ -185,7 +189,7 @@ def build_blocks(conn: psycopg.Connection, repository_id: int) -> int:
     return in_blocks
 
 
-def fold_blocks(conn: psycopg.Connection, repository_id: int, parts: int = FOLD_PARTS) -> int:
+def fold_blocks(conn: DictConnection, repository_id: int, parts: int = FOLD_PARTS) -> int:
     """Rebuild the repository's blocks (`build_blocks`' result) one part of its terms at a time,
     each part in a transaction of its own followed by a vacuum, so that the old blocks' space
     is reused by the next part instead of the table holding two copies; the caller holds the
@@ -209,9 +213,7 @@ def fold_blocks(conn: psycopg.Connection, repository_id: int, parts: int = FOLD_
     return in_blocks
 
 
-def _stage_tokenized_versions(
-    conn: psycopg.Connection, repository_id: int, keep: bool
-) -> list[int]:
+def _stage_tokenized_versions(conn: DictConnection, repository_id: int, keep: bool) -> list[int]:
     """The repository's tokenized file versions, also as the temporary table `built_versions`
     the build statement reads (dropped at commit, or kept for the parts of a fold)."""
     versions = [
@@ -232,7 +234,7 @@ def _stage_tokenized_versions(
     return versions
 
 
-def _build_part(conn: psycopg.Connection, repository_id: int, part: int, parts: int) -> int:
+def _build_part(conn: DictConnection, repository_id: int, part: int, parts: int) -> int:
     """Write the blocks of one part of the terms (those whose bucket, the last 17 bits of their
     hash, falls in the part's share of the buckets: a bucket row is in its terms' part) and
     delete the built versions' rows of those terms; the postings written."""
@@ -248,7 +250,7 @@ def _build_part(conn: psycopg.Connection, repository_id: int, part: int, parts: 
     return int(written["postings"]) if written else 0
 
 
-def _vacuum_blocks(conn: psycopg.Connection) -> None:
+def _vacuum_blocks(conn: DictConnection) -> None:
     """Make the space of the blocks just replaced reusable (VACUUM runs outside a transaction)."""
     autocommit = conn.autocommit
     conn.autocommit = True
@@ -258,7 +260,7 @@ def _vacuum_blocks(conn: psycopg.Connection) -> None:
         conn.autocommit = autocommit
 
 
-def _record_build(conn: psycopg.Connection, repository_id: int, in_blocks: int) -> None:
+def _record_build(conn: DictConnection, repository_id: int, in_blocks: int) -> None:
     rows = conn.execute(
         "SELECT count(*) AS n FROM lexical_postings WHERE repository_id = %s", (repository_id,)
     ).fetchone()
@@ -271,7 +273,7 @@ def _record_build(conn: psycopg.Connection, repository_id: int, in_blocks: int) 
     )
 
 
-def _built(conn: psycopg.Connection, repository_id: int) -> dict | None:
+def _built(conn: DictConnection, repository_id: int) -> dict | None:
     """The postings the repository's blocks hold and its rows since (None: never built)."""
     return conn.execute(
         "SELECT block_postings, row_postings FROM lexical_blocks_built WHERE repository_id = %s",
@@ -285,7 +287,7 @@ def _build_due(built: dict | None, new_postings: int) -> bool:
     return new_postings > max(BUILD_MIN_POSTINGS, BUILD_SHARE * built["block_postings"])
 
 
-def post_repository(conn: psycopg.Connection, repository_id: int) -> dict:
+def post_repository(conn: DictConnection, repository_id: int) -> dict:
     """Give the repository's tokenized file versions without postings theirs (publishing: in
     its transaction, so the snapshot is searchable when it is current): as rows, or by building
     the blocks again when they are many (a repository's first snapshot, a new tokenizer)."""
@@ -303,7 +305,7 @@ def post_repository(conn: psycopg.Connection, repository_id: int) -> dict:
     return {"built": False, "postings": post_file_versions(conn, repository_id)}
 
 
-def build_blocks_if_due(conn: psycopg.Connection, repository_id: int) -> int | None:
+def build_blocks_if_due(conn: DictConnection, repository_id: int) -> int | None:
     """Fold the repository's posting rows into new blocks (`fold_blocks`, in transactions of
     its own) when they pass their share (`BUILD_SHARE`) and no other build of it runs; the
     postings the blocks hold, or None when nothing was built."""
@@ -323,7 +325,7 @@ def build_blocks_if_due(conn: psycopg.Connection, repository_id: int) -> int | N
             conn.execute("SELECT pg_advisory_unlock(%s, %s::integer)", (_BUILD_LOCK, repository_id))
 
 
-_DELTA = statement("snapshot_files", "file_version_delta")
+_DELTA = snapshot_files.FILE_VERSION_DELTA
 _TERM_STATS_DELTA_SQL = composed(
     statement_template("lexical", "apply_term_stats_delta"), delta=_DELTA
 )
@@ -332,7 +334,7 @@ _CORPUS_TOTALS_DELTA_SQL = composed(
 )
 
 
-def refresh_corpus_stats(conn: psycopg.Connection, repository_id: int, snapshot_id: int) -> None:
+def refresh_corpus_stats(conn: DictConnection, repository_id: int, snapshot_id: int) -> None:
     """Make the repository's document frequencies those of `snapshot_id` (call in the
     transaction that makes it current): a delta from the snapshot they describe, or a rebuild."""
     corpus = conn.execute(

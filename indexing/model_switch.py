@@ -2,11 +2,12 @@
 
 import psycopg
 
+from core.database import DictConnection
 from indexing import repositories, snapshots
 from indexing.embedding_step import coverage
 
 
-def _outside_transaction(conn: psycopg.Connection) -> None:
+def _outside_transaction(conn: DictConnection) -> None:
     """The switch commits on its own. Inside a transaction the caller left open (a SELECT
     before it), `conn.transaction()` is only a savepoint, and a caller that closes without
     committing rolls the switch back: the upgrade sensor then reported "switched" every
@@ -15,7 +16,7 @@ def _outside_transaction(conn: psycopg.Connection) -> None:
         raise RuntimeError("a model switch needs a connection outside any open transaction")
 
 
-def try_switch(conn: psycopg.Connection, repository: str, every_snapshot: bool = False) -> bool:
+def try_switch(conn: DictConnection, repository: str, every_snapshot: bool = False) -> bool:
     """Make the upgrading model active if it covers the current snapshot (with `every_snapshot`:
     every ready snapshot too, what a model upgrade's backfill fills), in one transaction."""
     _outside_transaction(conn)
@@ -34,7 +35,7 @@ def try_switch(conn: psycopg.Connection, repository: str, every_snapshot: bool =
     return True
 
 
-def adopt_configured_model(conn: psycopg.Connection, repository: str, model: str) -> bool:
+def adopt_configured_model(conn: DictConnection, repository: str, model: str) -> bool:
     """After an index run embedded with the configured `model`: make it the upgrade target of
     `repository` (unless an upgrade to another model is under way) and switch if it is complete.
 
@@ -50,7 +51,7 @@ def adopt_configured_model(conn: psycopg.Connection, repository: str, model: str
     return try_switch(conn, repository)
 
 
-def begin_upgrade(conn: psycopg.Connection, repository: str, model: str) -> bool:
+def begin_upgrade(conn: DictConnection, repository: str, model: str) -> bool:
     """Make `model` the upgrade target of `repository` unless it is already active or another
     upgrade is under way (a backfill for `model` launched from the UI starts the upgrade)."""
     _outside_transaction(conn)

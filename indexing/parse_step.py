@@ -10,7 +10,6 @@ from pathlib import Path
 
 from core.config import Settings
 from core.database import analyze, connection, transaction
-from core.sql_files import statement
 from indexing import git_source, lexical_index, repositories, snapshot_files, snapshots
 from indexing.file_index import store_file_version
 from indexing.parse_pool import MIN_FILES_FOR_WORKERS, ParseJob, ParsePool
@@ -25,10 +24,7 @@ ANALYZE_FRACTION = 10  # ANALYZE when a tenth of the snapshot's files or more we
 
 
 def _pending_blobs(conn, snapshot_id: int, version: str) -> list[dict]:
-    return conn.execute(
-        statement("snapshot_files", "pending_blobs"),
-        {"snapshot_id": snapshot_id, "parser_version": version},
-    ).fetchall()
+    return snapshot_files.pending_blobs(conn, snapshot_id, version)
 
 
 def _jobs(checkout: Path, pending: list[dict], settings: Settings) -> Iterator[list[ParseJob]]:
@@ -83,7 +79,7 @@ def parse_snapshot(
             raise RuntimeError(f"{repository_name}@{commit_sha}: materialize source_files first")
         pending = _pending_blobs(conn, snap_id, version)
     checkout = repositories.git_dir(settings, repo.origin)
-    totals = {
+    totals: dict[str, float] = {
         "files_parsed": 0,
         "chunks": 0,
         "symbols": 0,
@@ -132,7 +128,7 @@ def parse_snapshot(
         totals["roles_read_from_chunks"] = fill_missing_roles(tx, snap_id)
     with connection(url, autocommit=True) as conn:
         totals["files_tokenized"] = lexical_index.index_snapshot_terms(conn, snap_id, progress)
-    if _worth_analyzing(url, snap_id, totals["files_parsed"]):
+    if _worth_analyzing(url, snap_id, int(totals["files_parsed"])):
         # fresh statistics, or the first queries plan as if the tables were empty
         analyze(
             url,

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import psycopg
-
 from core.config import Settings
-from core.sql_files import composed, statement, statement_template
+from core.database import DictConnection
 from core.terms import LEXICAL_VERSION
-from indexing import git_source, lexical_index, repositories, snapshots
+from indexing import git_source, lexical_index, repositories, snapshot_files, snapshots
 
 
 class SnapshotIncompleteError(RuntimeError):
@@ -15,7 +13,7 @@ class SnapshotIncompleteError(RuntimeError):
 
 
 def publish(
-    conn: psycopg.Connection,
+    conn: DictConnection,
     settings: Settings,
     repository_name: str,
     commit_sha: str,
@@ -31,14 +29,7 @@ def publish(
         snap_id = snapshots.id_of(conn, repo_row["id"], commit_sha)
         if snap_id is None:
             raise SnapshotIncompleteError(f"{repository_name}@{commit_sha} has no file list yet")
-        missing = conn.execute(
-            statement("snapshot_files", "unparsed_count"),
-            {
-                "snapshot_id": snap_id,
-                "parser_version": parser_version,
-                "lexical_version": LEXICAL_VERSION,
-            },
-        ).fetchone()
+        missing = snapshot_files.unparsed_count(conn, snap_id, parser_version, LEXICAL_VERSION)
         if missing and missing["n"]:
             raise SnapshotIncompleteError(
                 f"{repository_name}@{commit_sha[:12]}: {missing['n']} files are not parsed yet"
@@ -65,35 +56,28 @@ def publish(
     }
 
 
-_STATS_FROM_BASE_SQL = composed(
-    statement_template("snapshot_files", "publish_stats_from_base"),
-    delta=statement("snapshot_files", "file_version_delta"),
-)
-
-
-def _snapshot_stats(conn: psycopg.Connection, snap_id: int, base_id: int | None) -> dict:
+def _snapshot_stats(conn: DictConnection, snap_id: int, base_id: int | None) -> dict:
     """The snapshot's files, indexed files, chunks and symbols: from those stored for the
     repository's current snapshot plus the file versions that differ, or counted in full."""
     base = snapshots.published_stats(conn, base_id) if base_id and base_id != snap_id else {}
     if isinstance(base.get("chunks"), int) and isinstance(base.get("symbols"), int):
-        row = conn.execute(
-            _STATS_FROM_BASE_SQL,
+        assert base_id is not None
+        row = snapshot_files.stats_from_base(
+            conn,
             {
                 "new": snap_id,
                 "old": base_id,
                 "base_chunks": base["chunks"],
                 "base_symbols": base["symbols"],
             },
-        ).fetchone()
+        )
     else:
-        row = conn.execute(
-            statement("snapshot_files", "publish_stats"), {"snapshot_id": snap_id}
-        ).fetchone()
+        row = snapshot_files.stats(conn, snap_id)
     assert row is not None
     return dict(row)
 
 
-def _is_newest(conn: psycopg.Connection, settings: Settings, repo_row: dict, sha: str) -> bool:
+def _is_newest(conn: DictConnection, settings: Settings, repo_row: dict, sha: str) -> bool:
     """Current when nothing is current yet, when it is the branch head, or descends from current."""
     if repo_row["current_snapshot_id"] is None:
         return True

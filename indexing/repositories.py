@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import psycopg
-
 from core.config import Settings
+from core.database import DictConnection, Row
 from core.errors import ConfigurationError, RepositoryNotFoundError
 from core.sql_files import statement
 from indexing import git_source
@@ -51,7 +50,7 @@ def default_name(origin: str) -> str:
 
 
 def register(
-    conn: psycopg.Connection, name: str, origin: str, default_branch: str | None
+    conn: DictConnection, name: str, origin: str, default_branch: str | None
 ) -> Repository:
     """Insert or update a repository by name and return it."""
     validate_name(name)
@@ -66,7 +65,7 @@ def register(
     return _from_row(row)
 
 
-def get(conn: psycopg.Connection, name: str) -> Repository:
+def get(conn: DictConnection, name: str) -> Repository:
     """The repository called `name`, or RepositoryNotFoundError."""
     row = conn.execute("SELECT * FROM repositories WHERE name = %s", (name,)).fetchone()
     if row is None:
@@ -77,31 +76,31 @@ def get(conn: psycopg.Connection, name: str) -> Repository:
     return _from_row(row)
 
 
-def count(conn: psycopg.Connection) -> int:
+def count(conn: DictConnection) -> int:
     """How many repositories are registered."""
     row = conn.execute("SELECT count(*) AS n FROM repositories").fetchone()
     return int(row["n"]) if row else 0
 
 
-def id_of(conn: psycopg.Connection, name: str) -> int | None:
+def id_of(conn: DictConnection, name: str) -> int | None:
     """The id of the repository called `name`, if there is one."""
     row = conn.execute(statement("repositories", "id_by_name"), {"name": name}).fetchone()
     return row["id"] if row else None
 
 
-def locations(conn: psycopg.Connection) -> list[dict[str, Any]]:
+def locations(conn: DictConnection) -> list[dict[str, Any]]:
     """id, name, origin and tracked branch of every repository, in registration order."""
     return conn.execute(
         "SELECT id, name, origin, default_branch FROM repositories ORDER BY id"
     ).fetchall()
 
 
-def lock(conn: psycopg.Connection, name: str) -> dict[str, Any] | None:
+def lock(conn: DictConnection, name: str) -> dict[str, Any] | None:
     """The row of `name`, locked until the transaction ends (None: no such repository)."""
     return conn.execute("SELECT * FROM repositories WHERE name = %s FOR UPDATE", (name,)).fetchone()
 
 
-def with_current_snapshot(conn: psycopg.Connection) -> list[dict[str, Any]]:
+def with_current_snapshot(conn: DictConnection) -> list[dict[str, Any]]:
     """Every repository (`r.*`) with its current snapshot's commit, parser version, status."""
     return conn.execute(
         "SELECT r.*, s.commit_sha AS current_commit, s.parser_version, s.status AS snap_status"
@@ -110,7 +109,7 @@ def with_current_snapshot(conn: psycopg.Connection) -> list[dict[str, Any]]:
     ).fetchall()
 
 
-def tracked_heads(conn: psycopg.Connection) -> list[dict[str, Any]]:
+def tracked_heads(conn: DictConnection) -> list[dict[str, Any]]:
     """name, origin, tracked branch and current commit of repositories that track a branch."""
     return conn.execute(
         "SELECT r.name, r.origin, r.default_branch, s.commit_sha AS current FROM repositories r"
@@ -119,7 +118,7 @@ def tracked_heads(conn: psycopg.Connection) -> list[dict[str, Any]]:
     ).fetchall()
 
 
-def commit_is_current(conn: psycopg.Connection, repo_id: int, sha: str, parser: str) -> bool:
+def commit_is_current(conn: DictConnection, repo_id: int, sha: str, parser: str) -> bool:
     """Whether `sha` is the repository's current snapshot, ready, at this parser version."""
     row = conn.execute(
         "SELECT 1 FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot_id"
@@ -130,7 +129,7 @@ def commit_is_current(conn: psycopg.Connection, repo_id: int, sha: str, parser: 
     return row is not None
 
 
-def make_current(conn: psycopg.Connection, repo_id: int, snapshot: int, model: str) -> None:
+def make_current(conn: DictConnection, repo_id: int, snapshot: int, model: str) -> None:
     """Publish `snapshot` as current; the model becomes active if none was (publishing)."""
     conn.execute(
         "UPDATE repositories SET current_snapshot_id = %s,"
@@ -142,7 +141,7 @@ def make_current(conn: psycopg.Connection, repo_id: int, snapshot: int, model: s
 # embedding models of a repository: the active one searches, the upgrading one is being filled
 
 
-def lock_models(conn: psycopg.Connection, name: str) -> dict[str, Any] | None:
+def lock_models(conn: DictConnection, name: str) -> dict[str, Any] | None:
     """id, current_snapshot_id, active and upgrading model of `name`, locked (None: unknown)."""
     return conn.execute(
         "SELECT id, current_snapshot_id, active_embedding_model AS active,"
@@ -151,7 +150,7 @@ def lock_models(conn: psycopg.Connection, name: str) -> dict[str, Any] | None:
     ).fetchone()
 
 
-def lock_models_of(conn: psycopg.Connection, names: list[str] | None) -> list[dict[str, Any]]:
+def lock_models_of(conn: DictConnection, names: list[str] | None) -> list[dict[str, Any]]:
     """name and active model of the repositories (all when None), locked, by name."""
     return conn.execute(
         "SELECT name, active_embedding_model AS active FROM repositories"
@@ -160,7 +159,7 @@ def lock_models_of(conn: psycopg.Connection, names: list[str] | None) -> list[di
     ).fetchall()
 
 
-def indexing_model(conn: psycopg.Connection, name: str) -> str | None:
+def indexing_model(conn: DictConnection, name: str) -> str | None:
     """The model `name` is upgrading to, else its active one (None: neither, or unknown)."""
     row = conn.execute(
         "SELECT coalesce(upgrading_embedding_model, active_embedding_model) AS model"
@@ -170,14 +169,14 @@ def indexing_model(conn: psycopg.Connection, name: str) -> str | None:
     return row["model"] if row else None
 
 
-def set_upgrading_model(conn: psycopg.Connection, name: str, model: str | None) -> None:
+def set_upgrading_model(conn: DictConnection, name: str, model: str | None) -> None:
     """Make `model` the upgrade target of `name` (None: no upgrade)."""
     conn.execute(
         "UPDATE repositories SET upgrading_embedding_model = %s WHERE name = %s", (model, name)
     )
 
 
-def activate_model(conn: psycopg.Connection, name: str, model: str) -> None:
+def activate_model(conn: DictConnection, name: str, model: str) -> None:
     """Make `model` the active model of `name` at once, with no upgrade under way."""
     conn.execute(
         "UPDATE repositories SET active_embedding_model = %s,"
@@ -186,7 +185,7 @@ def activate_model(conn: psycopg.Connection, name: str, model: str) -> None:
     )
 
 
-def activate_upgrading_model(conn: psycopg.Connection, repo_id: int) -> None:
+def activate_upgrading_model(conn: DictConnection, repo_id: int) -> None:
     """The upgrade target becomes the active model (the switch of a complete upgrade)."""
     conn.execute(
         "UPDATE repositories SET active_embedding_model = upgrading_embedding_model,"
@@ -195,7 +194,7 @@ def activate_upgrading_model(conn: psycopg.Connection, repo_id: int) -> None:
     )
 
 
-def upgrade_to_everywhere(conn: psycopg.Connection, model: str) -> list[str]:
+def upgrade_to_everywhere(conn: DictConnection, model: str) -> list[str]:
     """Make `model` the upgrade target of every repository with another active model and no
     upgrade under way; the names of those repositories."""
     rows = conn.execute(
@@ -207,7 +206,7 @@ def upgrade_to_everywhere(conn: psycopg.Connection, model: str) -> list[str]:
     return [r["name"] for r in rows]
 
 
-def upgrading(conn: psycopg.Connection) -> list[dict[str, Any]]:
+def upgrading(conn: DictConnection) -> list[dict[str, Any]]:
     """Repositories in an upgrade: id, name, current snapshot and its commit, both models."""
     return conn.execute(
         "SELECT r.id, r.name, r.current_snapshot_id, r.active_embedding_model AS active,"
@@ -217,7 +216,7 @@ def upgrading(conn: psycopg.Connection) -> list[dict[str, Any]]:
     ).fetchall()
 
 
-def using_model(conn: psycopg.Connection, model: str) -> list[str]:
+def using_model(conn: DictConnection, model: str) -> list[str]:
     """Names of the repositories whose active or upgrading model is `model`."""
     rows = conn.execute(
         "SELECT name FROM repositories WHERE active_embedding_model = %(m)s"
@@ -251,3 +250,19 @@ def git_dir(settings: Settings, origin: str, *, fetch: bool = False) -> Path:
     path = Path(origin)
     git_source.open_local(path)
     return path
+
+
+def status_rows(
+    conn: DictConnection, name: str | None, repository_ids: list[int] | None
+) -> list[Row]:
+    """The status of each repository (optionally one name, or only the given ids)."""
+    return conn.execute(
+        statement("repositories", "status"), {"name": name, "ids": repository_ids}
+    ).fetchall()
+
+
+def current_commits(conn: DictConnection, repository_ids: list[int]) -> list[Row]:
+    """(name, commit_sha) of the commit each repository serves."""
+    return conn.execute(
+        statement("repositories", "current_commits"), {"ids": repository_ids}
+    ).fetchall()

@@ -8,11 +8,9 @@ import time
 from collections import Counter
 from datetime import UTC, datetime
 
-import psycopg
-
 from core.config import Settings
-from core.database import transaction
-from core.sql_files import statement
+from core.database import DictConnection, Row, transaction
+from core.sql_files import composed, statement, statement_template
 from indexing import git_source, repositories, snapshots
 from indexing.parse_version import effective_parser_version
 from indexing.parsing.file_rules import skip_reason
@@ -22,6 +20,16 @@ _MODE_SKIPS = {"120000": "symlink", "160000": "submodule"}
 # the reasons a file whose blob git cannot give is skipped with (issue 48)
 ABSENT_BLOB = "blob absent from this partial clone"
 UNREADABLE_BLOB = "blob unreadable by git"
+
+# the file versions a snapshot has and its base lacks: a fragment the owners of other tables
+# compose into their statements (chunk_embeddings.py)
+ENTERING_FILE_VERSIONS = statement("snapshot_files", "entering_file_versions")
+# the file versions that differ between two snapshots, with a sign: a fragment of the lexical
+# statistics' deltas (lexical_index.py) and of the published stats below
+FILE_VERSION_DELTA = statement("snapshot_files", "file_version_delta")
+_STATS_FROM_BASE_SQL = composed(
+    statement_template("snapshot_files", "publish_stats_from_base"), delta=FILE_VERSION_DELTA
+)
 
 
 def classify(entry: git_source.TreeEntry, max_bytes: int) -> tuple[str | None, str | None]:
@@ -118,7 +126,7 @@ def record_source_files(
 
 
 def _file_list_base(
-    conn: psycopg.Connection, repo: repositories.Repository, sha: str, version: str, max_bytes: int
+    conn: DictConnection, repo: repositories.Repository, sha: str, version: str, max_bytes: int
 ) -> dict | None:
     """The snapshot whose file list a new snapshot of `sha` starts from: the repository's
     current one, published at this parser version and file size limit (a path's skip reason
@@ -133,46 +141,77 @@ def _file_list_base(
     listed = (
         existing is not None
         and conn.execute(
-            "SELECT 1 FROM snapshot_files WHERE snapshot_id = %s LIMIT 1", (existing,)
+            statement("snapshot_files", "listed"), {"snapshot_id": existing}
         ).fetchone()
     )
     return None if listed else base
 
 
-def skip_blob(conn: psycopg.Connection, snapshot_id: int, blob_sha: str, reason: str) -> None:
+def skip_blob(conn: DictConnection, snapshot_id: int, blob_sha: str, reason: str) -> None:
     """The snapshot's files of this blob are skipped (a reason found in their content)."""
     conn.execute(
-        "UPDATE snapshot_files SET skip_reason = %s, file_version_id = NULL"
-        " WHERE snapshot_id = %s AND blob_sha = %s",
-        (reason, snapshot_id, blob_sha),
+        statement("snapshot_files", "skip_blob"),
+        {"reason": reason, "snapshot_id": snapshot_id, "blob_sha": blob_sha},
     )
 
 
 def set_file_version(
-    conn: psycopg.Connection, snapshot_id: int, blob_sha: str, file_version_id: int
+    conn: DictConnection, snapshot_id: int, blob_sha: str, file_version_id: int
 ) -> None:
     """The snapshot's indexable files of this blob are the parsed file version."""
     conn.execute(
-        "UPDATE snapshot_files SET file_version_id = %s WHERE snapshot_id = %s"
-        " AND blob_sha = %s AND skip_reason IS NULL",
-        (file_version_id, snapshot_id, blob_sha),
+        statement("snapshot_files", "set_file_version"),
+        {"file_version_id": file_version_id, "snapshot_id": snapshot_id, "blob_sha": blob_sha},
     )
 
 
-def indexable_count(conn: psycopg.Connection, snapshot_id: int) -> int:
+def indexable_count(conn: DictConnection, snapshot_id: int) -> int:
     """How many of the snapshot's files are not skipped."""
     row = conn.execute(
-        "SELECT count(*) AS n FROM snapshot_files WHERE snapshot_id = %s AND skip_reason IS NULL",
-        (snapshot_id,),
+        statement("snapshot_files", "indexable_count"), {"snapshot_id": snapshot_id}
     ).fetchone()
     return row["n"] if row else 0
 
 
-def paths_at(conn: psycopg.Connection, repository_id: int, commit_sha: str) -> set[str]:
+def paths_at(conn: DictConnection, repository_id: int, commit_sha: str) -> set[str]:
     """Every path of the repository's snapshot of `commit_sha` (skipped ones too)."""
     rows = conn.execute(
-        "SELECT sf.path FROM snapshot_files sf JOIN snapshots s ON s.id = sf.snapshot_id"
-        " WHERE s.repository_id = %s AND s.commit_sha = %s",
-        (repository_id, commit_sha),
+        statement("snapshot_files", "paths_at"),
+        {"repository_id": repository_id, "commit_sha": commit_sha},
     ).fetchall()
     return {r["path"] for r in rows}
+
+
+def pending_blobs(conn: DictConnection, snapshot_id: int, parser_version: str) -> list[Row]:
+    """The snapshot's blobs not parsed at `parser_version` yet (what the parse step reads)."""
+    return conn.execute(
+        statement("snapshot_files", "pending_blobs"),
+        {"snapshot_id": snapshot_id, "parser_version": parser_version},
+    ).fetchall()
+
+
+def unparsed_count(
+    conn: DictConnection, snapshot_id: int, parser_version: str, lexical_version: str
+) -> Row | None:
+    """The row `n` of the snapshot's files not parsed or not tokenized at these versions."""
+    return conn.execute(
+        statement("snapshot_files", "unparsed_count"),
+        {
+            "snapshot_id": snapshot_id,
+            "parser_version": parser_version,
+            "lexical_version": lexical_version,
+        },
+    ).fetchone()
+
+
+def stats_from_base(conn: DictConnection, params: dict[str, int]) -> Row | None:
+    """A snapshot's files, indexed files, chunks and symbols from its base's plus the delta
+    (`new`, `old`, `base_chunks`, `base_symbols`)."""
+    return conn.execute(_STATS_FROM_BASE_SQL, params).fetchone()
+
+
+def stats(conn: DictConnection, snapshot_id: int) -> Row | None:
+    """A snapshot's files, indexed files, chunks and symbols, counted in full."""
+    return conn.execute(
+        statement("snapshot_files", "publish_stats"), {"snapshot_id": snapshot_id}
+    ).fetchone()

@@ -10,13 +10,12 @@ import json
 from datetime import datetime
 from typing import Any
 
-import psycopg
-
+from core.database import DictConnection
 from core.sql_files import statement
 
 
 def upsert(
-    conn: psycopg.Connection,
+    conn: DictConnection,
     repository_id: int,
     commit_sha: str,
     ref: str | None,
@@ -38,76 +37,73 @@ def upsert(
     return row["id"]
 
 
-def id_of(conn: psycopg.Connection, repository_id: int, commit_sha: str) -> int | None:
+def id_of(conn: DictConnection, repository_id: int, commit_sha: str) -> int | None:
     """The id of the repository's snapshot of `commit_sha`, if one was started."""
     row = conn.execute(
-        "SELECT id FROM snapshots WHERE repository_id = %s AND commit_sha = %s",
-        (repository_id, commit_sha),
+        statement("snapshots", "id_of"),
+        {"repository_id": repository_id, "commit_sha": commit_sha},
     ).fetchone()
     return row["id"] if row else None
 
 
-def commit_of(conn: psycopg.Connection, snapshot_id: int) -> str | None:
+def commit_of(conn: DictConnection, snapshot_id: int) -> str | None:
     """The commit of a snapshot."""
-    row = conn.execute("SELECT commit_sha FROM snapshots WHERE id = %s", (snapshot_id,)).fetchone()
+    row = conn.execute(statement("snapshots", "commit_of"), {"snapshot_id": snapshot_id}).fetchone()
     return row["commit_sha"] if row else None
 
 
-def stats_of(conn: psycopg.Connection, repository: str, commit_sha: str) -> dict:
+def stats_of(conn: DictConnection, repository: str, commit_sha: str) -> dict:
     """The statistics publishing stored for a repository's commit ({} before publishing)."""
     row = conn.execute(
-        "SELECT s.stats FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
-        " WHERE r.name = %s AND s.commit_sha = %s",
-        (repository, commit_sha),
+        statement("snapshots", "stats_of"), {"repository": repository, "commit_sha": commit_sha}
     ).fetchone()
     return (row or {}).get("stats") or {}
 
 
 def published_file_list(
-    conn: psycopg.Connection, snapshot_id: int, parser_version: str, max_file_bytes: int
+    conn: DictConnection, snapshot_id: int, parser_version: str, max_file_bytes: int
 ) -> dict[str, Any] | None:
     """(id, commit_sha) of the snapshot if it is published at this parser version and file
     size limit (its file list is then final: every indexable path has its parsed file version),
     else None."""
     return conn.execute(
-        "SELECT id, commit_sha FROM snapshots WHERE id = %s AND status = 'ready'"
-        " AND parser_version = %s AND (stats ->> 'max_file_bytes')::bigint = %s",
-        (snapshot_id, parser_version, max_file_bytes),
+        statement("snapshots", "published_file_list"),
+        {
+            "snapshot_id": snapshot_id,
+            "parser_version": parser_version,
+            "max_file_bytes": max_file_bytes,
+        },
     ).fetchone()
 
 
-def published_stats(conn: psycopg.Connection, snapshot_id: int) -> dict[str, Any]:
+def published_stats(conn: DictConnection, snapshot_id: int) -> dict[str, Any]:
     """The statistics publishing stored for a snapshot ({} unless it is ready)."""
     row = conn.execute(
-        "SELECT stats FROM snapshots WHERE id = %s AND status = 'ready'", (snapshot_id,)
+        statement("snapshots", "published_stats"), {"snapshot_id": snapshot_id}
     ).fetchone()
     return (row or {}).get("stats") or {}
 
 
-def previous_with_vectors(conn: psycopg.Connection, snapshot_id: int, model: str) -> int | None:
+def previous_with_vectors(conn: DictConnection, snapshot_id: int, model: str) -> int | None:
     """The snapshot that was current when `snapshot_id` was published, if every chunk content of
     it has a vector for `model` (`mark_vectors_complete`): then only the file versions that
     entered since need vectors."""
     row = conn.execute(
-        "SELECT b.id FROM snapshots s"
-        " JOIN snapshots b ON b.id = (s.stats ->> 'previous_snapshot_id')::bigint"
-        " WHERE s.id = %s AND b.repository_id = s.repository_id"
-        " AND coalesce(b.stats -> 'vectors', '[]'::jsonb) ? %s",
-        (snapshot_id, model),
+        statement("snapshots", "previous_with_vectors"),
+        {"snapshot_id": snapshot_id, "model": model},
     ).fetchone()
     return row["id"] if row else None
 
 
-def has_vectors(conn: psycopg.Connection, snapshot_id: int, model: str) -> bool:
+def has_vectors(conn: DictConnection, snapshot_id: int, model: str) -> bool:
     """Whether the snapshot was marked as having a vector for every chunk content (`model`)."""
     row = conn.execute(
-        "SELECT 1 FROM snapshots WHERE id = %s AND coalesce(stats -> 'vectors', '[]'::jsonb) ? %s",
-        (snapshot_id, model),
+        statement("snapshots", "has_vectors"), {"snapshot_id": snapshot_id, "model": model}
     ).fetchone()
     return row is not None
 
 
-def mark_vectors_complete(conn: psycopg.Connection, snapshot_id: int, model: str) -> None:
+def mark_vectors_complete(conn: DictConnection, snapshot_id: int, model: str) -> None:
     """Every chunk content of the snapshot has a vector for `model` (its embedding finished);
     forgotten when it is published again or the model's vectors are dropped."""
     conn.execute(
@@ -118,7 +114,7 @@ def mark_vectors_complete(conn: psycopg.Connection, snapshot_id: int, model: str
     )
 
 
-def forget_vectors(conn: psycopg.Connection, model: str) -> None:
+def forget_vectors(conn: DictConnection, model: str) -> None:
     """No snapshot counts as having `model`'s vectors any more (they are being dropped)."""
     conn.execute(
         "UPDATE snapshots SET stats = jsonb_set(stats, '{vectors}', (stats -> 'vectors') - %s)"
@@ -127,43 +123,39 @@ def forget_vectors(conn: psycopg.Connection, model: str) -> None:
     )
 
 
-def mark_ready(conn: psycopg.Connection, snapshot_id: int, parser_version: str, stats) -> None:
+def mark_ready(conn: DictConnection, snapshot_id: int, parser_version: str, stats) -> None:
     """The snapshot is complete at this parser version, with its statistics (publishing)."""
     conn.execute(
-        "UPDATE snapshots SET status = 'ready', ready_at = coalesce(ready_at, now()),"
-        " parser_version = %s, stats = %s WHERE id = %s",
-        (parser_version, json.dumps(stats), snapshot_id),
+        statement("snapshots", "mark_ready"),
+        {
+            "parser_version": parser_version,
+            "stats": json.dumps(stats),
+            "snapshot_id": snapshot_id,
+        },
     )
 
 
-def beyond_newest(conn: psycopg.Connection, keep: int) -> list[int]:
+def beyond_newest(conn: DictConnection, keep: int) -> list[int]:
     """Snapshots older than the newest `keep` of their repository, never the current one nor
     one still building."""
-    rows = conn.execute(
-        "SELECT id FROM (SELECT s.id, s.status, r.current_snapshot_id, row_number() OVER"
-        " (PARTITION BY s.repository_id ORDER BY coalesce(s.committed_at, s.created_at) DESC,"
-        " s.id DESC) AS n FROM snapshots s JOIN repositories r ON r.id = s.repository_id) x"
-        " WHERE n > %s AND id IS DISTINCT FROM current_snapshot_id AND status <> 'building'",
-        (keep,),
-    ).fetchall()
+    rows = conn.execute(statement("snapshots", "beyond_newest"), {"keep": keep}).fetchall()
     return [r["id"] for r in rows]
 
 
-def delete(conn: psycopg.Connection, snapshot_ids: list[int]) -> None:
+def delete(conn: DictConnection, snapshot_ids: list[int]) -> None:
     """Delete snapshots (their file lists go with them)."""
-    conn.execute("DELETE FROM snapshots WHERE id = ANY(%s)", (snapshot_ids,))
+    conn.execute(statement("snapshots", "delete"), {"snapshot_ids": snapshot_ids})
 
 
-def ready_ids(conn: psycopg.Connection, repository_id: int) -> list[int]:
+def ready_ids(conn: DictConnection, repository_id: int) -> list[int]:
     """Ids of the repository's ready snapshots, oldest first."""
     rows = conn.execute(
-        "SELECT id FROM snapshots WHERE repository_id = %s AND status = 'ready' ORDER BY id",
-        (repository_id,),
+        statement("snapshots", "ready_ids"), {"repository_id": repository_id}
     ).fetchall()
     return [r["id"] for r in rows]
 
 
-def searchable_of(conn: psycopg.Connection, repository: str) -> list[dict[str, Any]]:
+def searchable_of(conn: DictConnection, repository: str) -> list[dict[str, Any]]:
     """id and commit_sha of the repository's ready snapshots and its current one, newest first."""
     return conn.execute(
         "SELECT s.id, s.commit_sha FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
@@ -174,7 +166,7 @@ def searchable_of(conn: psycopg.Connection, repository: str) -> list[dict[str, A
 
 
 def ready_upgrading_to(
-    conn: psycopg.Connection, model: str, names: list[str] | None = None
+    conn: DictConnection, model: str, names: list[str] | None = None
 ) -> list[dict[str, Any]]:
     """name and commit_sha of every ready snapshot of the repositories (all when None) that are
     upgrading to `model`, by name then age."""

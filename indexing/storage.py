@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-import psycopg
-
+from core.database import DictConnection, Row
+from core.sql_files import statement
 from indexing.parsing.model import ParsedFile
 
 # consecutive chunks of a file version whose texts share a row of `chunk_text_pages`: a row of a
@@ -27,7 +27,7 @@ def git_blob_sha(content: bytes) -> str:
 
 
 def claim_file_version(
-    conn: psycopg.Connection,
+    conn: DictConnection,
     repository_id: int,
     blob_sha: str,
     language: str,
@@ -49,7 +49,7 @@ def claim_file_version(
     return row["id"], row["parsed_at"] is not None
 
 
-def _new_ids(conn: psycopg.Connection, table: str, n: int) -> list[int]:
+def _new_ids(conn: DictConnection, table: str, n: int) -> list[int]:
     """`n` ids from the table's own sequence, ascending: rows written by COPY know their ids
     (and those of their parents) before they are sent."""
     if n == 0:
@@ -62,7 +62,7 @@ def _new_ids(conn: psycopg.Connection, table: str, n: int) -> list[int]:
 
 
 def store_parsed_file(
-    conn: psycopg.Connection,
+    conn: DictConnection,
     file_version_id: int,
     parsed: ParsedFile,
     lexical_lengths: Sequence[int] | None = None,
@@ -155,7 +155,7 @@ def store_parsed_file(
     return chunk_ids
 
 
-def versions_without_role(conn: psycopg.Connection, snapshot_id: int) -> list[dict]:
+def versions_without_role(conn: DictConnection, snapshot_id: int) -> list[dict]:
     """(id, language) of the snapshot's parsed file versions whose role was never read."""
     return conn.execute(
         "SELECT DISTINCT fv.id, fv.language FROM snapshot_files sf"
@@ -165,7 +165,7 @@ def versions_without_role(conn: psycopg.Connection, snapshot_id: int) -> list[di
     ).fetchall()
 
 
-def stored_texts(conn: psycopg.Connection, file_version_ids: list[int]) -> dict[int, str]:
+def stored_texts(conn: DictConnection, file_version_ids: list[int]) -> dict[int, str]:
     """Each file version's stored chunk texts, in file order, joined by newlines."""
     rows = conn.execute(
         "SELECT file_version_id, string_agg(codeatlas_chunk_text(file_version_id, ordinal),"
@@ -176,7 +176,7 @@ def stored_texts(conn: psycopg.Connection, file_version_ids: list[int]) -> dict[
     return {r["file_version_id"]: r["text"] or "" for r in rows}
 
 
-def set_roles(conn: psycopg.Connection, roles: list[tuple[str, int]]) -> None:
+def set_roles(conn: DictConnection, roles: list[tuple[str, int]]) -> None:
     """Each file version's role read from its content, as (role, file version id) pairs."""
     with conn.cursor() as cur:
         cur.executemany("UPDATE file_versions SET role = %s WHERE id = %s", roles)
@@ -187,7 +187,7 @@ def stored_content(content: str) -> str:
     return content.replace("\x00", "")
 
 
-def lock_unused_file_versions(conn: psycopg.Connection, file_version_ids: list[int]) -> list[int]:
+def lock_unused_file_versions(conn: DictConnection, file_version_ids: list[int]) -> list[int]:
     """Those of the file versions no snapshot or overlay uses, locked; one an indexing run
     holds is skipped (its lock is never waited for)."""
     rows = conn.execute(
@@ -200,7 +200,7 @@ def lock_unused_file_versions(conn: psycopg.Connection, file_version_ids: list[i
     return [r["id"] for r in rows]
 
 
-def content_hashes_of(conn: psycopg.Connection, file_version_ids: list[int]) -> list[str]:
+def content_hashes_of(conn: DictConnection, file_version_ids: list[int]) -> list[str]:
     """The distinct contents of the file versions' chunks."""
     rows = conn.execute(
         "SELECT DISTINCT c.content_hash FROM code_chunks c WHERE c.file_version_id = ANY(%s)",
@@ -209,12 +209,12 @@ def content_hashes_of(conn: psycopg.Connection, file_version_ids: list[int]) -> 
     return [r["content_hash"] for r in rows]
 
 
-def delete_file_versions(conn: psycopg.Connection, file_version_ids: list[int]) -> None:
+def delete_file_versions(conn: DictConnection, file_version_ids: list[int]) -> None:
     """Delete file versions with their chunks, symbols, edges and postings (cascades)."""
     conn.execute("DELETE FROM file_versions WHERE id = ANY(%s)", (file_version_ids,))
 
 
-def delete_unused_file_versions(conn: psycopg.Connection) -> int:
+def delete_unused_file_versions(conn: DictConnection) -> int:
     """Delete the parsed file versions no snapshot or overlay uses; how many."""
     return conn.execute(
         "DELETE FROM file_versions fv WHERE parsed_at IS NOT NULL"
@@ -223,13 +223,13 @@ def delete_unused_file_versions(conn: psycopg.Connection) -> int:
     ).rowcount
 
 
-def set_lexical_lengths(conn: psycopg.Connection, lengths: list[tuple[int, int]]) -> None:
+def set_lexical_lengths(conn: DictConnection, lengths: list[tuple[int, int]]) -> None:
     """Each chunk's length in lexical terms, as (length, chunk id) pairs (the lexical index)."""
     with conn.cursor() as cur:
         cur.executemany("UPDATE code_chunks SET lexical_length = %s WHERE id = %s", lengths)
 
 
-def set_lexical_version(conn: psycopg.Connection, file_version_id: int, version: str) -> None:
+def set_lexical_version(conn: DictConnection, file_version_id: int, version: str) -> None:
     """The file version's chunk terms are written at this lexical version; its postings are
     not (`take_unposted`, `mark_posted`)."""
     conn.execute(
@@ -239,7 +239,7 @@ def set_lexical_version(conn: psycopg.Connection, file_version_id: int, version:
 
 
 def take_unposted(
-    conn: psycopg.Connection, repository_id: int, version: str, ids: Sequence[int] | None
+    conn: DictConnection, repository_id: int, version: str, ids: Sequence[int] | None
 ) -> list[int]:
     """The repository's file versions tokenized at `version` without postings (all, or those
     of `ids`), marked posted: the caller writes their postings in the same transaction."""
@@ -252,9 +252,14 @@ def take_unposted(
     return [r["id"] for r in rows]
 
 
-def mark_posted(conn: psycopg.Connection, file_version_ids: Sequence[int]) -> None:
+def mark_posted(conn: DictConnection, file_version_ids: Sequence[int]) -> None:
     """The file versions' postings are written (the blocks just built hold them)."""
     conn.execute(
         "UPDATE file_versions SET lexical_posted = true WHERE id = ANY(%s) AND NOT lexical_posted",
         (list(file_version_ids),),
     )
+
+
+def counts(conn: DictConnection, file_version_id: int) -> Row | None:
+    """What one stored file version holds (its chunks and symbols), for the overlay's answer."""
+    return conn.execute(statement("file_versions", "counts"), {"fv": file_version_id}).fetchone()

@@ -129,7 +129,7 @@ def _step_times(instance, run_id: str) -> dict[str, float]:
 
 def _tick_started(instance, run_id: str) -> float | None:
     """When the `webhook_push_sensor` tick that requested the run began (None: not found)."""
-    from assets.dagster_internals import sensor_tick_started
+    from orchestration.runtime.dagster_internals import sensor_tick_started
 
     return sensor_tick_started(instance, "webhook_push_sensor", run_id)
 
@@ -201,7 +201,7 @@ def run(
     from assets.resources import EmbeddingProvider, IndexDatabase
     from core.config import load_settings
     from orchestration.definitions import build_definitions
-    from orchestration.indexing import index_commit
+    from orchestration.index_run import index_commit
     from orchestration.sensors import webhook_push_sensor
     from orchestration.webhooks.app import build_app
     from orchestration.webhooks.background import serving
@@ -435,7 +435,7 @@ def run_daemon(
 
     from core.config import load_settings
     from core.database import server_url
-    from orchestration.indexing import index_commit
+    from orchestration.index_run import index_commit
     from orchestration.instance import prepare_dagster_home
     from orchestration.webhooks.app import build_app
     from orchestration.webhooks.background import serving

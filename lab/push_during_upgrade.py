@@ -9,7 +9,8 @@ chunks/s by default, the local model on long chunks on a loaded 2-core machine).
 runs, each round commits a new function to `app` and runs `codeatlas index` on it, timing from
 the command's start to its publishing line (searchable by words, symbols and callers) and to
 its last embedding line (vectors stored). The push runs at push priority; the backfill hands
-the embedding slot over between batches of 128 chunks (assets/pool_slots.py). What the push
+the embedding slot over between batches of 128 chunks (orchestration/runtime/pool_slots.py).
+What the push
 would have waited before, holding the slot per run, is bounded by the backfill's time left at
 the push, also recorded.
 

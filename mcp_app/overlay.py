@@ -15,7 +15,7 @@ import time
 from typing import TYPE_CHECKING
 
 from core.errors import CodeatlasError
-from core.sql_files import statement
+from indexing import storage
 from mcp_app.app_context import AppContext
 from mcp_app.inputs import MAX_FILE_BYTES
 from mcp_app.outputs import IndexFileResult
@@ -66,7 +66,7 @@ def index_file(
     data: bytes,
 ) -> IndexFileResult:
     """Parse, store, embed (when the repository's model is available) and map into the overlay."""
-    from indexing import lexical_index, storage
+    from indexing import lexical_index
     from indexing.file_index import store_file_version
     from indexing.parse_version import effective_parser_version
     from indexing.parsing.file_rules import skip_reason
@@ -106,7 +106,7 @@ def index_file(
             file_version_id,
             app.limits.overlay_ttl_hours * 3600,
         )
-    counts = conn.execute(statement("file_versions", "counts"), {"fv": file_version_id}).fetchone()
+    counts = storage.counts(conn, file_version_id)
     assert counts is not None
     embedded, note = _embed(app, conn, view.active_model, file_version_id, path, deadline)
     expires = expiry(conn, view.repository_id, principal.id, path)

@@ -11,10 +11,11 @@ statement that writes it is a function here.
 
 from __future__ import annotations
 
+from core.database import Row
 from core.errors import CodeatlasError
 from indexing import chunk_embeddings, storage
 from mcp_app.limits import ServerLimits
-from retrieval.principals import DbConnection, Row
+from retrieval.principals import DbConnection
 
 
 class OverlayQuotaError(CodeatlasError):

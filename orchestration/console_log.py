@@ -12,7 +12,7 @@ import sys
 
 from dagster import Field, InitLoggerContext, logger
 
-from assets.dagster_internals import run_log_metadata
+from orchestration.runtime.dagster_internals import run_log_metadata
 
 
 class _FirstLine(logging.Formatter):

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dagster import Definitions, in_process_executor
 
 from assets.checks import file_count_matches_git
-from assets.chunk_embeddings import chunk_embeddings, every_chunk_has_a_vector
 from assets.code_index import code_index
 from assets.resources import EmbeddingProvider, IndexDatabase
 from assets.snapshot import snapshot
 from assets.source_files import source_files
+from assets.vectors import chunk_embeddings, every_chunk_has_a_vector
 from orchestration.console_log import console_lines
 from orchestration.jobs import index_snapshot_job
 from orchestration.model_upgrade import embed_for_model_job, model_upgrade_sensor

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dagster import AssetSelection, PartitionedConfig, define_asset_job, in_process_executor
 
 from assets.partitions import parse_partition_key, snapshot_partitions
-from assets.run_tags import BACKGROUND_PRIORITY, PRIORITY_TAG, PUSH_PRIORITY
+from orchestration.runtime.run_tags import BACKGROUND_PRIORITY, PRIORITY_TAG, PUSH_PRIORITY
 
 __all__ = ["BACKGROUND_PRIORITY", "PRIORITY_TAG", "PUSH_PRIORITY", "index_snapshot_job"]
 REPOSITORY_TAG = "codeatlas/repository"  # dagster.yaml allows one run per repository at a time

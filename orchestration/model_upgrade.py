@@ -28,7 +28,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import psycopg
 from dagster import (
     AssetSelection,
     DagsterInstance,
@@ -43,25 +42,25 @@ from dagster import (
     sensor,
 )
 
-from assets.chunk_embeddings import chunk_embeddings as chunk_embeddings_asset
-from assets.dagster_internals import (
-    Backfill,
-    backfills_tagged,
-    launch_asset_backfill,
-    launch_job_backfill,
-)
+from assets import vectors
 from assets.partitions import parse_partition_key, partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
-from assets.run_liveness import live_execution, process_tags
-from assets.run_tags import LAUNCHED_BY_TAG, MODEL_TAG, TRIGGER_TAG
 from core.config import Settings
-from core.database import connection
+from core.database import DictConnection, connection
 from core.errors import CodeatlasError
 from indexing import chunk_embeddings, embedding_registry, repositories, snapshots
 from indexing.embedding.base import Embedder
 from indexing.embedding_step import coverage
 from indexing.model_switch import try_switch
 from orchestration.jobs import BACKGROUND_PRIORITY, PRIORITY_TAG
+from orchestration.runtime.dagster_internals import (
+    Backfill,
+    backfills_tagged,
+    launch_asset_backfill,
+    launch_job_backfill,
+)
+from orchestration.runtime.run_liveness import live_execution, process_tags
+from orchestration.runtime.run_tags import LAUNCHED_BY_TAG, MODEL_TAG, TRIGGER_TAG
 
 EMBED_JOB = "embed_for_model"  # the upgrade's runs: its backfill's and the sensor's requests
 # the code location `codeatlas dev` and its daemon load: the upgrade's backfill names it
@@ -72,7 +71,7 @@ class ModelInUseError(CodeatlasError):
     """A model cannot be dropped while a repository searches or upgrades with it."""
 
 
-def start_upgrade(conn: psycopg.Connection, model: str, names: list[str] | None = None) -> dict:
+def start_upgrade(conn: DictConnection, model: str, names: list[str] | None = None) -> dict:
     """Set `model` as the upgrade target of the repositories (all by default); returns by status.
 
     Repositories with no active model yet take it as active at once: there is nothing to migrate.
@@ -96,7 +95,7 @@ def start_upgrade(conn: psycopg.Connection, model: str, names: list[str] | None 
     return result
 
 
-def upgrade_progress(conn: psycopg.Connection) -> list[dict]:
+def upgrade_progress(conn: DictConnection) -> list[dict]:
     """Per repository in an upgrade: current partition, models, coverage of the current snapshot."""
     rows = repositories.upgrading(conn)
     out = []
@@ -111,7 +110,7 @@ def upgrade_progress(conn: psycopg.Connection) -> list[dict]:
     return out
 
 
-def drop_model(conn: psycopg.Connection, model: str) -> int:
+def drop_model(conn: DictConnection, model: str) -> int:
     """Delete a model's vectors and index; refuses while any repository uses it. Returns rows."""
     with conn.transaction():
         users = repositories.using_model(conn, model)
@@ -132,8 +131,8 @@ def drop_model(conn: psycopg.Connection, model: str) -> int:
 
 embed_for_model_job = define_asset_job(
     name=EMBED_JOB,
-    selection=AssetSelection.assets(chunk_embeddings_asset),
-    # the step runs in the run's own process, which its process tag names (assets/run_liveness)
+    selection=AssetSelection.assets(vectors.chunk_embeddings),
+    # the step runs in the run's own process, which its process tag names (runtime/run_liveness)
     executor_def=in_process_executor,
     tags={PRIORITY_TAG: BACKGROUND_PRIORITY},  # behind pushes in the run queue
     description="Embed one snapshot's chunks for the model its run tag codeatlas/model names"
@@ -153,7 +152,7 @@ def upgrade_tags(model: str) -> dict[str, str]:
 
 
 def upgrade_partitions(
-    conn: psycopg.Connection, model: str, names: list[str] | None = None
+    conn: DictConnection, model: str, names: list[str] | None = None
 ) -> list[str]:
     """Every partition (ready snapshot) of the repositories upgrading to `model`."""
     rows = snapshots.ready_upgrading_to(conn, model, names)
@@ -161,7 +160,7 @@ def upgrade_partitions(
 
 
 def launch_upgrade_backfill(
-    instance: DagsterInstance, conn: psycopg.Connection, model: str, names: list[str] | None = None
+    instance: DagsterInstance, conn: DictConnection, model: str, names: list[str] | None = None
 ) -> tuple[str, list[str]] | None:
     """Launch the backfill of `embed_for_model` for `model` over every partition of the
     repositories upgrading to it that no backfill in progress covers already; (its id, its
@@ -186,12 +185,12 @@ def launch_upgrade_backfill(
         )
     else:  # no workspace file beside the code (an installed wheel): the asset's own backfill
         backfill_id = launch_asset_backfill(
-            instance, chunk_embeddings_asset, keys, upgrade_tags(model), title=title
+            instance, vectors.chunk_embeddings, keys, upgrade_tags(model), title=title
         )
     return backfill_id, keys
 
 
-def _lacking(conn: psycopg.Connection, repository: str, model: str) -> list[str]:
+def _lacking(conn: DictConnection, repository: str, model: str) -> list[str]:
     """Partitions (ready snapshots and the current one) of `repository` lacking `model` vectors."""
     lacking = []
     for row in snapshots.searchable_of(conn, repository):
@@ -206,7 +205,7 @@ def _embed_request(model: str, key: str) -> RunRequest:
 
 
 def plan_upgrades(
-    conn: psycopg.Connection,
+    conn: DictConnection,
     settings: Settings,
     configured: Embedder | None,
     backfills: Callable[[str], list[Backfill]] = lambda _model: [],
@@ -321,7 +320,7 @@ def model_upgrade_sensor(context: SensorEvaluationContext, index_db: IndexDataba
 
 def run_upgrade_here(
     instance: DagsterInstance,
-    conn: psycopg.Connection,
+    conn: DictConnection,
     model: str,
     names: list[str] | None,
     definitions: Definitions,
@@ -349,7 +348,9 @@ def run_upgrade_here(
             )
         stats = result.asset_materializations_for_node("chunk_embeddings")[0].metadata
         name = parse_partition_key(key)[0]
-        embedded[name] = embedded.get(name, 0) + int(stats["embedded"].value)
+        count = stats["embedded"].value
+        assert isinstance(count, int)  # the asset's own metadata
+        embedded[name] = embedded.get(name, 0) + count
         if stats.get("switched") and stats["switched"].value:
             switched.add(name)
     return [

@@ -19,11 +19,12 @@ import os
 import signal
 import socket
 from collections.abc import Mapping
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from dagster import DagsterRun
 
-from assets.dagster_internals import (
+from orchestration.runtime.dagster_internals import (
     CheckRunHealthResult,
     ConfigurableClass,
     ConfigurableClassData,
@@ -32,7 +33,7 @@ from assets.dagster_internals import (
     WorkerStatus,
     cold_run_command,
 )
-from assets.run_liveness import PROCESS_TAG, Liveness, run_liveness
+from orchestration.runtime.run_liveness import PROCESS_TAG, Liveness, run_liveness
 
 PRELOAD = "orchestration.run_worker"
 
@@ -43,7 +44,7 @@ class WarmRunLauncher(RunLauncher, ConfigurableClass):
     def __init__(self, inst_data: ConfigurableClassData | None = None):
         self._inst_data = inst_data
         self._context: Any = None  # the fork server's context, made on the first launch
-        self._processes: dict[str, multiprocessing.process.BaseProcess] = {}
+        self._processes: dict[str, BaseProcess] = {}
         super().__init__()
 
     @property

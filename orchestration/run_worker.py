@@ -14,10 +14,14 @@ from pathlib import Path
 from dagster import DagsterInstance, in_process_executor, job, op
 
 import orchestration.definitions  # noqa: F401 - the point: imported before any fork
-from assets.dagster_internals import InstanceRef, capture_interrupts, execute_launched_run
-from assets.run_liveness import mark_run_process
 from core.layers import runtime_files
 from indexing.parsing import grammars, languages
+from orchestration.runtime.dagster_internals import (
+    InstanceRef,
+    capture_interrupts,
+    execute_launched_run,
+)
+from orchestration.runtime.run_liveness import mark_run_process
 
 ROOT = Path(__file__).resolve().parent.parent
 

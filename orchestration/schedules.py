@@ -11,7 +11,6 @@ partition: re-evaluating a tick the same day starts nothing new.
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import psycopg
 from dagster import (
     DefaultScheduleStatus,
     RunRequest,
@@ -22,13 +21,13 @@ from dagster import (
 
 from assets.partitions import partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
-from assets.run_tags import TRIGGER_TAG
 from core.config import Settings
-from core.database import connection
+from core.database import DictConnection, connection
 from indexing import git_source, repositories
 from indexing.embedding_step import coverage
 from indexing.parse_version import effective_parser_version
 from orchestration.jobs import index_snapshot_job
+from orchestration.runtime.run_tags import TRIGGER_TAG
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ class Outdated:
 
 
 def outdated_repositories(
-    conn: psycopg.Connection,
+    conn: DictConnection,
     settings: Settings,
     *,
     fetch: bool = True,
@@ -73,7 +72,7 @@ def outdated_repositories(
     return found
 
 
-def _reasons(conn: psycopg.Connection, row: dict, head: str, parser: str) -> list[str]:
+def _reasons(conn: DictConnection, row: dict, head: str, parser: str) -> list[str]:
     current = row["current_commit"]
     if current is None:
         return ["never indexed"]

@@ -14,7 +14,6 @@ highest event id handled, for the UI.
 import json
 from dataclasses import dataclass, field
 
-import psycopg
 from dagster import (
     AddDynamicPartitionsRequest,
     DefaultSensorStatus,
@@ -27,12 +26,12 @@ from dagster import (
 
 from assets.partitions import partition_key, snapshot_partitions
 from assets.resources import IndexDatabase
-from assets.run_tags import TRIGGER_TAG
 from core.config import Settings
-from core.database import connection
+from core.database import DictConnection, connection
 from indexing import git_source, repositories
 from indexing.parse_version import effective_parser_version
 from orchestration.jobs import PRIORITY_TAG, PUSH_PRIORITY, index_snapshot_job
+from orchestration.runtime.run_tags import TRIGGER_TAG
 from orchestration.webhooks import events
 
 MAX_ATTEMPTS = 5
@@ -55,7 +54,7 @@ class PushPlan:
     failed: list[str] = field(default_factory=list)
 
 
-def commit_is_indexed(conn: psycopg.Connection, repo_id: int, sha: str, parser: str) -> bool:
+def commit_is_indexed(conn: DictConnection, repo_id: int, sha: str, parser: str) -> bool:
     """Whether the commit is the repository's current snapshot at this parser version."""
     return repositories.commit_is_current(conn, repo_id, sha, parser)
 
@@ -66,7 +65,7 @@ def fetch_commit(settings: Settings, origin: str, sha: str) -> None:
     git_source.git(checkout, "cat-file", "-e", f"{sha}^{{commit}}")
 
 
-def plan_pushes(conn: psycopg.Connection, settings: Settings, after_id: int = 0) -> PushPlan:
+def plan_pushes(conn: DictConnection, settings: Settings, after_id: int = 0) -> PushPlan:
     """Turn pending events into run requests and mark every event handled (one transaction)."""
     plan = PushPlan(last_event_id=after_id)
     parser = effective_parser_version(settings)
@@ -166,7 +165,7 @@ def webhook_push_sensor(context: SensorEvaluationContext, index_db: IndexDatabas
 
 
 def new_local_commits(
-    conn: psycopg.Connection, settings: Settings, seen: dict[str, str]
+    conn: DictConnection, settings: Settings, seen: dict[str, str]
 ) -> list[tuple[str, str]]:
     """(repository, head sha) of local-path repositories whose tracked branch moved."""
     rows = repositories.tracked_heads(conn)

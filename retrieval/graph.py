@@ -14,10 +14,11 @@ from collections import defaultdict
 from functools import cache
 from typing import Any, LiteralString
 
+from core.database import Row
 from core.sql_files import statement_template
 from core.terms import enclosing_name
 from retrieval.hits import CallSite, SymbolMatch
-from retrieval.principals import DbConnection, Row
+from retrieval.principals import DbConnection
 from retrieval.reading import clean_path
 from retrieval.scope import VISIBLE_FILES, Scope, visible_files_among
 from retrieval.symbols import exact_symbols, normalize_name

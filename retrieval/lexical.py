@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import LiteralString
 
+from core.database import Row
 from core.sql_files import statement, statement_template
 from core.terms import K1, B, query_terms, term_id
 from retrieval.concurrency import Connections, run_concurrently
 from retrieval.hits import CHUNK_TEXT_COLUMNS, OUTLINE_END
-from retrieval.principals import Row
 from retrieval.scope import DbConnection, Scope, visible_files_among
 
 TERM_BUDGET = 4000  # postings read for the query's rarest term (all of a rarer term's)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, LiteralString
 
+from core.database import Row
 from core.sql_files import statement
 from core.terms import K1, B, query_terms, term_id
 from indexing.parsing.content_roles import is_test_function
@@ -42,7 +43,6 @@ from retrieval.locate_ranker import (
     shipped_locate_ranker,
 )
 from retrieval.path_roles import CODE, file_role
-from retrieval.principals import Row
 from retrieval.request_budget import check_budget
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 from retrieval.semantic import QueryEmbedder, semantic_candidates
@@ -149,8 +149,10 @@ class LocateReport:
         if self.learned_order:
             scored = [(u.score, r, f, u) for r, f in enumerate(self.files) for u in f.functions]
             scored.sort(key=lambda t: (-t[0], t[1], t[3].start_line))
-            bare = [(f, None, f.score) for f in self.files if not f.functions]
-            return [(f, u, score) for score, _, f, u in scored] + bare
+            found: list[tuple[LocatedFile, LocatedFunction | None, float]] = [
+                (f, u, score) for score, _, f, u in scored
+            ]
+            return found + [(f, None, f.score) for f in self.files if not f.functions]
         ranked: list[tuple[float, int, LocatedFile, LocatedFunction | None]] = []
         for rank, f in enumerate(self.files):
             best = max((u.score for u in f.functions), default=0.0) or 1.0

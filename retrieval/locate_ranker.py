@@ -250,10 +250,12 @@ class LocateRanker:
         return [float(s) for s in self.functions.score(function_features(candidates, words))]
 
 
-def as_model(files: LinearOrder | None, functions: LinearOrder | None, meta: dict) -> dict:
+def as_model(
+    files: LinearOrder | None, functions: LinearOrder | None, meta: dict[str, Any]
+) -> dict[str, Any]:
     """The JSON of a ranker (`load_ranker` reads it)."""
 
-    def part(order: LinearOrder | None) -> dict | None:
+    def part(order: LinearOrder | None) -> dict[str, Any] | None:
         if order is None:
             return None
         return {"features": list(order.features), "weights": [float(w) for w in order.weights]}
@@ -271,7 +273,7 @@ def ranker_from(model: dict[str, Any]) -> LocateRanker:
     if model.get("kind") != "locate-ranker":
         raise ValueError("not a locate ranker model (expected kind 'locate-ranker')")
 
-    def part(data: dict | None, features: tuple[str, ...]) -> LinearOrder | None:
+    def part(data: dict[str, Any] | None, features: tuple[str, ...]) -> LinearOrder | None:
         if data is None:
             return None
         if tuple(data["features"]) != features:

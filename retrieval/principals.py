@@ -8,11 +8,10 @@ from typing import Any
 
 import psycopg
 
+from core.database import Row
 from core.errors import CodeatlasError, ConfigurationError, RepositoryNotFoundError
 from core.sql_files import statement
 
-# rows are dicts (core.database.connect uses dict_row)
-Row = dict[str, Any]
 DbConnection = psycopg.Connection[Any]
 
 OPERATOR_PRINCIPAL = "local"

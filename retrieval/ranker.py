@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from core.database import Row
 from core.terms import enclosing_name, text_terms
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.hits import Hit, is_thin
 from retrieval.path_roles import BENCHMARK, DOCS, EXAMPLE, FIXTURE, TEST, VENDORED, path_role
-from retrieval.principals import Row
 
 # the model `search_code` uses unless given another (`make train-ranker` rebuilds it)
 SHIPPED_MODEL = Path(__file__).with_name("ranker_model.json")

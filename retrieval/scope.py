@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, LiteralString
 
+from core.database import Row
 from core.errors import CodeatlasError
 from core.sql_files import statement, statement_template
-from retrieval.principals import DbConnection, Principal, Row, unreadable_repository
+from retrieval.principals import DbConnection, Principal, unreadable_repository
 
 _COMMIT = re.compile(r"^[0-9a-fA-F]{4,64}$")
 

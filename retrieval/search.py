@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
+from core.database import Row
 from core.terms import query_terms, word_stems
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, Task, run_concurrently
@@ -17,7 +18,6 @@ from retrieval.hits import Hit, SymbolMatch, head, is_thin, unit_range
 from retrieval.issue_text import is_report
 from retrieval.lexical import lexical_candidates
 from retrieval.locate import locate, located_hits
-from retrieval.principals import Row
 from retrieval.ranker import TreeEnsemble, features, gather_evidence, shipped_models
 from retrieval.request_budget import check_budget
 from retrieval.scope import DbConnection, Scope

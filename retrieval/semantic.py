@@ -13,9 +13,9 @@ import numpy as np
 from pgvector import HalfVector
 from psycopg import sql
 
-from core.sql_files import statement, statement_template
+from core.database import Row
+from indexing import chunk_embeddings, embedding_registry
 from retrieval.lexical import CANDIDATE_COLUMNS
-from retrieval.principals import Row
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 
 # (model name, query text) -> query vector, or None to skip the semantic retriever for that model
@@ -28,17 +28,14 @@ EXACT_SEARCH_MAX = 20_000
 
 def model_dimensions(conn: DbConnection, model: str) -> int | None:
     """Dimensions a model was registered with (None: no vector of it was ever stored)."""
-    row = conn.execute(statement("embedding_models", "dimensions"), {"model": model}).fetchone()
+    row = embedding_registry.registered_dimensions(conn, model)
     return row["dimensions"] if row else None
 
 
 def _model_and_scope(conn: DbConnection, model: str, repo_ids: list[int]) -> tuple[int | None, int]:
     """The model's dimensions (as `model_dimensions`) and the chunks of the repositories'
     current snapshots (an upper bound of their vectors), in one round trip."""
-    row = conn.execute(
-        statement("embedding_models", "dimensions_and_scope_size"),
-        {"model": model, "repo_ids": repo_ids},
-    ).fetchone()
+    row = embedding_registry.dimensions_and_scope_size(conn, model, repo_ids)
     return (row["dims"], int(row["n"])) if row else (None, 0)
 
 
@@ -63,13 +60,13 @@ def semantic_candidates(
         # a small scope among many repositories: an exact scan of its own vectors beats walking
         # a graph where most neighbours are filtered out
         distance = sql.SQL("e.embedding <=> %(qv)s::halfvec({dims})").format(dims=sql.Literal(dims))
-        template = statement_template("chunk_embeddings", "nearest_exact")
+        template = chunk_embeddings.nearest_template(exact=True)
         visible = VISIBLE_FILES
     else:
         distance = sql.SQL("(e.embedding::halfvec({dims})) <=> %(qv)s::halfvec({dims})").format(
             dims=sql.Literal(dims)
         )
-        template = statement_template("chunk_embeddings", "nearest_by_index")
+        template = chunk_embeddings.nearest_template(exact=False)
         visible = visible_files_among("SELECT file_version_id FROM hits")
     query = sql.SQL(template).format(
         visible_files=sql.SQL(visible),

@@ -9,7 +9,7 @@ from typing import Any
 from typing_extensions import TypedDict  # pydantic reads it on Python 3.11
 
 from core.config import Settings
-from core.sql_files import statement
+from indexing import repositories
 from retrieval.principals import DbConnection
 
 
@@ -48,9 +48,7 @@ def repository_status(
     repository_ids: list[int] | None = None,
 ) -> list[dict[str, Any]]:
     """One dict per repository (optionally one name, or only the given ids)."""
-    rows = conn.execute(
-        statement("repositories", "status"), {"name": only, "ids": repository_ids}
-    ).fetchall()
+    rows = repositories.status_rows(conn, only, repository_ids)
     report: list[dict[str, Any]] = []
     for row in rows:
         head, head_time = _branch_head(settings, row["origin"], row["default_branch"])
@@ -143,7 +141,5 @@ def replica_lag(replica: DbConnection, primary: DbConnection) -> ReplicaLag | No
 
 def primary_commits(primary: DbConnection, repository_ids: list[int]) -> dict[str, str | None]:
     """Repository name -> the commit the primary serves (to compare with a replica's)."""
-    rows = primary.execute(
-        statement("repositories", "current_commits"), {"ids": repository_ids}
-    ).fetchall()
+    rows = repositories.current_commits(primary, repository_ids)
     return {r["name"]: r["commit_sha"] for r in rows}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import LiteralString
 
+from core.database import Row
 from retrieval.hits import OUTLINE_END, SymbolMatch
-from retrieval.principals import Row
 from retrieval.scope import DbConnection, Scope, visible_files_among
 
 _SEPARATORS = re.compile(r"\s*(?:::|->|#|\\|/)\s*")

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from core.config import load_settings
     from core.database import ensure_index_database, transaction
     from indexing import repositories
-    from orchestration.indexing import index_commit
+    from orchestration.index_run import index_commit
 
     settings = load_settings()
     name = repositories.validate_name(args.name or repositories.default_name(source))

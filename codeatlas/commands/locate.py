@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print `path  score  [evidence]` per file with its likely functions, or the JSON."""
-    from codeatlas.commands.search import _note_replica_lag, _opened, _query_embedder
+    from codeatlas.commands.operator_access import note_replica_lag, opened, query_embedder
     from core.errors import ConfigurationError
     from retrieval.locate import locate
     from retrieval.request_budget import MAX_REQUEST_CHARS, checked_request_text, request_budget
@@ -35,16 +35,16 @@ def run(args: argparse.Namespace) -> int:
         )
     if not 1 <= args.limit <= 1000:
         raise ConfigurationError("--limit must be between 1 and 1000")
-    with _opened(args.repo) as (settings, conn, scope):
+    with opened(args.repo) as (settings, conn, scope):
         with request_budget(settings.request_seconds, text):
             report = locate(
                 conn,
                 scope,
                 text,
                 limit_files=args.limit,
-                embed_query=_query_embedder(settings, conn),
+                embed_query=query_embedder(settings, conn),
             )
-        _note_replica_lag(settings, conn)
+        note_replica_lag(settings, conn)
     if args.json:
         print(json.dumps({"files": [f.as_dict() for f in report.files], "notes": report.notes}))
         return 0

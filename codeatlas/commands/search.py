@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, closing, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
+
+from codeatlas.commands.operator_access import note_replica_lag, opened, query_embedder
 
 # Without --repo a command reads every repository, as `locate` and the MCP tools do: with one
 # repository indexed (the usual case) that is the one meant.
@@ -61,114 +63,17 @@ def _repo_flag(repo: str | None) -> str:
     return f" --repo {repo}" if repo else ""
 
 
-@contextmanager
-def _opened(repo: str | None) -> Iterator[tuple[Any, Any, Any]]:
-    """(settings, connection, scope) for the operator reading one repository (None: every
-    repository): on the replica when CODEATLAS_READ_DATABASE_URL names one, else on the
-    primary."""
-    from core.config import load_settings
-    from core.database import connection, ensure_index_database
-    from retrieval.principals import ensure_operator
-
-    settings = load_settings()
-    with connection(ensure_index_database(settings), autocommit=True) as conn:
-        operator = ensure_operator(conn)  # a write: on the primary
-        if not settings.read_database_url:
-            yield settings, conn, operator_scope(conn, operator, repo)
-            return
-    with _replica(settings.read_database_url) as replica:
-        yield settings, replica, operator_scope(replica, operator, repo)
-
-
-def operator_scope(conn: Any, operator: Any, repo: str | None) -> Any:
-    """The operator's scope over `repo` (None: every repository); an unknown name is told the
-    command line's way (the retrieval layer's message names the MCP tool list_repositories)."""
-    from core.errors import RepositoryNotFoundError
-    from retrieval.scope import resolve_scope
-
-    try:
-        scope = resolve_scope(conn, operator, [repo] if repo else None)
-    except RepositoryNotFoundError:
-        raise RepositoryNotFoundError(
-            f"no repository named {repo!r}; `codeatlas status` lists the indexed ones,"
-            f" `codeatlas index PATH --name {repo}` adds one"
-        ) from None
-    if repo is None and not scope.repositories:  # an answer of nothing would look like a miss
-        raise RepositoryNotFoundError(
-            "no repository is indexed yet: `codeatlas index PATH` adds one"
-            " (`codeatlas status` shows one still being indexed)"
-        )
-    return scope
-
-
-@contextmanager
-def _replica(url: str) -> Iterator[Any]:
-    """A connection to the read replica, or an error that names its setting."""
-    from urllib.parse import urlsplit
-
-    from core.database import connect
-    from core.errors import DatabaseUnavailableError
-
-    try:
-        conn = connect(url, autocommit=True)
-    except DatabaseUnavailableError as exc:
-        raise DatabaseUnavailableError(
-            f"cannot reach the read replica at {urlsplit(url).hostname or 'its socket'}"
-            " (CODEATLAS_READ_DATABASE_URL); is it running? Unset CODEATLAS_READ_DATABASE_URL"
-            " to read from the primary."
-        ) from exc
-    with closing(conn):
-        yield conn
-
-
-def _note_replica_lag(settings: Any, replica: Any) -> None:
-    """Say on stderr when the answer came from a replica that trails the primary."""
-    from core.database import connection, index_database_url
-    from retrieval.status import replica_lag
-
-    if not settings.read_database_url:
-        return
-    with connection(index_database_url(settings), autocommit=True) as primary:
-        lag = replica_lag(replica, primary)
-    if lag and lag["behind_bytes"]:
-        print(
-            f"note: read from a replica {lag['lag_seconds']:.1f} s behind the primary"
-            f" ({lag['behind_bytes']} bytes of changes not replayed yet)",
-            file=sys.stderr,
-        )
-
-
-def _query_embedder(settings: Any, conn: Any) -> Any:
-    """`embed_query(model, text)` with an embedder for the repository's active model."""
-    loaded: dict[str, Any] = {}
-
-    def embed_query(model: str, text: str) -> Sequence[float] | None:
-        from core.errors import ConfigurationError
-        from indexing.embedding_registry import embedder_for_model
-
-        if model not in loaded:
-            try:
-                loaded[model] = embedder_for_model(model, conn, settings)
-            except ConfigurationError as exc:
-                print(f"note: semantic search skipped: {exc}", file=sys.stderr)
-                loaded[model] = None
-        embedder = loaded[model]
-        return embedder.embed_query(text) if embedder is not None else None
-
-    return embed_query
-
-
 class Reader:
     """How a command reaches the index: here, afresh for each command; the resident query
     process keeps its connection and embedders warm instead (codeatlas/resident.py)."""
 
     def opened(self, repo: str | None) -> AbstractContextManager[tuple[Any, Any, Any]]:
         """(settings, connection, scope) for the operator reading `repo` (None: all)."""
-        return _opened(repo)
+        return opened(repo)
 
     def embed_query(self, settings: Any, conn: Any) -> Callable[[str, str], Any]:
         """`embed_query(model, text)` for the search."""
-        return _query_embedder(settings, conn)
+        return query_embedder(settings, conn)
 
 
 Command = Callable[[argparse.Namespace, Reader], int]
@@ -251,7 +156,7 @@ def run_search(args: argparse.Namespace, reader: Reader) -> int:
                 mode=args.mode,
                 embed_query=reader.embed_query(settings, conn),
             )
-        _note_replica_lag(settings, conn)
+        note_replica_lag(settings, conn)
         shown = where_shown(scope)
     for note in report.notes:  # how the query was read, what was skipped (never in the JSON)
         print(f"note: {note}", file=sys.stderr)
@@ -281,7 +186,7 @@ def run_symbols(args: argparse.Namespace, reader: Reader) -> int:
 
     with reader.opened(args.repo) as (settings, conn, scope):
         found = search_symbols(conn, scope, args.name, limit=args.limit)
-        _note_replica_lag(settings, conn)
+        note_replica_lag(settings, conn)
         shown = where_shown(scope)
     if args.json:
         print(json.dumps({"symbols": [m.as_dict() for m in found]}))
@@ -309,7 +214,7 @@ def run_callers(args: argparse.Namespace, reader: Reader) -> int:
 
     with reader.opened(args.repo) as (settings, conn, scope):
         definitions, sites = graph.find_callers(conn, scope, args.name, path=args.path)
-        _note_replica_lag(settings, conn)
+        note_replica_lag(settings, conn)
         shown = where_shown(scope)
     where = f" in {args.path}" if args.path else ""
     if not definitions and not sites:

@@ -9,7 +9,12 @@ class Embedder(Protocol):
     """Turns text into vectors of a fixed size; `model_name` is stored with every vector."""
 
     model_name: str
-    dimensions: int
+
+    @property
+    def dimensions(self) -> int:
+        """The size of its vectors (a remote model's may be asked for on first use)."""
+        ...
+
     max_tokens: int  # the window the model reads; longer text is truncated to it
     # True: a chunk is read with a line naming where it lives (`document_text`); the model name
     # says so, so vectors of the two recipes never share a name

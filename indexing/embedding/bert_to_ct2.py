@@ -71,7 +71,8 @@ def bert_spec(model_dir: Path) -> TransformerEncoderModelSpec:
         pooling_layer=has_pooler,
         pooling_activation=Activation.Tanh,
     )
-    encoder = spec.encoder
+    # CTranslate2's specs declare their weights at run time: typed loosely here
+    encoder: Any = spec.encoder
     encoder.scale_embeddings = False
     encoder.embeddings[0].weight = tensor("embeddings.word_embeddings.weight")
     encoder.embeddings[1].weight = tensor("embeddings.token_type_embeddings.weight")
@@ -83,7 +84,7 @@ def bert_spec(model_dir: Path) -> TransformerEncoderModelSpec:
         at = f"encoder.layer.{i}."
         # CTranslate2 runs query, key and value as one matrix: rows stacked in that order.
         qkv = [f"{at}attention.self.{part}" for part in ("query", "key", "value")]
-        fused = layer.self_attention.linear[0]
+        fused: Any = layer.self_attention.linear[0]
         fused.weight = _stack([tensor(f"{name}.weight") for name in qkv])
         fused.bias = _stack([tensor(f"{name}.bias") for name in qkv])
         _linear(layer.self_attention.linear[1], tensor, f"{at}attention.output.dense")
@@ -93,8 +94,9 @@ def bert_spec(model_dir: Path) -> TransformerEncoderModelSpec:
         _layer_norm(layer.ffn.layer_norm, tensor, f"{at}output.LayerNorm")
 
     spec.register_vocabulary(_vocabulary(model_dir, config["vocab_size"]))
-    spec.config.unk_token = _unk_token(model_dir)
-    spec.config.layer_norm_epsilon = config.get("layer_norm_eps", 1e-12)
+    spec_config: Any = spec.config
+    spec_config.unk_token = _unk_token(model_dir)
+    spec_config.layer_norm_epsilon = config.get("layer_norm_eps", 1e-12)
     return spec
 
 

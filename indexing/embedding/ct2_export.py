@@ -84,7 +84,9 @@ def _convert_with_transformers(model_dir: Path, output: Path) -> None:
     # reads them with transformers and torch (offline: everything is on disk).
     try:
         from ctranslate2.converters import TransformersConverter
-        from transformers.utils import logging as transformers_logging
+        from transformers.utils import (  # pyright: ignore[reportMissingImports] - an extra
+            logging as transformers_logging,
+        )
     except ImportError as exc:
         raise ConfigurationError(
             f"{model_dir} is not a BERT model with model.safetensors: converting it needs"

@@ -247,7 +247,7 @@ def _load_tokenizer(path: Path) -> Any:
         tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
     else:  # an older model folder with only vocab.txt and friends
         try:
-            from transformers import AutoTokenizer
+            from transformers import AutoTokenizer  # pyright: ignore[reportMissingImports]
         except ImportError:
             raise ConfigurationError(
                 f"{path} has no tokenizer.json; reading its tokenizer needs transformers:"
@@ -266,7 +266,9 @@ class SentenceTransformerEmbedder:
     def __init__(self, model: LocalModel, *, batch_size: int = 32) -> None:
         _offline()
         try:
-            from sentence_transformers import SentenceTransformer
+            from sentence_transformers import (  # pyright: ignore[reportMissingImports]
+                SentenceTransformer,
+            )
         except ImportError:
             raise ConfigurationError(
                 f"the plain {model.name} model runs on sentence-transformers and torch, which the"

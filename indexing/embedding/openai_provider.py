@@ -154,7 +154,7 @@ def _explain(exc: Exception, model: str) -> str:
 
 def _tiktoken_encoding(model: str) -> Any:
     try:
-        import tiktoken
+        import tiktoken  # pyright: ignore[reportMissingImports] - an optional extra
 
         try:
             return tiktoken.encoding_for_model(model)

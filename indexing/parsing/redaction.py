@@ -262,7 +262,9 @@ def _redact_url_password(match: re.Match[str]) -> str:
 
 def _redact_quoted_assignment(match: re.Match[str]) -> str:
     value = match.group(3)
-    name = _NAME_BEFORE.search(match.string, 0, match.start()).group(0) + match.group(1)
+    before = _NAME_BEFORE.search(match.string, 0, match.start())
+    assert before is not None  # the pattern matches the empty string too
+    name = before.group(0) + match.group(1)
     if " " in value or _PLACEHOLDER.match(value) or value.lower() in name.lower():
         return match.group(0)
     return f"{match.group(1)}{match.group(2)}[REDACTED:secret]{match.group(4)}"

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import psycopg
-
+from core.database import DictConnection
 from indexing import repositories
 from orchestration.webhooks.providers import PushEvent, RefChange, verify
 from orchestration.webhooks.secret_box import PREFIX, seal, unseal
@@ -46,7 +45,7 @@ def location_key(origin: str) -> str:
     return f"{host.lower()}/{path.lstrip('/')}" if host else path
 
 
-def matching_repositories(conn: psycopg.Connection, event: PushEvent) -> list[dict]:
+def matching_repositories(conn: DictConnection, event: PushEvent) -> list[dict]:
     """Registered repositories the payload names, by clone URL, then `owner/name`."""
     return _matching(repositories.locations(conn), event)
 
@@ -67,7 +66,7 @@ def _matching(rows: list[dict], event: PushEvent) -> list[dict]:
 
 
 def verified_repositories(
-    conn: psycopg.Connection, event: PushEvent, signature: str, body: bytes, key: str | None
+    conn: DictConnection, event: PushEvent, signature: str, body: bytes, key: str | None
 ) -> list[dict]:
     """The matching repositories whose secret for this provider the signature proves (`key`
     unseals encrypted secrets: `Settings.secret_key`)."""
@@ -87,7 +86,7 @@ def verified_repositories(
     ]
 
 
-def secret_registry(conn: psycopg.Connection) -> list[dict]:
+def secret_registry(conn: DictConnection) -> list[dict]:
     """Every repository with its stored (sealed) webhook secrets by provider: what the receiver
     keeps in memory to verify deliveries while the database is down (`spool.py`)."""
     secrets: dict[int, dict[str, str]] = {}
@@ -139,7 +138,7 @@ def triage(repo: dict, change: RefChange | None) -> str | None:
 
 
 def store(
-    conn: psycopg.Connection, event: PushEvent, repo: dict, change: RefChange | None
+    conn: DictConnection, event: PushEvent, repo: dict, change: RefChange | None
 ) -> StoredEvent:
     """Insert the event once per (provider, delivery id) and once per push: the same ref moved
     to the same commit as the repository's latest event for that ref stores nothing new (a body
@@ -180,7 +179,7 @@ def store(
 
 
 def set_secret(
-    conn: psycopg.Connection, repository_id: int, provider: str, secret: str, key: str | None
+    conn: DictConnection, repository_id: int, provider: str, secret: str, key: str | None
 ) -> None:
     """Create or replace a repository's webhook secret for one provider (encrypted with `key`
     when there is one: CODEATLAS_SECRET_KEY)."""
@@ -192,7 +191,7 @@ def set_secret(
     )
 
 
-def seal_stored_secrets(conn: psycopg.Connection, key: str | None) -> int:
+def seal_stored_secrets(conn: DictConnection, key: str | None) -> int:
     """Encrypt with `key` the secrets still stored in plain text (none without a key)."""
     if key is None:
         return 0
@@ -209,7 +208,7 @@ def seal_stored_secrets(conn: psycopg.Connection, key: str | None) -> int:
     return len(rows)
 
 
-def lock_pending(conn: psycopg.Connection, limit: int) -> list[dict]:
+def lock_pending(conn: DictConnection, limit: int) -> list[dict]:
     """The oldest pending events (with their repository's name and origin), locked; events
     another tick holds are skipped."""
     return conn.execute(
@@ -220,7 +219,7 @@ def lock_pending(conn: psycopg.Connection, limit: int) -> list[dict]:
     ).fetchall()
 
 
-def mark(conn: psycopg.Connection, event_id: int, status: str, detail: str) -> None:
+def mark(conn: DictConnection, event_id: int, status: str, detail: str) -> None:
     """The event is handled with this status and why."""
     conn.execute(
         "UPDATE webhook_events SET status = %s, detail = %s, processed_at = now() WHERE id = %s",
@@ -229,7 +228,7 @@ def mark(conn: psycopg.Connection, event_id: int, status: str, detail: str) -> N
 
 
 def mark_fetch_failed(
-    conn: psycopg.Connection, event_id: int, attempts: int, detail: str, status: str
+    conn: DictConnection, event_id: int, attempts: int, detail: str, status: str
 ) -> None:
     """Fetching the event's commit failed: retried while `status` is pending, else failed."""
     conn.execute(
@@ -239,7 +238,7 @@ def mark_fetch_failed(
     )
 
 
-def mark_pending(conn: psycopg.Connection, event_id: int, detail: str) -> None:
+def mark_pending(conn: DictConnection, event_id: int, detail: str) -> None:
     """The event's run was not launched after all: the sensor's next tick plans it again."""
     conn.execute(
         "UPDATE webhook_events SET status = 'pending', run_key = NULL, processed_at = NULL,"
@@ -248,7 +247,7 @@ def mark_pending(conn: psycopg.Connection, event_id: int, detail: str) -> None:
     )
 
 
-def mark_queued(conn: psycopg.Connection, event_id: int, run_key: str) -> None:
+def mark_queued(conn: DictConnection, event_id: int, run_key: str) -> None:
     """A run was requested for the event's commit."""
     conn.execute(
         "UPDATE webhook_events SET status = 'queued', run_key = %s, processed_at = now(),"

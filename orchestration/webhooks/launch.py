@@ -21,11 +21,11 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-import psycopg
 
-from assets.run_tags import LAUNCHED_BY_TAG as UI_LAUNCHED_BY_TAG
 from core.config import Settings
-from core.database import connection
+from core.database import DictConnection, connection
+from orchestration.runtime.run_tags import LAUNCHED_BY_TAG as UI_LAUNCHED_BY_TAG
+from orchestration.runtime.run_tags import PARTITION_TAG
 from orchestration.webhooks import events
 
 log = logging.getLogger("codeatlas.webhooks")
@@ -110,7 +110,7 @@ class Webserver:
 
     def launch(self, partition: str, tags: dict[str, str]) -> str:
         """Submit a run of the index job for `partition`; its run id."""
-        all_tags = {**tags, "dagster/partition": partition}
+        all_tags = {**tags, PARTITION_TAG: partition}
         params = {
             "selector": {**self.selector(), "jobName": JOB},
             "runConfigData": {},
@@ -124,7 +124,7 @@ class Webserver:
         return result["run"]["runId"]
 
 
-def launch_pushes(conn: psycopg.Connection, settings: Settings, webserver: Webserver) -> list[str]:
+def launch_pushes(conn: DictConnection, settings: Settings, webserver: Webserver) -> list[str]:
     """Plan the pending pushes as the sensor does and launch their runs; the run ids. An event
     whose run was not launched is pending again (with why), for the sensor."""
     from orchestration.sensors import plan_pushes  # Dagster's import, only where this runs

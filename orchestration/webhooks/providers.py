@@ -167,8 +167,9 @@ def _repository(repo: object, provider: str) -> tuple[str | None, tuple[str, ...
 
 
 def _gitlab_repository(payload: dict) -> tuple[str | None, tuple[str, ...]]:
-    project = payload.get("project") if isinstance(payload.get("project"), dict) else {}
-    repo = payload.get("repository") if isinstance(payload.get("repository"), dict) else {}
+    project, repo = payload.get("project"), payload.get("repository")
+    project = project if isinstance(project, dict) else {}
+    repo = repo if isinstance(repo, dict) else {}
     urls = [project.get(k) for k in ("git_http_url", "git_ssh_url", "web_url", "http_url")]
     urls += [repo.get(k) for k in ("git_http_url", "git_ssh_url", "homepage", "url")]
     return (

@@ -9,7 +9,7 @@ from core.config import load_settings
 from core.database import connection, transaction
 from indexing import repositories
 from orchestration.definitions import build_definitions
-from orchestration.indexing import index_commit
+from orchestration.index_run import index_commit
 
 TABLES = {
     "repositories": "SELECT id, name, origin, default_branch, current_snapshot_id,"

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 from core.database import with_database
+from orchestration.runtime.run_tags import PARTITION_TAG
 from tests.assets.pipeline_helpers import dump
 
 FUNCTION = "def function_{i}(value):\n    return value * {i}\n"
@@ -61,7 +62,7 @@ def test_the_index_run_is_recorded_in_the_dagster_instance_for_the_ui(
         + psycopg.conninfo.conninfo_to_dict(database_url)["host"]
     )
     instance = DagsterInstance.get()
-    runs = instance.get_runs(RunsFilter(tags={"dagster/partition": f"ui-check@{sha}"}))
+    runs = instance.get_runs(RunsFilter(tags={PARTITION_TAG: f"ui-check@{sha}"}))
     assert runs and runs[0].job_name == "index_snapshot"
     assert runs[0].status.value == "SUCCESS"
     assert f"ui-check@{sha}" in instance.get_dynamic_partitions("snapshots")

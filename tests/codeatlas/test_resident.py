@@ -213,3 +213,24 @@ def test_server_stop_takes_the_resident_process_down(user):
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     assert not query_socket.socket_path(user.state).exists()
     assert embedded_server.postmaster(user.state / "postgres") is None
+
+
+@pytest.mark.parametrize("edited", ["core/config.py", "sql/repositories/get.sql"])
+def test_the_resident_process_notices_an_edit_in_core_and_in_sql(tmp_path, monkeypatch, edited):
+    # a checkout of its own, so that the edit touches no file of this one
+    from codeatlas import resident
+    from core.layers import package_folders
+
+    for folder in package_folders():
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    monkeypatch.setattr(resident, "__file__", str(tmp_path / "codeatlas" / "resident.py"))
+    loaded = max(p.stat().st_mtime for p in tmp_path.rglob("*.py")) + 10
+    monkeypatch.setattr(resident, "LOADED_AT", loaded)
+    assert not resident.code_changed()
+
+    path = tmp_path / edited
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("-- edited\n")
+    os.utime(path, (loaded + 1, loaded + 1))  # written after the process loaded its code
+    assert resident.code_changed()

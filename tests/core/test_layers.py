@@ -6,6 +6,7 @@ names and every folder's ruff.toml (the import rules `make lint` enforces) agree
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import tomllib
@@ -36,8 +37,14 @@ def ruff_toml(layer: Layer) -> str:
         "",
         "[lint.flake8-tidy-imports.banned-api]",
     ]
-    order = ["dagster", *(module for other in LAYERS for module in other.modules)]
-    for module in sorted(banned_imports(layer), key=order.index):
+    order = ["dagster", *(other.folder.replace("/", ".") for other in LAYERS)]
+
+    def place(module: str) -> tuple[int, str]:
+        # a layer's modules in the table's order; a layer banned module by module, in turn
+        owner = max((o for o in order if module == o or module.startswith(f"{o}.")), key=len)
+        return order.index(owner), module
+
+    for module in sorted(banned_imports(layer), key=place):
         why = "is free of Dagster" if module == "dagster" else f"sits below {module}"
         lines.append(f'"{module}".msg = "{layer.folder}/ {why} (the layers: docs/architecture.md)"')
     return "\n".join(lines) + "\n"
@@ -118,6 +125,51 @@ def test_every_package_data_file_is_watched_by_the_run_worker():
         assert package.split(".")[0] in package_folders(), package
         for pattern in patterns:
             assert Path(pattern).suffix in RUNTIME_SUFFIXES, f"{package}: {pattern}"
+
+
+def _folder_lists(source: str) -> list[tuple[int, list[str]]]:
+    """(line, names) of every literal tuple, list or set of two or more folder names."""
+    folders = {layer.folder for layer in LAYERS} | {f.split("/")[0] for f in package_folders()}
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Tuple | ast.List | ast.Set) and len(node.elts) >= 2:
+            names = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
+            if all(name in folders for name in names):
+                found.append((node.lineno, names))
+    return found
+
+
+def test_no_folder_list_is_written_by_hand_outside_the_table():
+    # a hand-written list goes stale when a folder is added (the resident process once
+    # watched three folders and answered with stale core/ and sql/ code): derive it instead
+    skipped = {".venv", ".state", ".git", ".work", "node_modules"}
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line} {names}"
+        for path in ROOT.rglob("*.py")
+        if not skipped & set(path.relative_to(ROOT).parts) and path != ROOT / "core" / "layers.py"
+        for line, names in _folder_lists(path.read_text())
+    ]
+    assert offenders == [], "derive these from core/layers.py (package_folders, LAYERS)"
+
+
+def test_the_folder_list_scan_sees_tuples_lists_and_sets_only_of_folder_names():
+    planted = (
+        'WATCHED = ("codeatlas", "retrieval", "indexing")\n'
+        'also = ["core", "sql"]\n'
+        'fine = ("tests", "testing", "spec")\n'
+        'one = ("core",)\n'
+    )
+    # the names joined: a literal list of them in this file would be one of the offenders
+    assert [(line, " ".join(names)) for line, names in _folder_lists(planted)] == [
+        (1, "codeatlas retrieval indexing"),
+        (2, "core sql"),
+    ]
+
+
+def test_pyright_checks_every_shipped_folder_of_code():
+    # `make lint` runs pyright on these: a folder left out would drift untyped
+    included = PYPROJECT["tool"]["pyright"]["include"]
+    assert sorted(included) == sorted(set(package_folders()) - set(DATA_FOLDERS))
 
 
 def test_isort_knows_every_layer_as_first_party():

@@ -19,10 +19,11 @@ import pytest
 import redis
 from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 
-from assets.dagster_internals import engine_event_pid
 from assets.partitions import partition_key, snapshot_partitions
 from core.database import connect
 from orchestration.jobs import BACKGROUND_PRIORITY, PRIORITY_TAG, REPOSITORY_TAG
+from orchestration.runtime.dagster_internals import engine_event_pid
+from orchestration.runtime.run_tags import PARTITION_TAG
 from retrieval.principals import Principal
 from retrieval.scope import resolve_scope
 from retrieval.search import search_code
@@ -193,11 +194,11 @@ def test_a_backfill_of_eight_repositories_runs_on_two_celery_workers(
         assert len(runs) == REPOSITORIES, why
         assert {r.status for r in runs} == {DagsterRunStatus.SUCCESS}, why
         # each run is the backfill's, behind pushes in the queue, one repository, a celery task
-        assert {r.tags["dagster/partition"] for r in runs} == set(keys)
+        assert {r.tags[PARTITION_TAG] for r in runs} == set(keys)
         for run in runs:
             assert "dagster/backfill" in run.tags
             assert run.tags[PRIORITY_TAG] == BACKGROUND_PRIORITY
-            assert run.tags[REPOSITORY_TAG] == run.tags["dagster/partition"].split("@")[0]
+            assert run.tags[REPOSITORY_TAG] == run.tags[PARTITION_TAG].split("@")[0]
             assert run.tags[CELERY_TASK_TAG]
         # every run executed in a pool process of one of the two workers, and both took runs
         pids = {engine_event_pid(instance, r.run_id) for r in runs}

@@ -55,7 +55,7 @@ def test_the_real_daemon_indexes_a_signed_push_until_the_new_function_is_searcha
         [run] = instance.get_runs(RunsFilter(tags={"dagster/run_key": "webhook:github:delivery-1"}))
         assert run.tags["codeatlas/trigger"] == "webhook"
         # the tick that requested the run is found (the freshness benchmark times pickup by it)
-        from assets.dagster_internals import sensor_tick_started
+        from orchestration.runtime.dagster_internals import sensor_tick_started
 
         tick = sensor_tick_started(instance, "webhook_push_sensor", run.run_id)
         created = instance.get_run_record_by_id(run.run_id).create_timestamp.timestamp()

@@ -14,6 +14,7 @@ from assets.partitions import snapshot_partitions
 from core.config import load_settings
 from core.database import connect, transaction
 from orchestration.jobs import index_snapshot_job
+from orchestration.runtime.run_tags import PARTITION_TAG
 from orchestration.sensors import plan_pushes
 from orchestration.webhooks import launch
 from orchestration.webhooks.app import build_app
@@ -73,7 +74,7 @@ def test_the_receiver_launches_a_pushs_run_through_the_webserver_without_a_senso
         [run] = instance.get_runs(RunsFilter(tags={"dagster/run_key": "webhook:github:d-1"}))
         assert launched == [run.run_id]
         assert run.tags[launch.LAUNCHED_BY_TAG] == "webhook receiver"
-        assert run.tags["dagster/partition"] == f"acme/shop@{pushed['second']}"
+        assert run.tags[PARTITION_TAG] == f"acme/shop@{pushed['second']}"
         assert run.tags["dagster/priority"] == "0"
         assert "dagster/sensor_name" not in run.tags
         assert event_rows(database_url) == [

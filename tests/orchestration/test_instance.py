@@ -8,6 +8,7 @@ from core.config import load_settings
 from orchestration.instance import prepare_dagster_home
 from orchestration.jobs import REPOSITORY_TAG
 from orchestration.run_launcher import WarmRunLauncher
+from orchestration.runtime.run_tags import PARTITION_TAG
 
 
 def test_the_instance_is_quiet_and_stores_runs_in_postgresql(settings_env, tmp_path, monkeypatch):
@@ -119,5 +120,5 @@ def test_the_readme_backfill_line_works_with_only_dagster_home_set(
     assert proc.returncode == 0, proc.stderr[-2000:]
     os.environ.pop("CODEATLAS_DAGSTER_STORAGE_URL", None)
     with DagsterInstance.get() as instance:
-        runs = instance.get_runs(RunsFilter(tags={"dagster/partition": key}))
+        runs = instance.get_runs(RunsFilter(tags={PARTITION_TAG: key}))
     assert [r.job_name for r in runs] == ["index_snapshot"]

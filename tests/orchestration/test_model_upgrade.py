@@ -4,9 +4,8 @@ transaction switches; no query ever reads two models' vectors."""
 import pytest
 from dagster import DagsterInstance, build_sensor_context
 
-from assets.chunk_embeddings import MODEL_TAG
-from assets.dagster_internals import Backfill
 from assets.resources import EmbeddingProvider, IndexDatabase
+from assets.vectors import MODEL_TAG
 from core.config import load_settings
 from core.database import connect
 from indexing import chunk_embeddings, embedding_registry
@@ -23,6 +22,7 @@ from orchestration.model_upgrade import (
     try_switch,
     upgrade_tags,
 )
+from orchestration.runtime.dagster_internals import Backfill
 from retrieval.principals import Principal
 from retrieval.scope import resolve_scope
 from retrieval.search import search_code

@@ -5,15 +5,16 @@ import json
 import pytest
 from dagster import DagsterInstance, RunsFilter, build_sensor_context
 
-from assets.chunk_embeddings import MODEL_TAG
-from assets.dagster_internals import backfills_tagged
 from assets.resources import IndexDatabase
+from assets.vectors import MODEL_TAG
 from codeatlas.cli import main
 from core.config import load_settings
 from core.database import connect
 from indexing import embedding_registry
 from indexing.embedding_step import embed_snapshot, missing_content
 from orchestration import model_upgrade
+from orchestration.runtime.dagster_internals import backfills_tagged
+from orchestration.runtime.run_tags import PARTITION_TAG
 from tests.assets.pipeline_helpers import register, run_index
 from tests.orchestration.daemon import make_dagster_home
 from tests.orchestration.test_model_upgrade import embed_partition
@@ -59,7 +60,7 @@ def test_models_upgrade_with_wait_backfills_switches_and_the_old_model_can_be_dr
     assert models(database_url) == ("fake-hash-16", None)
     with DagsterInstance.get() as instance:  # each partition was a recorded run of the asset
         runs = instance.get_runs(RunsFilter(tags={MODEL_TAG: "fake-hash-16"}))
-        assert sorted(r.tags["dagster/partition"] for r in runs) == sorted(
+        assert sorted(r.tags[PARTITION_TAG] for r in runs) == sorted(
             f"shop@{sha}" for sha in indexed
         )
         assert {r.status.value for r in runs} == {"SUCCESS"}

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 
-from assets.chunk_embeddings import MODEL_TAG
-from assets.dagster_internals import backfills_tagged
+from assets.vectors import MODEL_TAG
 from codeatlas.cli import main
 from core.database import connect
 from indexing import embedding_registry
+from orchestration.runtime.dagster_internals import backfills_tagged
+from orchestration.runtime.run_tags import PARTITION_TAG
 from tests.assets.pipeline_helpers import register, run_index
 from tests.orchestration.daemon import daemon_running, diagnosis, failed_ticks, make_dagster_home
 
@@ -63,7 +64,7 @@ def test_the_real_daemon_runs_the_upgrade_backfill_until_the_new_model_is_active
             time.sleep(1)
 
         runs = instance.get_runs(RunsFilter(tags={"dagster/backfill": backfill.backfill_id}))
-        assert sorted(r.tags["dagster/partition"] for r in runs) == sorted(
+        assert sorted(r.tags[PARTITION_TAG] for r in runs) == sorted(
             [f"shop@{first}", f"shop@{second}"]
         )
         assert {r.tags[MODEL_TAG] for r in runs} == {"fake-hash-16"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
-from orchestration.indexing import run_failure
+from orchestration.index_run import run_failure
 
 
 def _unparsable(path: str) -> None:

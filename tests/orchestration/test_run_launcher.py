@@ -8,8 +8,8 @@ import sys
 import psutil
 from dagster import DagsterInstance, DagsterRunStatus, job, op
 
-from assets.run_liveness import PROCESS_TAG
 from orchestration.run_launcher import WarmRunLauncher
+from orchestration.runtime.run_liveness import PROCESS_TAG
 
 
 @op

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dagster import AssetKey, DagsterInstance
 
-from assets.chunk_embeddings import NO_CHANGE as NO_NEW_VECTORS
 from assets.code_index import NO_CHANGE as NO_NEW_FILES
-from assets.run_tags import LAUNCHED_BY_TAG, PRIORITY_TAG, TRIGGER_TAG, launcher_of
+from assets.vectors import NO_CHANGE as NO_NEW_VECTORS
 from core.database import connect
 from orchestration.model_upgrade import upgrade_tags
+from orchestration.runtime.run_tags import LAUNCHED_BY_TAG, PRIORITY_TAG, TRIGGER_TAG, launcher_of
 from tests.assets.pipeline_helpers import register, run_index
 
 

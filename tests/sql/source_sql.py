@@ -8,9 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.layers import DATA_FOLDERS, package_folders
+
 ROOT = Path(__file__).resolve().parents[2]
-# the shipped packages whose statements these rules cover
-SOURCE_FOLDERS = ("codeatlas", "indexing", "retrieval", "mcp_app", "assets", "orchestration")
+# the shipped packages whose statements these rules cover: every one (core/layers.py)
+SOURCE_FOLDERS = tuple(folder for folder in package_folders() if folder not in DATA_FOLDERS)
 _STATEMENT = re.compile(
     r"\b(SELECT\b.*\bFROM|INSERT\s+INTO|UPDATE\s+\w+(\s+\w+)?\s+SET|DELETE\s+FROM|COPY\s+\w+"
     r"|TRUNCATE)\b",

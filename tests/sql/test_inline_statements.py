@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
-from tests.sql.source_sql import inline_sql
+from tests.sql.source_sql import ROOT, inline_sql
 
 MAX_INLINE_LINES = 8  # longer statements go to sql/<owner>/<name>.sql (docs/architecture.md)
 
@@ -14,6 +15,52 @@ def test_no_inline_statement_is_longer_than_eight_lines():
     assert len(found) > 50, "the SQL finder found almost nothing: its pattern is out of date"
     long = [f"{s.where()} ({s.lines} lines)" for s in found if s.lines > MAX_INLINE_LINES]
     assert not long, f"move these statements to sql/: {long}"
+
+
+# inline statements per module, from before statements moved to their owners' files in sql/
+# (issue 49): a module may not gain one; move them out and lower its number (the retrievers
+# compose their reads from shared fragments, which is why some stay inline)
+INLINE_ALLOWANCE = {
+    "core/database.py": 2,
+    "core/migrations.py": 3,
+    "core/warming.py": 2,
+    "indexing/lexical_index.py": 20,
+    "indexing/repositories.py": 18,
+    "indexing/snapshot_files.py": 1,
+    "indexing/snapshots.py": 4,
+    "indexing/storage.py": 20,
+    "mcp_app/overlay_retention.py": 5,
+    "mcp_app/tokens.py": 5,
+    "orchestration/webhooks/events.py": 11,
+    "retrieval/graph.py": 6,
+    "retrieval/hits.py": 1,
+    "retrieval/lexical.py": 1,
+    "retrieval/locate.py": 8,
+    "retrieval/principals.py": 5,
+    "retrieval/reading.py": 3,
+    "retrieval/scope.py": 1,
+    "retrieval/semantic.py": 1,
+    "retrieval/status.py": 1,
+    "retrieval/symbols.py": 1,
+}
+
+
+def test_no_module_gains_an_inline_statement():
+    counts = Counter(s.path.relative_to(ROOT).as_posix() for s in inline_sql())
+    over = {
+        path: f"{count} inline statements, allowed {INLINE_ALLOWANCE.get(path, 0)}"
+        for path, count in counts.items()
+        if count > INLINE_ALLOWANCE.get(path, 0)
+    }
+    assert not over, f"move these statements to sql/<owner>/ (docs/architecture.md): {over}"
+
+
+def test_a_planted_inline_statement_in_a_product_module_is_caught(tmp_path: Path):
+    module = tmp_path / "indexing" / "planted.py"
+    module.parent.mkdir()
+    module.write_text('ROWS = "SELECT id FROM snapshots WHERE status = %s"\n')
+    assert [s.text for s in inline_sql([module])] == ["SELECT id FROM snapshots WHERE status = %s"]
+    assert INLINE_ALLOWANCE.get("indexing/planted.py", 0) == 0
 
 
 def test_the_finder_sees_joined_and_formatted_statements_but_not_docstrings(tmp_path: Path):

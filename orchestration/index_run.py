@@ -11,13 +11,13 @@ import time
 from dagster import DagsterExecutionInterruptedError, DagsterInstance, Definitions
 
 from assets.partitions import partition_key, snapshot_partitions
-from assets.run_liveness import live_execution, process_tags, reap_dead_runs
-from assets.run_tags import LAUNCHED_BY_TAG, PRIORITY_TAG, PUSH_PRIORITY, TRIGGER_TAG
 from core.config import Settings
 from core.database import connection, index_database_url
 from core.errors import CodeatlasError, DatabaseUnavailableError, first_line
 from indexing import snapshots
 from orchestration.instance import open_instance
+from orchestration.runtime.run_liveness import live_execution, process_tags, reap_dead_runs
+from orchestration.runtime.run_tags import LAUNCHED_BY_TAG, PRIORITY_TAG, PUSH_PRIORITY, TRIGGER_TAG
 
 
 class IndexRunError(CodeatlasError):

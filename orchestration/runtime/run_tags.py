@@ -1,9 +1,13 @@
-"""The run tags codeatlas writes and reads: what launched a run, and where it queues.
+"""The run tags codeatlas writes and reads, named once: what launched a run, where it queues,
+and the tags Dagster itself writes that codeatlas reads or sets.
 
 Dagster's UI fills its "Launched by" column from the `user` tag, a schedule's or a sensor's
 name, and says "Manually launched" for anything else: every run codeatlas starts outside a
 schedule or sensor (the CLI, a model upgrade's backfill) names its launcher in `user`, and
-every run says why it exists in `codeatlas/trigger`.
+every run says why it exists in `codeatlas/trigger`. Dagster exports no name for its own tags
+(its constants live in private modules), and the webhook receiver sets them without importing
+Dagster at all, so they are plain strings here; tests/orchestration/test_dagster_internals.py
+checks them against the runs Dagster makes.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ PUSH_PRIORITY = "0"  # runs asked for by a person or a push: the CLI, a webhook,
 BACKGROUND_PRIORITY = "-1"  # everything else (backfills, the nightly check) queues behind them
 MODEL_TAG = "codeatlas/model"  # a model upgrade's runs: the stored model name they embed for
 BACKFILL_TAG = "dagster/backfill"
+# the partition of a run: what a launch sets and what runs are found by; a step or a check reads
+# its own partition from `context.partition_key`
 PARTITION_TAG = "dagster/partition"
 
 

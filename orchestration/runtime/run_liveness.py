@@ -24,8 +24,13 @@ from dagster import (
     RunsFilter,
 )
 
-from assets.dagster_internals import engine_event_pid, free_pool_slots_of_run, pool_slot_users
 from core.config import Settings
+from orchestration.runtime.dagster_internals import (
+    engine_event_pid,
+    free_pool_slots_of_run,
+    pool_slot_users,
+)
+from orchestration.runtime.run_tags import PARTITION_TAG
 
 PROCESS_TAG = "codeatlas/process"  # "<host> <pid> <process start time>"
 EXECUTION_TAG = "codeatlas/execution"  # one id per execution inside a process
@@ -125,7 +130,7 @@ def describe(run: DagsterRun) -> str:
     if tag := run.tags.get(PROCESS_TAG):
         host, pid, _ = tag.split(" ")
         where = f", pid {pid} on {host}"
-    partition = run.tags.get("dagster/partition", run.job_name)
+    partition = run.tags.get(PARTITION_TAG, run.job_name)
     return f"run {run.run_id[:8]} ({partition}{where})"
 
 

@@ -6,6 +6,7 @@ last one to fill the repository's snapshots switches its active model, in one tr
 """
 
 from dagster import (
+    AssetCheckExecutionContext,
     AssetCheckResult,
     AssetCheckSeverity,
     AssetExecutionContext,
@@ -15,14 +16,14 @@ from dagster import (
 )
 
 from assets.partitions import parse_partition_key, snapshot_partitions
-from assets.pool_slots import EMBEDDING_POOL, pool_turns
 from assets.resources import EmbeddingProvider, IndexDatabase
-from assets.run_tags import MODEL_TAG
 from core.database import connection, transaction
 from indexing import repositories, snapshots
 from indexing.embedding_registry import embedder_for_model, record_model
 from indexing.embedding_step import coverage_since, embed_snapshot
 from indexing.model_switch import adopt_configured_model, begin_upgrade, try_switch
+from orchestration.runtime.pool_slots import EMBEDDING_POOL, pool_turns
+from orchestration.runtime.run_tags import MODEL_TAG
 
 __all__ = ["MODEL_TAG", "chunk_embeddings", "every_chunk_has_a_vector"]
 NO_CHANGE = "no change: every chunk content of the snapshot already had a vector"
@@ -59,7 +60,8 @@ def chunk_embeddings(
 
 def _embed(context, index_db: IndexDatabase, repository: str, sha: str, embedder) -> dict:
     """`embed_snapshot` taking turns at the embedding pool's slot batch by batch: a model
-    upgrade's backfill hands it to a push's run between batches (assets/pool_slots.py)."""
+    upgrade's backfill hands it to a push's run between batches
+    (orchestration/runtime/pool_slots.py)."""
     with pool_turns(context, EMBEDDING_POOL, index_db.settings) as turns:
         stats = embed_snapshot(
             index_db.database_url,
@@ -100,10 +102,10 @@ def _embed_for_upgrade(
 
 @asset_check(asset=chunk_embeddings, description="Every chunk of the snapshot has a vector.")
 def every_chunk_has_a_vector(
-    context, index_db: IndexDatabase, embeddings: EmbeddingProvider
+    context: AssetCheckExecutionContext, index_db: IndexDatabase, embeddings: EmbeddingProvider
 ) -> AssetCheckResult:
     """Coverage of the snapshot's chunk contents for the model the run embedded with is 100%."""
-    repository, sha = parse_partition_key(context.run.tags["dagster/partition"])
+    repository, sha = parse_partition_key(context.partition_key)
     with connection(index_db.database_url) as conn:
         model = (
             context.run.tags.get(MODEL_TAG)

@@ -23,17 +23,17 @@ from collections.abc import Iterator
 
 from dagster import DagsterInstance
 
-from assets.dagster_internals import (
+from core.config import Settings
+from core.errors import CodeatlasError
+from orchestration.runtime.dagster_internals import (
     claim_pool_slot,
     free_pool_slot,
     pool_claims_waiting,
     pool_is_limited,
     pool_slot_steps,
 )
-from assets.run_liveness import describe, mark_run_process, reap_dead_runs
-from assets.run_tags import launcher_of, priority_of
-from core.config import Settings
-from core.errors import CodeatlasError
+from orchestration.runtime.run_liveness import describe, mark_run_process, reap_dead_runs
+from orchestration.runtime.run_tags import launcher_of, priority_of
 
 EMBEDDING_POOL = "embedding_provider"  # one embedding step at a time (dagster.yaml's limit)
 # publishing rewrites a repository's lexical statistics and switches its current snapshot: with

@@ -7,13 +7,14 @@ to launch or list an asset backfill outside the UI's GraphQL (which needs a webs
 documented API for concurrency-pool slots or the pid in a run's engine events. The warm run
 launcher (orchestration/run_launcher.py, run_worker.py), the console logger
 (orchestration/console_log.py), model upgrades (orchestration/model_upgrade.py), the step's own
-pool slot (assets/pool_slots.py) and run reaping (assets/run_liveness.py) need them, so they come
-from `dagster._…` modules or undocumented storage methods, used in
-this module alone: ruff's TID253 bans them at module level everywhere else, and
-tests/test_dagster_boundary.py finds any other import. tests/assets/test_dagster_internals.py
-holds one test per behaviour relied on: after a Dagster upgrade it fails first and says which.
+pool slot (runtime/pool_slots.py) and run reaping (runtime/run_liveness.py) need them, so they
+come from `dagster._…` modules or undocumented storage methods, used in this module alone: ruff's
+TID253 bans them at module level everywhere else, and tests/test_dagster_boundary.py finds any
+other import. tests/orchestration/test_dagster_internals.py holds one test per behaviour relied
+on: after a Dagster upgrade it fails first and says which.
 
-It sits in `assets/`, the lowest layer that imports Dagster, so every layer above can use it.
+It sits in `orchestration/runtime/`, the lowest layer that imports Dagster (below the assets),
+so every layer above can use it.
 """
 
 from __future__ import annotations
@@ -257,7 +258,10 @@ def claim_pool_slot(
     of highest `priority`, the oldest first among equals)."""
     storage = instance.event_log_storage
     status = storage.claim_concurrency_slot(pool, run_id, step_key, priority)
-    if status.is_claimed or status.is_assigned or not storage.has_unassigned_slots(pool):
+    # has_unassigned_slots: on the SQL storages only, not on their base class (tested)
+    if (
+        status.is_claimed or status.is_assigned or not storage.has_unassigned_slots(pool)  # pyright: ignore[reportAttributeAccessIssue]
+    ):
         return status.is_claimed
     # A slot is free and no queued claim is assigned to it, yet this one waits: it joined the
     # queue while the last holder was freeing its slot (Dagster decides whether a new claim is

@@ -1,5 +1,6 @@
 """One test per behaviour of Dagster's private APIs that codeatlas relies on
-(assets/dagster_internals.py): after a Dagster upgrade, this file fails first and says which."""
+(orchestration/runtime/dagster_internals.py): after a Dagster upgrade, this file fails first and
+says which."""
 
 import logging
 import os
@@ -27,7 +28,7 @@ from dagster import (
     reconstructable,
 )
 
-from assets.dagster_internals import (
+from orchestration.runtime.dagster_internals import (
     CheckRunHealthResult,
     ConfigurableClass,
     ConfigurableClassData,

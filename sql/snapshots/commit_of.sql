@@ -1,0 +1,2 @@
+-- The commit of a snapshot.
+SELECT commit_sha FROM snapshots WHERE id = %(snapshot_id)s
