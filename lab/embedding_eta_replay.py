@@ -19,7 +19,7 @@ import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from benchmarks import machine
+from lab import machine
 
 RESULTS = Path(__file__).resolve().parent / "results"
 _LINE = re.compile(

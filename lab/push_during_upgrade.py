@@ -31,8 +31,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from benchmarks import machine
 from benchmarks.workspace import WORK, git
+from lab import machine
 
 RESULTS = Path(__file__).resolve().parent / "results" / "push_during_upgrade.json"
 CODEATLAS = str(Path(sys.executable).parent / "codeatlas")

@@ -142,7 +142,8 @@ def _folder_lists(source: str) -> list[tuple[int, list[str]]]:
 def test_no_folder_list_is_written_by_hand_outside_the_table():
     # a hand-written list goes stale when a folder is added (the resident process once
     # watched three folders and answered with stale core/ and sql/ code): derive it instead
-    skipped = {".venv", ".state", ".git", ".work", "node_modules"}
+    # (the lab indexes some of the project's folders as a corpus: data, not a watch list)
+    skipped = {".venv", ".state", ".git", ".work", "node_modules", "lab"}
     offenders = [
         f"{path.relative_to(ROOT)}:{line} {names}"
         for path in ROOT.rglob("*.py")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import loc_fixes
+from lab import loc_fixes
 from lab.loc_gold import GoldFunction
 from lab.loc_metrics import FoundFunction
 from tests.conftest import GitRepo
