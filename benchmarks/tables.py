@@ -151,6 +151,41 @@ def localisation_release_notes(data: dict) -> str:
     return _localisation(data["release_notes"])
 
 
+def _delta(triple: list[float]) -> str:
+    mean, lo, hi = triple
+    return f"{mean:+.3f} [{lo:+.2f}, {hi:+.2f}]"
+
+
+def localisation_mined_fixes(data: dict) -> str:
+    """Mined fixes per language: locate against BM25 over functions, with the paired difference."""
+    rows = []
+    for language, s in data["mined_fixes"]["languages"].items():
+        delta = s["locate_minus_bm25"]
+        rows.append(
+            [
+                f"**{language}**" if language == "all" else language,
+                str(s["n"]),
+                _acc(s["locate"]["file_acc@5"]),
+                _acc(s["bm25"]["file_acc@5"]),
+                _delta(delta["file_acc@5"]),
+                _acc(s["locate"]["func_acc@10"]),
+                _acc(s["bm25"]["func_acc@10"]),
+                _delta(delta["func_acc@10"]),
+            ]
+        )
+    header = [
+        "language",
+        "fixes",
+        "locate file Acc@5",
+        "BM25 file Acc@5",
+        "Δ",
+        "locate function Acc@10",
+        "BM25 function Acc@10",
+        "Δ",
+    ]
+    return _lines(header, rows)
+
+
 def localisation_published(data: dict) -> str:
     """The papers' figures beside codeatlas's (percent, as published)."""
     ours = data["swe_bench_lite"]["systems"]
@@ -204,6 +239,7 @@ TABLES: dict[str, tuple[str, Callable[[dict], str]]] = {
     "localisation": ("localisation", localisation),
     "localisation_published": ("localisation", localisation_published),
     "localisation_release_notes": ("localisation", localisation_release_notes),
+    "localisation_mined_fixes": ("localisation", localisation_mined_fixes),
     "speed": ("speed", measurements),
     "scale": ("scale", measurements),
     "freshness": ("freshness", measurements),
