@@ -170,6 +170,9 @@ class Settings:
     # a search's or a locate's time budget, the same for the MCP tools and the CLI: a request
     # still running past it is stopped with an error (retrieval/request_budget.py)
     request_seconds: float = 30.0
+    # how much a search or a locate may grow the process's resident memory before it is stopped
+    # (the same paths; four pathological requests at once took 166 MiB, issue 47)
+    request_memory_mb: float = 1024.0
     mcp_allowed_hosts: tuple[str, ...] = ()  # Host values the HTTP server answers besides its own
     # searches answered by a resident process that keeps the model and a connection warm
     # (codeatlas/resident.py); off: every command answers in its own process
@@ -260,6 +263,9 @@ def load_settings() -> Settings:
         ),
         request_seconds=_number(
             "CODEATLAS_REQUEST_SECONDS", Settings.request_seconds, maximum=3600, above=True
+        ),
+        request_memory_mb=_number(
+            "CODEATLAS_REQUEST_MEMORY_MB", Settings.request_memory_mb, maximum=65_536, above=True
         ),
         mcp_allowed_hosts=tuple(
             host.strip()

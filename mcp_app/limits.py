@@ -24,6 +24,7 @@ class ServerLimits:
     failed_tokens_per_minute: int = Settings.mcp_failed_tokens_per_minute
     allowed_hosts: tuple[str, ...] = Settings.mcp_allowed_hosts  # extra Host values (HTTP)
     request_seconds: float = Settings.request_seconds  # one search's or locate's time budget
+    request_memory_mb: float = Settings.request_memory_mb  # and its memory budget
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ServerLimits:
@@ -38,4 +39,5 @@ class ServerLimits:
             failed_tokens_per_minute=settings.mcp_failed_tokens_per_minute,
             allowed_hosts=settings.mcp_allowed_hosts,
             request_seconds=settings.request_seconds,
+            request_memory_mb=settings.request_memory_mb,
         )

@@ -132,7 +132,8 @@ def search_code(
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, repositories, commit)
         call.conn.commit()  # the retrievers' lent connections see what this one wrote
-        with request_budget(call.app.limits.request_seconds, query):
+        limits = call.app.limits
+        with request_budget(limits.request_seconds, query, limits.request_memory_mb):
             report = call.app.retriever.search(
                 call.conn, scope, query, limit=limit + 1, offset=offset, mode=mode
             )
@@ -163,7 +164,8 @@ def locate(
     with tool_call(ctx) as call:
         scope = resolve_scope(call.conn, call.principal, repositories, commit)
         call.conn.commit()  # the lookups' lent connections see what this one wrote
-        with request_budget(call.app.limits.request_seconds, issue_text):
+        limits = call.app.limits
+        with request_budget(limits.request_seconds, issue_text, limits.request_memory_mb):
             report = locate_files(
                 call.conn,
                 scope,

@@ -1,13 +1,17 @@
 """The bound on one search or locate request, the same on every path (the MCP tools, `codeatlas
 search`, `codeatlas locate -`, the resident query process): its text at most MAX_REQUEST_CHARS,
-its time at most the configured seconds (`CODEATLAS_REQUEST_SECONDS`), and the memory it took
-handed back to the system when it ends.
+its time at most the configured seconds (`CODEATLAS_REQUEST_SECONDS`), the memory the process
+gains while it runs at most the configured megabytes (`CODEATLAS_REQUEST_MEMORY_MB`), and the
+memory it took handed back to the system when it ends.
 
 The text is reduced before the costly steps (`retrieval/issue_text.py` caps the frames, paths,
 modules and identifiers read; `core/terms.py` the terms), so any text within the limit costs
 about what a report does (lab/worst_inputs.py). The time budget is the guard behind
 that: a request still running past it is stopped at its next step with `RequestOverBudgetError`
-rather than left holding a worker thread and the interpreter's lock from everyone else.
+rather than left holding a worker thread and the interpreter's lock from everyone else. The
+memory budget is the same kind of guard, read from the process's resident size between steps:
+requests served at the same time share the process, so the growth checked is the process's, and
+the default (1 GiB) sits far above what four pathological requests at once take (166 MiB).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import contextvars
 import ctypes
 import ctypes.util
+import os
 import time
 from collections.abc import Callable, Generator
 from contextlib import contextmanager
@@ -26,7 +31,23 @@ MAX_REQUEST_CHARS = 65_536
 # texts longer than this leave enough freed memory behind to be worth handing back at the end
 _TRIM_AFTER_CHARS = 8_192
 
-_deadline: contextvars.ContextVar[tuple[float, float] | None] = contextvars.ContextVar(
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+class _Budget:
+    """One request's bounds: its deadline and seconds, the process's resident bytes when it
+    began and how many more it may take (None: no memory budget)."""
+
+    __slots__ = ("deadline", "seconds", "rss_start", "memory_bytes")
+
+    def __init__(self, seconds: float, memory_mb: float | None) -> None:
+        self.deadline = time.monotonic() + seconds
+        self.seconds = seconds
+        self.memory_bytes = None if memory_mb is None else int(memory_mb * 1024 * 1024)
+        self.rss_start = resident_bytes() if memory_mb is not None else None
+
+
+_deadline: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar(
     "request_deadline", default=None
 )
 
@@ -51,10 +72,13 @@ def checked_request_text(text: str, what: str) -> str:
 
 
 @contextmanager
-def request_budget(seconds: float, text: str = "") -> Generator[None]:
-    """Run one request within `seconds` (`check_budget` stops it past them); afterwards, for a
-    long `text`, hand the freed memory back to the system."""
-    token = _deadline.set((time.monotonic() + seconds, seconds))
+def request_budget(
+    seconds: float, text: str = "", memory_mb: float | None = None
+) -> Generator[None]:
+    """Run one request within `seconds` and, given `memory_mb`, within that much growth of the
+    process's resident memory (`check_budget` stops it past either); afterwards, for a long
+    `text`, hand the freed memory back to the system."""
+    token = _deadline.set(_Budget(seconds, memory_mb))
     try:
         yield
     finally:
@@ -67,11 +91,31 @@ def check_budget(step: str) -> None:
     """Raise `RequestOverBudgetError` when the current request is past its time budget (no
     budget set: nothing to check). Called between the steps of a search or a locate."""
     budget = _deadline.get()
-    if budget is not None and time.monotonic() >= budget[0]:
+    if budget is None:
+        return
+    if time.monotonic() >= budget.deadline:
         raise RequestOverBudgetError(
-            f"the request took more than its {budget[1]:g} s budget (stopped at {step}; "
+            f"the request took more than its {budget.seconds:g} s budget (stopped at {step}; "
             "CODEATLAS_REQUEST_SECONDS sets it): send a shorter text, or name the repository"
         )
+    if budget.memory_bytes is not None and budget.rss_start is not None:
+        grown = resident_bytes() - budget.rss_start
+        if grown > budget.memory_bytes:
+            raise RequestOverBudgetError(
+                f"the request took {grown / 2**20:,.0f} MB, more than its"
+                f" {budget.memory_bytes / 2**20:,.0f} MB budget (stopped at {step};"
+                " CODEATLAS_REQUEST_MEMORY_MB sets it): send a shorter text, or name the"
+                " repository"
+            )
+
+
+def resident_bytes() -> int:
+    """The process's resident memory now (Linux's /proc; 0 where there is none to read)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_BYTES
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def release_memory() -> None:

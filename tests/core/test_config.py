@@ -212,6 +212,12 @@ WHOLE = "must be a whole number from 1 to 1,000,000"
         ("CODEATLAS_INDEX_FILE_SECONDS", "NaN", "must be a number at least 0 and at most 600"),
         ("CODEATLAS_REQUEST_SECONDS", "0", "must be a number more than 0 and at most 3600"),
         ("CODEATLAS_REQUEST_SECONDS", "infinity", "must be a number more than 0 and at most 3600"),
+        ("CODEATLAS_REQUEST_MEMORY_MB", "0", "must be a number more than 0 and at most 65536"),
+        (
+            "CODEATLAS_REQUEST_MEMORY_MB",
+            "nan",
+            "must be a number more than 0 and at most 65536",
+        ),
         ("CODEATLAS_OVERLAY_MAX_FILES", "1e3", WHOLE),
         ("CODEATLAS_OVERLAY_MAX_CHUNKS", "0", WHOLE),
         ("CODEATLAS_MCP_MAX_CONCURRENT", "nan", "must be a whole number from 1 to 10,000"),
@@ -231,8 +237,10 @@ def test_every_numeric_setting_must_be_finite_and_in_its_range(monkeypatch, name
 def test_the_edges_of_a_range_are_accepted(monkeypatch):
     monkeypatch.setenv("CODEATLAS_OVERLAY_TTL_HOURS", "8784")
     monkeypatch.setenv("CODEATLAS_REQUEST_SECONDS", "0.5")
+    monkeypatch.setenv("CODEATLAS_REQUEST_MEMORY_MB", "64")
     monkeypatch.setenv("CODEATLAS_OVERLAY_MAX_FILES", "1000000")
     monkeypatch.setenv("CODEATLAS_RUN_WAIT_SECONDS", "0")
     settings = load_settings()
     assert (settings.overlay_ttl_hours, settings.request_seconds) == (8784, 0.5)
+    assert settings.request_memory_mb == 64
     assert (settings.overlay_max_files, settings.run_wait_seconds) == (1_000_000, 0)

@@ -16,6 +16,7 @@ from retrieval.request_budget import (
     checked_request_text,
     release_memory,
     request_budget,
+    resident_bytes,
 )
 from retrieval.symbols import normalize_name, query_identifiers
 from retrieval.trace_frames import MAX_FRAMES
@@ -47,6 +48,21 @@ def test_a_request_past_its_budget_stops_at_its_next_step_naming_the_setting():
         check_budget("the lookups")
     assert "stopped at the lookups" in str(refused.value)
     assert "CODEATLAS_REQUEST_SECONDS" in str(refused.value)
+
+
+def test_a_request_that_grows_the_process_past_its_memory_budget_stops_naming_the_setting():
+    with request_budget(60, memory_mb=256):
+        ballast = bytearray(8 * 2**20)  # 8 MB: well inside
+        check_budget("the lookups")
+        del ballast
+    with request_budget(60, memory_mb=1), pytest.raises(RequestOverBudgetError) as refused:
+        ballast = bytearray(32 * 2**20)  # touched pages: the process grows by 32 MB
+        ballast[::4096] = b"x" * len(ballast[::4096])
+        check_budget("ranking the files")
+    del ballast
+    assert "MB budget (stopped at ranking the files" in str(refused.value)
+    assert "CODEATLAS_REQUEST_MEMORY_MB" in str(refused.value)
+    assert resident_bytes() > 0
 
 
 def test_the_budget_reaches_the_lookups_running_on_other_threads(conn):
