@@ -158,20 +158,14 @@ def store_parsed_file(
 def versions_without_role(conn: DictConnection, snapshot_id: int) -> list[dict]:
     """(id, language) of the snapshot's parsed file versions whose role was never read."""
     return conn.execute(
-        "SELECT DISTINCT fv.id, fv.language FROM snapshot_files sf"
-        " JOIN file_versions fv ON fv.id = sf.file_version_id WHERE sf.snapshot_id = %s"
-        " AND fv.role IS NULL AND fv.parsed_at IS NOT NULL ORDER BY fv.id",
-        (snapshot_id,),
+        statement("file_versions", "without_role"), {"snapshot": snapshot_id}
     ).fetchall()
 
 
 def stored_texts(conn: DictConnection, file_version_ids: list[int]) -> dict[int, str]:
     """Each file version's stored chunk texts, in file order, joined by newlines."""
     rows = conn.execute(
-        "SELECT file_version_id, string_agg(codeatlas_chunk_text(file_version_id, ordinal),"
-        " E'\\n' ORDER BY ordinal) AS text FROM code_chunks WHERE file_version_id = ANY(%s)"
-        " GROUP BY file_version_id",
-        (file_version_ids,),
+        statement("file_versions", "stored_texts"), {"ids": file_version_ids}
     ).fetchall()
     return {r["file_version_id"]: r["text"] or "" for r in rows}
 
@@ -179,7 +173,9 @@ def stored_texts(conn: DictConnection, file_version_ids: list[int]) -> dict[int,
 def set_roles(conn: DictConnection, roles: list[tuple[str, int]]) -> None:
     """Each file version's role read from its content, as (role, file version id) pairs."""
     with conn.cursor() as cur:
-        cur.executemany("UPDATE file_versions SET role = %s WHERE id = %s", roles)
+        cur.executemany(
+            statement("file_versions", "set_role"), [{"role": r, "id": i} for r, i in roles]
+        )
 
 
 def stored_content(content: str) -> str:

@@ -30,7 +30,7 @@ INLINE_ALLOWANCE = {
     "indexing/repositories.py": 18,
     "indexing/snapshot_files.py": 1,
     "indexing/snapshots.py": 4,
-    "indexing/storage.py": 23,
+    "indexing/storage.py": 20,
     "mcp_app/overlay_retention.py": 7,
     "mcp_app/tokens.py": 8,
     "orchestration/webhooks/events.py": 12,
