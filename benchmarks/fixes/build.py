@@ -1,0 +1,168 @@
+"""Rebuilding the mined pairs from the manifest: one JSON-lines file per repository under
+`<out>/<language>/<owner>+<name>.jsonl`, written whole (a reader never sees half a file), and
+`<out>/summary.json` rewritten after each repository with the counts so far."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from benchmarks.fixes import manifest, mining
+from benchmarks.fixes.history import MirrorMissing, git, git_dir
+from benchmarks.fixes.manifest import RepoEntry
+
+DEFAULT_MIRRORS = Path("/work/.mirror")
+DEFAULT_OUT = Path("/work/data/fixes")
+RECIPE = {
+    "version": 1,
+    "max_pairs_per_repository": mining.MAX_PAIRS,
+    "max_commits_scanned": mining.MAX_COMMITS,
+    "max_source_files": mining.MAX_SOURCE_FILES,
+    "max_positives": mining.MAX_POSITIVES,
+    "max_file_bytes": mining.MAX_FILE_BYTES,
+    "max_neighbour_files": mining.MAX_NEIGHBOUR_FILES,
+}
+
+
+def mine_entry(entry: RepoEntry, mirrors: Path, out: Path) -> dict | None:
+    """Mine one repository and write its file; its counts, or None when its mirror is missing."""
+    try:
+        repo = git_dir(mirrors / entry.folder_name)
+        git(repo, "cat-file", "-e", f"{entry.commit}^{{commit}}")
+    except (MirrorMissing, subprocess.CalledProcessError):
+        return None
+    started = time.monotonic()
+    result = mining.mine_repository(repo, entry.repo, entry.language, entry.commit, entry.split)
+    target = out / entry.language / f"{entry.folder_name}.jsonl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".jsonl.part")
+    with partial.open("w") as handle:
+        for pair in result.pairs:
+            handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
+    os.replace(partial, target)
+    return {
+        "commits_scanned": result.scanned,
+        "pairs": len(result.pairs),
+        "touching_tests": sum(p["touches_tests"] for p in result.pairs),
+        "dropped": dict(sorted(result.dropped.items())),
+        "inconsistent_strict": result.inconsistent_strict,
+        "inconsistent_lenient": result.inconsistent_lenient,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def build(
+    entries: list[RepoEntry],
+    mirrors: Path,
+    out: Path,
+    *,
+    jobs: int = 1,
+    record: list[RepoEntry] | None = None,
+    manifest_path: Path = manifest.MANIFEST,
+) -> dict:
+    """Mine the entries, writing each repository's file and the summary as they finish; the
+    counts are stored on the entries (and the manifest saved when `record` is given)."""
+    out.mkdir(parents=True, exist_ok=True)
+    done = 0
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [(entry, pool.submit(mine_entry, entry, mirrors, out)) for entry in entries]
+        for entry, future in futures:
+            counts = future.result()
+            done += 1
+            if counts is None:
+                print(
+                    f"[{done}/{len(entries)}] {entry.repo}: no mirror at "
+                    f"{mirrors / entry.folder_name} with commit {entry.commit[:12]}: "
+                    f"fetch github:{entry.repo} first",
+                    flush=True,
+                )
+                continue
+            entry.counts = counts
+            print(
+                f"[{done}/{len(entries)}] {entry.language} {entry.repo} ({entry.split}): "
+                f"{counts['pairs']} pairs from {counts['commits_scanned']} commits "
+                f"in {counts['seconds']} s",
+                flush=True,
+            )
+            if record is not None:
+                manifest.save(record, manifest_path)
+            write_summary(record or entries, out)
+    return write_summary(record or entries, out)
+
+
+def write_summary(entries: list[RepoEntry], out: Path) -> dict:
+    """Per language and split: repositories, commits scanned, pairs and filter counts."""
+    languages: dict[str, dict] = {}
+    for entry in entries:
+        if not entry.counts:
+            continue
+        row = languages.setdefault(
+            entry.language,
+            {
+                "repositories": Counter(),
+                "commits_scanned": 0,
+                "pairs": Counter(),
+                "touching_tests": 0,
+                "dropped": Counter(),
+                "inconsistent_strict": Counter(),
+                "inconsistent_lenient": Counter(),
+            },
+        )
+        counts = entry.counts
+        row["repositories"][entry.split] += 1
+        row["commits_scanned"] += counts["commits_scanned"]
+        row["pairs"][entry.split] += counts["pairs"]
+        row["touching_tests"] += counts["touching_tests"]
+        row["dropped"].update(counts["dropped"])
+        row["inconsistent_strict"][entry.split] += counts["inconsistent_strict"]
+        row["inconsistent_lenient"][entry.split] += counts["inconsistent_lenient"]
+    summary = {
+        "recipe": RECIPE,
+        "languages": {
+            language: {k: dict(v) if isinstance(v, Counter) else v for k, v in row.items()}
+            for language, row in sorted(languages.items())
+        },
+        "repositories": {
+            e.repo: {"language": e.language, "split": e.split, "commit": e.commit, **e.counts}
+            for e in entries
+            if e.counts
+        },
+    }
+    partial = out / "summary.json.part"
+    partial.write_text(json.dumps(summary, indent=1) + "\n")
+    os.replace(partial, out / "summary.json")
+    return summary
+
+
+def main_build(args) -> int:
+    """`build`: mine the manifest's repositories (or the chosen ones)."""
+    entries = manifest.load(args.manifest)
+    chosen = entries
+    if args.languages:
+        wanted = set(args.languages.split(","))
+        chosen = [e for e in chosen if e.language in wanted]
+    if args.repos:
+        wanted = {r.lower() for r in args.repos.split(",")}
+        chosen = [e for e in chosen if e.repo.lower() in wanted]
+    if not chosen:
+        print(
+            "no repositories chosen: check --languages / --repos against repos.json",
+            file=sys.stderr,
+        )
+        return 2
+    print(f"mining {len(chosen)} repositories into {args.out}", flush=True)
+    build(
+        chosen,
+        args.mirrors,
+        args.out,
+        jobs=args.jobs,
+        record=entries if args.record else None,
+        manifest_path=args.manifest,
+    )
+    return 0
