@@ -63,11 +63,11 @@ def build(
     out: Path,
     *,
     jobs: int = 1,
-    record: list[RepoEntry] | None = None,
-    manifest_path: Path = manifest.MANIFEST,
+    manifest_path: Path | None = None,
 ) -> dict:
     """Mine the entries, writing each repository's file and the summary as they finish; the
-    counts are stored on the entries (and the manifest saved when `record` is given)."""
+    counts are stored on the entries (and in the manifest at `manifest_path` when given)."""
+    everything = entries
     out.mkdir(parents=True, exist_ok=True)
     done = 0
     with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -90,10 +90,20 @@ def build(
                 f"in {counts['seconds']} s",
                 flush=True,
             )
-            if record is not None:
-                manifest.save(record, manifest_path)
-            write_summary(record or entries, out)
-    return write_summary(record or entries, out)
+            if manifest_path is not None:
+                everything = _merged(
+                    manifest.record_counts(entry.repo, counts, manifest_path), entries
+                )
+            write_summary(everything, out)
+    return write_summary(everything, out)
+
+
+def _merged(recorded: list[RepoEntry], built: list[RepoEntry]) -> list[RepoEntry]:
+    """The manifest's entries with the counts of this build's entries where they have some."""
+    counts = {e.repo: e.counts for e in built if e.counts}
+    for entry in recorded:
+        entry.counts = counts.get(entry.repo, entry.counts)
+    return recorded
 
 
 def write_summary(entries: list[RepoEntry], out: Path) -> dict:
@@ -162,7 +172,6 @@ def main_build(args) -> int:
         args.mirrors,
         args.out,
         jobs=args.jobs,
-        record=entries if args.record else None,
-        manifest_path=args.manifest,
+        manifest_path=args.manifest if args.record else None,
     )
     return 0

@@ -64,3 +64,14 @@ def save(entries: list[RepoEntry], path: Path = MANIFEST) -> None:
         "repositories": [asdict(e) for e in ordered],
     }
     path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def record_counts(repo: str, counts: dict, path: Path = MANIFEST) -> list[RepoEntry]:
+    """Store one repository's counts in the manifest on disk, leaving every other entry as the
+    file has it (builds of different repositories may run at once); the entries written."""
+    entries = load(path)
+    for entry in entries:
+        if entry.repo.lower() == repo.lower():
+            entry.counts = counts
+    save(entries, path)
+    return entries
