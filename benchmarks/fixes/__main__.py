@@ -1,4 +1,4 @@
-"""`python -m benchmarks.fixes build|add`: mine (query, changed functions) pairs from the
+"""`python -m benchmarks.fixes build|add|stats`: mine (query, changed functions) pairs from the
 histories of the repositories recorded in `repos.json` (see README.md)."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from benchmarks.fixes import manifest
 from benchmarks.fixes.build import DEFAULT_MIRRORS, DEFAULT_OUT, main_build
 from benchmarks.fixes.history import MirrorMissing, git, git_dir
 from benchmarks.fixes.roles import LANGUAGES
+from benchmarks.fixes.stats import drop_table, table
 
 EXCLUDED = Path(__file__).resolve().parents[2] / ".." / "shared" / "eval" / "exclude_repos.txt"
 
@@ -72,7 +73,14 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS)
         command.add_argument("--manifest", type=Path, default=manifest.MANIFEST)
     build.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    stats = commands.add_parser("stats", help="the counts tables of a build")
+    stats.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
+    if args.command == "stats":
+        print(table(args.out / "summary.json"))
+        print()
+        print(drop_table(args.out / "summary.json"))
+        return 0
     return main_build(args) if args.command == "build" else main_add(args)
 
 

@@ -20,7 +20,7 @@ from benchmarks.fixes.manifest import RepoEntry
 DEFAULT_MIRRORS = Path("/work/.mirror")
 DEFAULT_OUT = Path("/work/data/fixes")
 RECIPE = {
-    "version": 1,
+    "version": 2,
     "max_pairs_per_repository": mining.MAX_PAIRS,
     "max_commits_scanned": mining.MAX_COMMITS,
     "max_source_files": mining.MAX_SOURCE_FILES,
@@ -54,6 +54,7 @@ def mine_entry(entry: RepoEntry, mirrors: Path, out: Path) -> dict | None:
         "inconsistent_strict": result.inconsistent_strict,
         "inconsistent_lenient": result.inconsistent_lenient,
         "seconds": round(time.monotonic() - started, 1),
+        "recipe": RECIPE["version"],
     }
 
 
@@ -70,6 +71,7 @@ def build(
     everything = entries
     out.mkdir(parents=True, exist_ok=True)
     done = 0
+    entries = _by_turns(entries)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = [(entry, pool.submit(mine_entry, entry, mirrors, out)) for entry in entries]
         for entry, future in futures:
@@ -96,6 +98,19 @@ def build(
                 )
             write_summary(everything, out)
     return write_summary(everything, out)
+
+
+def _by_turns(entries: list[RepoEntry]) -> list[RepoEntry]:
+    """The entries with the languages taking turns, so a build stopped early is balanced."""
+    queues: dict[str, list[RepoEntry]] = {}
+    for entry in entries:
+        queues.setdefault(entry.language, []).append(entry)
+    ordered: list[RepoEntry] = []
+    while any(queues.values()):
+        for queue in queues.values():
+            if queue:
+                ordered.append(queue.pop(0))
+    return ordered
 
 
 def _merged(recorded: list[RepoEntry], built: list[RepoEntry]) -> list[RepoEntry]:

@@ -157,7 +157,11 @@ def clean_query(message: str) -> str:
             or set(stripped) <= set("-=*_#~` ")
         ):
             continue
-        kept.append(_PR_SUFFIX.sub("", stripped))
+        line_text = _PR_SUFFIX.sub("", stripped)
+        # a squash merge's body lists its commits, the first often the title again
+        if line_text.lstrip("*- ").strip() == title:
+            continue
+        kept.append(line_text)
     query = "\n".join(kept).strip()
     query = re.sub(r"\n{3,}", "\n\n", query)
     return query[:MAX_QUERY_CHARS].strip()

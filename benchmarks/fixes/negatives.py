@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from functools import lru_cache
 
 from benchmarks.fixes.functions import Function, term_bag, terms
 
@@ -16,11 +17,16 @@ _K1 = 1.2
 _B = 0.75
 
 
+@lru_cache(maxsize=100_000)
+def _document(text: str, path: str) -> Counter[str]:
+    return term_bag(text) + term_bag(path)
+
+
 def bm25_order(query: str, functions: list[Function]) -> list[tuple[float, Function]]:
     """The functions by BM25 score of the query over their text, best first (ties by place)."""
     if not functions:
         return []
-    documents = [term_bag(f.text) + term_bag(f.path) for f in functions]
+    documents = [_document(f.text, f.path) for f in functions]
     lengths = [sum(d.values()) for d in documents]
     average = sum(lengths) / len(lengths) or 1.0
     frequency: Counter[str] = Counter()

@@ -329,3 +329,27 @@ def test_a_commit_missing_from_the_mirror_is_reported_like_a_missing_mirror(
     )
     assert "fetch github:acme/shop first" in capsys.readouterr().out
     assert not (tmp_path / "out" / "python" / "acme+shop.jsonl").exists()
+
+
+def test_a_query_keeps_the_problem_and_drops_what_describes_the_commit() -> None:
+    from benchmarks.fixes.messages import clean_query, skip_reason
+
+    message = (
+        "fix(client): skip an undefined entry inside a form array (#4410)\n\n"
+        "* fix(client): skip an undefined entry inside a form array\n\n"
+        "* address review comments\n\n"
+        "<!-- Please describe your change -->\n"
+        "- [x] Add tests\n"
+        "Fixes #4400\n\n"
+        "Co-authored-by: Someone <someone@example.com>"
+    )
+    assert clean_query(message) == "fix(client): skip an undefined entry inside a form array"
+    assert skip_reason(message) is None
+    assert skip_reason("docs: explain how the client encodes form arrays with undefined") == (
+        "not_behaviour"
+    )
+    assert skip_reason("Merge branch 'main' into fix-form-arrays") == "merge_of_branch"
+    assert skip_reason("Bump lodash from 4.17.20 to 4.17.21 in the website folder") == (
+        "dependency_update"
+    )
+    assert skip_reason("Fix crash") == "short_message"
