@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from benchmarks.fixes import manifest, mining
@@ -27,6 +27,7 @@ RECIPE = {
     "max_positives": mining.MAX_POSITIVES,
     "max_file_bytes": mining.MAX_FILE_BYTES,
     "max_neighbour_files": mining.MAX_NEIGHBOUR_FILES,
+    "max_seconds_per_repository": mining.MAX_SECONDS,
 }
 
 
@@ -55,6 +56,7 @@ def mine_entry(entry: RepoEntry, mirrors: Path, out: Path) -> dict | None:
         "inconsistent_lenient": result.inconsistent_lenient,
         "seconds": round(time.monotonic() - started, 1),
         "recipe": RECIPE["version"],
+        "stopped_early": result.stopped_early,
     }
 
 
@@ -73,9 +75,10 @@ def build(
     done = 0
     entries = _by_turns(entries)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [(entry, pool.submit(mine_entry, entry, mirrors, out)) for entry in entries]
-        for entry, future in futures:
-            counts = future.result()
+        futures = {pool.submit(mine_entry, entry, mirrors, out): entry for entry in entries}
+        # recorded as each finishes: one slow repository does not hold back the others' counts
+        for future in as_completed(futures):
+            entry, counts = futures[future], future.result()
             done += 1
             if counts is None:
                 print(

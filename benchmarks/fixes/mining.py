@@ -11,13 +11,15 @@ The rules, in the order they are checked (the first that fails is the reason cou
 4. the positives: 1 to MAX_POSITIVES functions at the parent whose lines overlap the lines the
    diff removes or changes (a pure insertion counts for the function around it);
 5. for the train split only, the strict consistency filter (`consistency.py`).
-A repository gives at most MAX_PAIRS pairs, the newest first, from at most MAX_COMMITS commits.
+A repository gives at most MAX_PAIRS pairs, the newest first, from at most MAX_COMMITS commits
+and MAX_SECONDS of mining.
 """
 
 from __future__ import annotations
 
 import posixpath
 import subprocess
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +47,9 @@ MAX_SOURCE_FILES = 3
 MAX_POSITIVES = 8
 MAX_FILE_BYTES = 512 * 1024
 MAX_NEIGHBOUR_FILES = 6
+# wall-clock bound per repository: a pathological history (huge generated headers parsed again
+# at every commit) stops early, with the pairs found so far and `stopped_early` in its counts
+MAX_SECONDS = 150
 
 
 @dataclass
@@ -54,6 +59,7 @@ class RepoResult:
     pairs: list[dict] = field(default_factory=list)
     scanned: int = 0
     dropped: Counter[str] = field(default_factory=Counter)
+    stopped_early: bool = False
     # dev/test pairs the filter would drop (strict) and the lenient form would (lenient)
     inconsistent_strict: int = 0
     inconsistent_lenient: int = 0
@@ -89,10 +95,14 @@ def mine_repository(
     """The pairs of one repository at `head`, newest first."""
     family = LANGUAGE_FAMILIES[language]
     result = RepoResult()
+    deadline = time.monotonic() + MAX_SECONDS
     with Blobs(repo) as blobs:
         cache = _FileCache(blobs)
         for commit in first_parent_commits(repo, head, MAX_COMMITS):
             if len(result.pairs) >= max_pairs:
+                break
+            if time.monotonic() > deadline:
+                result.stopped_early = True
                 break
             result.scanned += 1
             try:
