@@ -78,8 +78,16 @@ def build(
         futures = {pool.submit(mine_entry, entry, mirrors, out): entry for entry in entries}
         # recorded as each finishes: one slow repository does not hold back the others' counts
         for future in as_completed(futures):
-            entry, counts = futures[future], future.result()
-            done += 1
+            entry, done = futures[future], done + 1
+            try:
+                counts = future.result()
+            except Exception as error:  # one repository's failure does not stop the others
+                print(
+                    f"[{done}/{len(entries)}] {entry.repo}: failed ({error!r}); its file is "
+                    "left as it was",
+                    flush=True,
+                )
+                continue
             if counts is None:
                 print(
                     f"[{done}/{len(entries)}] {entry.repo}: no mirror at "

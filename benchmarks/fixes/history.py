@@ -113,7 +113,8 @@ def parent_hunks(repo: Path, parent: str, commit: str, paths: list[str]) -> dict
     hunks: dict[str, list[Hunk]] = {}
     path: str | None = None
     current: list | None = None
-    for line in out.splitlines():
+    # lines end at "\n" only: a form feed or a lone "\r" inside a source line is part of it
+    for line in out.split("\n"):
         if line.startswith("diff --git "):
             path, current = None, None
         elif line.startswith("--- "):
@@ -126,7 +127,7 @@ def parent_hunks(repo: Path, parent: str, commit: str, paths: list[str]) -> dict
             start, count = int(match.group(1)), int(match.group(2) or "1")
             current = [start, count, [], []]
             hunks.setdefault(path, []).append(current)  # type: ignore[arg-type]
-        elif current is not None and line[:1] in "-+":
+        elif current is not None and line[:1] in ("-", "+"):
             current[2 if line[0] == "-" else 3].append(line[1:])
     return {
         p: [Hunk(h[0], h[1], tuple(h[2]), tuple(h[3])) for h in found]  # type: ignore[index]

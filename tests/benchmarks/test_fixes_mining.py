@@ -353,3 +353,16 @@ def test_a_query_keeps_the_problem_and_drops_what_describes_the_commit() -> None
         "dependency_update"
     )
     assert skip_reason("Fix crash") == "short_message"
+
+
+def test_a_form_feed_inside_a_changed_line_is_part_of_the_line(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "pages")
+    source = "int page(int n)\n{\n\treturn n;\n}\n\f\nint other(void)\n{\n\treturn 0;\n}\n"
+    repo.write("src/page.c", source)
+    repo.commit("Initial import of the pager with its page and other functions")
+    repo.write("src/page.c", source.replace("\treturn n;\n", "\treturn n + 1;\f\r\n"))
+    fix = repo.commit("Fix off-by-one in page numbering when the pager starts (#3)")
+
+    pairs = mine_repository(repo.path / ".git", "acme/pages", "c", "HEAD", "test").pairs
+    assert [p["commit"] for p in pairs] == [fix]
+    assert [p["symbol"] for p in pairs[0]["positives"]] == ["page"]
