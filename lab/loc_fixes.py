@@ -2,10 +2,11 @@
 
 A mined pair is a fix commit of a public repository: its message (title and body) as the
 report, the functions it changed as the gold, its parent as the base commit
-(/work/data/fixes/<language>/<owner>+<name>.jsonl, written by the miner; the git directories
-under /work/.mirror/<owner>+<name>/repo). Each pair is searched at its parent commit, LocAgent's
-protocol: every parent is indexed as a snapshot of its repository, in commit order, so that a
-snapshot stores only the files its commit changed (file versions are keyed by content).
+(benchmarks/.work/fixes/<language>/<owner>+<name>.jsonl, written by `python -m lab.fixes build`;
+the git directories under /work/.mirror/<owner>+<name>/repo, where `fetch` leaves them). Each
+pair is searched at its parent commit, LocAgent's protocol: every parent is indexed as a
+snapshot of its repository, in commit order, so that a snapshot stores only the files its
+commit changed (file versions are keyed by content).
 
     python -m lab.loc_fixes --split test --languages go,rust --mode lexical
     python -m lab.loc_fixes --split dev --max-repos 3 --max-pairs 20
@@ -31,11 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.intervals import fmt, fmt_delta, interval, paired
+from lab.fixes.build import DEFAULT_MIRRORS, DEFAULT_OUT
 from lab.loc_gold import GoldFunction
 from lab.loc_metrics import FoundFunction, Ranking, _hits, instance_scores
 
-DATA = Path("/work/data/fixes")
-MIRRORS = Path("/work/.mirror")
+DATA = DEFAULT_OUT
+MIRRORS = DEFAULT_MIRRORS
 RESULTS = Path(__file__).resolve().parent / "results"
 # per language: the first repositories (by name), the first pairs of each (by id), and at
 # most this many commits indexed in one run, so that a run is bounded on a shared machine

@@ -1,12 +1,12 @@
 """How many mined fix queries hold traces or diagnostics `locate` reads, per language.
 
-Reads the mined pairs (`/work/data/fixes/<language>/*.jsonl`, one JSON per line with `query`,
+Reads the mined pairs (`benchmarks/.work/fixes/<language>/*.jsonl`, one JSON per line with `query`,
 `split`, `files`, `positives`) and counts, for one split, the queries with a frame of any kind,
 with a frame of the repository's own code (not a dependency's), with a frame whose path is a
 changed file (the suffix rule of `retrieval/locate.py`), and with a frame naming a changed
 function; and the frames by the form they were read from (`Frame.kind`).
 
-    python -m lab.trace_counts [--data /work/data/fixes] [--split test]
+    python -m lab.trace_counts [--data benchmarks/.work/fixes] [--split test]
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from lab.fixes.build import DEFAULT_OUT
 from retrieval.issue_text import read_issue
 from retrieval.trace_frames import Frame
 
@@ -74,7 +75,7 @@ def count(data: Path, split: str) -> dict[str, dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=Path("/work/data/fixes"))
+    parser.add_argument("--data", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--split", default="test", help="train, dev, test or all")
     parser.add_argument("--out", default="trace_counts")
     args = parser.parse_args()
