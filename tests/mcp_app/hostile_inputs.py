@@ -4,9 +4,41 @@ over-long and empty text, path traversal, SQL and LIKE metacharacters, unknown a
 
 from __future__ import annotations
 
+import json
+import queue
+import subprocess
+import sys
+import threading
 from typing import Any
 
 from mcp_app.tools import TOOLS
+
+
+def stdio_exchange(lines: list[str], replies: int) -> tuple[list[dict[str, Any]], bool]:
+    """Send `lines` to a real `codeatlas serve-mcp` on stdio and read `replies` JSON answers:
+    (the answers in order, whether the server was still running after them)."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "codeatlas.cli", "serve-mcp"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    answers: queue.Queue[dict[str, Any]] = queue.Queue()
+
+    def read() -> None:
+        assert server.stdout is not None
+        for raw in server.stdout:
+            answers.put(json.loads(raw))
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        assert server.stdin is not None
+        server.stdin.write(("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"))
+        server.stdin.flush()
+        got = [answers.get(timeout=60) for _ in range(replies)]
+        return got, server.poll() is None
+    finally:
+        server.kill()
+        server.wait(timeout=30)
+
 
 STRINGS: list[Any] = [
     "",

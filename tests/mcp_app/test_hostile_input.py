@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 
 from tests.mcp_app.conftest import payload
-from tests.mcp_app.hostile_inputs import corpus
+from tests.mcp_app.hostile_inputs import corpus, stdio_exchange
 
 UNCLEAR = re.compile(
     r"Traceback|pydantic|errors\.pydantic\.dev|psycopg|validation error for|"
@@ -80,36 +80,13 @@ def test_every_stdio_request_is_answered_whatever_its_text(settings_env):
     """The real `codeatlas serve-mcp` process: each line gets one reply with its id (a lone
     surrogate included, which the SDK's transport drops without a word)."""
     import json
-    import queue
-    import subprocess
-    import sys
-    import threading
 
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "test", "version": "0"}}}  # fmt: skip
     lines = [json.dumps(init), '{"jsonrpc":"2.0","method":"notifications/initialized"}']
     lines += [line for _id, line in STDIO_LINES]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "codeatlas.cli", "serve-mcp"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    replies: queue.Queue[dict] = queue.Queue()
-
-    def read() -> None:
-        assert server.stdout is not None
-        for raw in server.stdout:
-            replies.put(json.loads(raw))
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        assert server.stdin is not None
-        server.stdin.write(("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"))
-        server.stdin.flush()
-        answers = [replies.get(timeout=60) for _ in range(len(STDIO_LINES) + 1)]
-    finally:
-        server.kill()
-        server.wait(timeout=30)
+    answers, _alive = stdio_exchange(lines, len(STDIO_LINES) + 1)
     ids = sorted(json.dumps(a.get("id")) for a in answers[1:])
     assert ids == sorted(json.dumps(i) for i, _line in STDIO_LINES)
     by_id = {json.dumps(a.get("id")): a for a in answers[1:] if a.get("id") is not None}

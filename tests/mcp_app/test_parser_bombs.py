@@ -5,13 +5,10 @@ serving. Over stdio such a line once killed the process (a RecursionError in the
 from __future__ import annotations
 
 import json
-import queue
-import subprocess
-import sys
-import threading
 
 import httpx
 
+from tests.mcp_app.hostile_inputs import stdio_exchange
 from tests.mcp_app.test_http import HEADERS, INIT, _token, http_server  # noqa: F401
 from tests.mcp_app.test_stdio import _refusal
 
@@ -52,27 +49,7 @@ def test_the_stdio_server_answers_each_bomb_and_serves_the_next_request(settings
     init = {**INIT, "id": 1}
     lines = [json.dumps(init), '{"jsonrpc":"2.0","method":"notifications/initialized"}']
     lines += [*BOMBS, '{"jsonrpc":"2.0","id":5,"method":"tools/list"}']
-    server = subprocess.Popen(
-        [sys.executable, "-m", "codeatlas.cli", "serve-mcp"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    replies: queue.Queue[dict] = queue.Queue()
-
-    def read() -> None:
-        assert server.stdout is not None
-        for raw in server.stdout:
-            replies.put(json.loads(raw))
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        assert server.stdin is not None
-        server.stdin.write(("\n".join(lines) + "\n").encode())
-        server.stdin.flush()
-        answers = [replies.get(timeout=60) for _ in range(len(BOMBS) + 2)]
-        alive = server.poll() is None
-    finally:
-        server.kill()
-        server.wait(timeout=30)
+    answers, alive = stdio_exchange(lines, len(BOMBS) + 2)
     assert alive
     bombs = [a for a in answers[1:] if "error" in a]
     assert [(a["id"], a["error"]["code"]) for a in bombs] == [(None, -32700)] * len(BOMBS)
