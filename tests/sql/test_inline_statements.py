@@ -27,7 +27,6 @@ INLINE_ALLOWANCE = {
     "core/migrations.py": 3,
     "core/warming.py": 2,
     "indexing/lexical_index.py": 20,
-    "indexing/repositories.py": 18,
     "indexing/snapshot_files.py": 1,
     "indexing/snapshots.py": 4,
     "indexing/storage.py": 20,
