@@ -28,7 +28,6 @@ INLINE_ALLOWANCE = {
     "core/warming.py": 2,
     "indexing/lexical_index.py": 20,
     "indexing/snapshot_files.py": 1,
-    "indexing/storage.py": 20,
     "mcp_app/overlay_retention.py": 7,
     "mcp_app/tokens.py": 8,
     "orchestration/webhooks/events.py": 12,
