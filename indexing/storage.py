@@ -211,6 +211,37 @@ def set_lexical_lengths(conn: DictConnection, lengths: list[tuple[int, int]]) ->
         )
 
 
+def chunk_texts(conn: DictConnection, file_version_id: int) -> list[Row]:
+    """A file version's chunks (id, stored text, symbol names) in file order, to tokenize."""
+    return conn.execute(
+        statement("file_versions", "chunk_texts"), {"file_version_id": file_version_id}
+    ).fetchall()
+
+
+def untokenized(conn: DictConnection, snapshot_id: int, version: str) -> list[Row]:
+    """(id, one path) of the snapshot's parsed file versions not tokenized at `version`."""
+    return conn.execute(
+        statement("file_versions", "untokenized"), {"snapshot_id": snapshot_id, "version": version}
+    ).fetchall()
+
+
+def lock_lexical_version(conn: DictConnection, file_version_id: int) -> str | None:
+    """The lexical version of the file version's terms (None: none, or no such file version),
+    its row locked until the transaction ends: a concurrent tokenizer of it waits."""
+    row = conn.execute(
+        statement("file_versions", "lock_lexical_version"), {"id": file_version_id}
+    ).fetchone()
+    return row["lexical_version"] if row else None
+
+
+def tokenized(conn: DictConnection, repository_id: int, version: str) -> list[int]:
+    """The repository's parsed file versions whose terms are written at `version`."""
+    rows = conn.execute(
+        statement("file_versions", "tokenized"), {"repo": repository_id, "version": version}
+    ).fetchall()
+    return [r["id"] for r in rows]
+
+
 def set_lexical_version(conn: DictConnection, file_version_id: int, version: str) -> None:
     """The file version's chunk terms are written at this lexical version; its postings are
     not (`take_unposted`, `mark_posted`)."""

@@ -26,7 +26,6 @@ INLINE_ALLOWANCE = {
     "core/database.py": 2,
     "core/migrations.py": 3,
     "core/warming.py": 2,
-    "indexing/lexical_index.py": 20,
     "mcp_app/overlay_retention.py": 7,
     "mcp_app/tokens.py": 8,
     "orchestration/webhooks/events.py": 12,
