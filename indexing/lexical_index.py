@@ -34,9 +34,6 @@ _BUILD_BLOCKS = statement("lexical", "build_blocks")
 _POST_ROWS = statement("lexical", "post_rows")
 # `pg_try_advisory_xact_lock(_BUILD_LOCK, repository id)`: one build of a repository at a time
 _BUILD_LOCK = 0x1E81
-# a term's part of a fold's `parts`: its bucket's share of the 2^17 buckets, so a bucket's shared
-# row and its terms are in one part (as build_blocks.sql picks them)
-_IN_PART = "(codeatlas_rare_bucket(term) * %(parts)s) >> 17 = %(part)s"
 
 
 def chunk_documents(parsed: ParsedFile, path: str) -> list[LexicalDocument]:
@@ -52,7 +49,7 @@ def _copy_chunk_terms(
     cur: psycopg.Cursor[Any], documents: Iterable[tuple[int, LexicalDocument]]
 ) -> int:
     written = 0
-    with cur.copy("COPY lexical_chunk_terms (chunk_id, terms, tfs) FROM STDIN") as copy:
+    with cur.copy(statement("lexical", "copy_chunk_terms")) as copy:
         for chunk_id, doc in documents:
             copy.write_row(
                 (chunk_id, list(doc.tf), bytes(min(round(tf), MAX_TF) for tf in doc.tf.values()))
@@ -80,22 +77,10 @@ def write_new_file_terms(
 def index_file_terms(conn: DictConnection, file_version_id: int, path: str) -> int:
     """(Re)write the terms of one file version's chunks, its postings to be written again;
     returns how many chunk terms were written."""
-    rows = conn.execute(
-        "SELECT c.id, codeatlas_chunk_text(c.file_version_id, c.ordinal) AS content,"
-        " c.symbol_name, c.qualified_name FROM code_chunks c"
-        " WHERE c.file_version_id = %s ORDER BY c.id",
-        (file_version_id,),
-    ).fetchall()
-    conn.execute(
-        "DELETE FROM lexical_postings p USING code_chunks c"
-        " WHERE c.file_version_id = %s AND p.chunk_id = c.id",
-        (file_version_id,),
-    )
-    conn.execute(
-        "DELETE FROM lexical_chunk_terms t USING code_chunks c"
-        " WHERE c.file_version_id = %s AND t.chunk_id = c.id",
-        (file_version_id,),
-    )
+    rows = storage.chunk_texts(conn, file_version_id)
+    of_file = {"file_version_id": file_version_id}
+    conn.execute(statement("lexical", "delete_file_postings"), of_file)
+    conn.execute(statement("lexical", "delete_file_chunk_terms"), of_file)
     documents = [
         (
             row["id"],
@@ -117,13 +102,7 @@ def index_snapshot_terms(
     batch_files: int = 50,
 ) -> int:
     """Tokenize the snapshot's file versions that this tokenizer has not indexed yet."""
-    pending = conn.execute(
-        "SELECT fv.id, min(sf.path) AS path FROM snapshot_files sf"
-        " JOIN file_versions fv ON fv.id = sf.file_version_id"
-        " WHERE sf.snapshot_id = %s AND fv.parsed_at IS NOT NULL"
-        " AND fv.lexical_version IS DISTINCT FROM %s GROUP BY fv.id ORDER BY fv.id",
-        (snapshot_id, LEXICAL_VERSION),
-    ).fetchall()
+    pending = storage.untokenized(conn, snapshot_id, LEXICAL_VERSION)
     for start in range(0, len(pending), batch_files):
         with conn.transaction():
             for row in pending[start : start + batch_files]:
@@ -136,10 +115,7 @@ def index_snapshot_terms(
 def ensure_file_terms(conn: DictConnection, file_version_id: int, path: str) -> None:
     """Index one file version's terms unless this tokenizer already did (the row lock makes a
     concurrent run of the same blob wait, then find it done)."""
-    row = conn.execute(
-        "SELECT lexical_version FROM file_versions WHERE id = %s FOR UPDATE", (file_version_id,)
-    ).fetchone()
-    if row is None or row["lexical_version"] != LEXICAL_VERSION:
+    if storage.lock_lexical_version(conn, file_version_id) != LEXICAL_VERSION:
         index_file_terms(conn, file_version_id, path)
 
 
@@ -167,10 +143,7 @@ def post_file_versions(
     row = conn.execute(_POST_ROWS, {**_posting_params(repository_id), "ids": taken}).fetchone()
     written = int(row["postings"]) if row else 0
     conn.execute(
-        "INSERT INTO lexical_blocks_built AS s (repository_id, block_postings, row_postings)"
-        " VALUES (%s, 0, %s) ON CONFLICT (repository_id)"
-        " DO UPDATE SET row_postings = s.row_postings + EXCLUDED.row_postings",
-        (repository_id, written),
+        statement("lexical", "add_row_postings"), {"repo": repository_id, "written": written}
     )
     return written
 
@@ -183,7 +156,7 @@ def build_blocks(conn: DictConnection, repository_id: int) -> int:
     conn.execute("SELECT pg_advisory_xact_lock(%s, %s::integer)", (_BUILD_LOCK, repository_id))
     versions = _stage_tokenized_versions(conn, repository_id, keep=False)
     storage.mark_posted(conn, versions)
-    conn.execute("DELETE FROM lexical_blocks WHERE repository_id = %s", (repository_id,))
+    conn.execute(statement("lexical", "delete_blocks"), {"repo": repository_id})
     in_blocks = _build_part(conn, repository_id, 0, 1)
     _record_build(conn, repository_id, in_blocks)
     return in_blocks
@@ -201,7 +174,7 @@ def fold_blocks(conn: DictConnection, repository_id: int, parts: int = FOLD_PART
     for part in range(parts):
         with conn.transaction():
             conn.execute(
-                "DELETE FROM lexical_blocks WHERE repository_id = %(repo)s AND " + _IN_PART,
+                statement("lexical", "delete_blocks_of_part"),
                 {"repo": repository_id, "parts": parts, "part": part},
             )
             in_blocks += _build_part(conn, repository_id, part, parts)
@@ -216,20 +189,13 @@ def fold_blocks(conn: DictConnection, repository_id: int, parts: int = FOLD_PART
 def _stage_tokenized_versions(conn: DictConnection, repository_id: int, keep: bool) -> list[int]:
     """The repository's tokenized file versions, also as the temporary table `built_versions`
     the build statement reads (dropped at commit, or kept for the parts of a fold)."""
-    versions = [
-        r["id"]
-        for r in conn.execute(
-            "SELECT id FROM file_versions WHERE repository_id = %s AND lexical_version = %s"
-            " AND parsed_at IS NOT NULL",
-            (repository_id, LEXICAL_VERSION),
-        ).fetchall()
-    ]
+    versions = storage.tokenized(conn, repository_id, LEXICAL_VERSION)
     conn.execute("DROP TABLE IF EXISTS built_versions")
     conn.execute(
         "CREATE TEMPORARY TABLE built_versions (id bigint PRIMARY KEY) ON COMMIT "
         + ("PRESERVE ROWS" if keep else "DROP")
     )
-    conn.execute("INSERT INTO built_versions SELECT unnest(%s::bigint[])", (versions,))
+    conn.execute(statement("lexical", "insert_built_versions"), {"ids": versions})
     conn.execute("ANALYZE built_versions")
     return versions
 
@@ -242,9 +208,7 @@ def _build_part(conn: DictConnection, repository_id: int, part: int, parts: int)
         _BUILD_BLOCKS, {**_posting_params(repository_id), "part": part, "parts": parts}
     ).fetchone()
     conn.execute(
-        "DELETE FROM lexical_postings AS p USING code_chunks c, built_versions v"
-        " WHERE p.repository_id = %(repo)s AND c.id = p.chunk_id AND c.file_version_id = v.id"
-        " AND (%(parts)s = 1 OR " + _IN_PART + ")",
+        statement("lexical", "delete_built_rows"),
         {"repo": repository_id, "parts": parts, "part": part},
     )
     return int(written["postings"]) if written else 0
@@ -261,24 +225,20 @@ def _vacuum_blocks(conn: DictConnection) -> None:
 
 
 def _record_build(conn: DictConnection, repository_id: int, in_blocks: int) -> None:
-    rows = conn.execute(
-        "SELECT count(*) AS n FROM lexical_postings WHERE repository_id = %s", (repository_id,)
-    ).fetchone()
+    rows = conn.execute(statement("lexical", "row_postings"), {"repo": repository_id}).fetchone()
     conn.execute(
-        "INSERT INTO lexical_blocks_built (repository_id, block_postings, row_postings)"
-        " VALUES (%s, %s, %s) ON CONFLICT (repository_id) DO UPDATE SET"
-        " block_postings = EXCLUDED.block_postings, row_postings = EXCLUDED.row_postings,"
-        " built_at = now()",
-        (repository_id, in_blocks, rows["n"] if rows else 0),
+        statement("lexical", "record_build"),
+        {
+            "repo": repository_id,
+            "block_postings": in_blocks,
+            "row_postings": rows["n"] if rows else 0,
+        },
     )
 
 
 def _built(conn: DictConnection, repository_id: int) -> dict | None:
     """The postings the repository's blocks hold and its rows since (None: never built)."""
-    return conn.execute(
-        "SELECT block_postings, row_postings FROM lexical_blocks_built WHERE repository_id = %s",
-        (repository_id,),
-    ).fetchone()
+    return conn.execute(statement("lexical", "built"), {"repo": repository_id}).fetchone()
 
 
 def _build_due(built: dict | None, new_postings: int) -> bool:
@@ -293,11 +253,8 @@ def post_repository(conn: DictConnection, repository_id: int) -> dict:
     the blocks again when they are many (a repository's first snapshot, a new tokenizer)."""
     built = _built(conn, repository_id)
     unposted = conn.execute(
-        "SELECT coalesce(sum(cardinality(t.terms)), 0) AS n FROM file_versions fv"
-        " JOIN code_chunks c ON c.file_version_id = fv.id"
-        " JOIN lexical_chunk_terms t ON t.chunk_id = c.id"
-        " WHERE fv.repository_id = %s AND NOT fv.lexical_posted AND fv.lexical_version = %s",
-        (repository_id, LEXICAL_VERSION),
+        statement("lexical", "unposted_terms"),
+        {"repo": repository_id, "version": LEXICAL_VERSION},
     ).fetchone()
     pending = int(unposted["n"]) if unposted else 0
     if _build_due(built, pending):
@@ -337,11 +294,7 @@ _CORPUS_TOTALS_DELTA_SQL = composed(
 def refresh_corpus_stats(conn: DictConnection, repository_id: int, snapshot_id: int) -> None:
     """Make the repository's document frequencies those of `snapshot_id` (call in the
     transaction that makes it current): a delta from the snapshot they describe, or a rebuild."""
-    corpus = conn.execute(
-        "SELECT snapshot_id, lexical_version, documents, total_length FROM lexical_corpus"
-        " WHERE repository_id = %s FOR UPDATE",
-        (repository_id,),
-    ).fetchone()
+    corpus = conn.execute(statement("lexical", "lock_corpus"), {"repo": repository_id}).fetchone()
     incremental = (
         corpus is not None
         and corpus["snapshot_id"] is not None
@@ -350,7 +303,7 @@ def refresh_corpus_stats(conn: DictConnection, repository_id: int, snapshot_id: 
     if incremental and corpus and corpus["snapshot_id"] == snapshot_id:
         return
     if not incremental:
-        conn.execute("DELETE FROM lexical_term_stats WHERE repository_id = %s", (repository_id,))
+        conn.execute(statement("lexical", "delete_term_stats"), {"repo": repository_id})
     old = corpus["snapshot_id"] if incremental and corpus else None
     # documents that enter (+n) or leave (-n) the corpus change their terms' document counts
     conn.execute(
@@ -366,18 +319,11 @@ def refresh_corpus_stats(conn: DictConnection, repository_id: int, snapshot_id: 
         }
     else:
         totals = conn.execute(
-            "SELECT count(*) AS documents, coalesce(sum(c.lexical_length), 0) AS total_length"
-            " FROM snapshot_files sf JOIN code_chunks c ON c.file_version_id = sf.file_version_id"
-            " WHERE sf.snapshot_id = %s",
-            (snapshot_id,),
+            statement("lexical", "corpus_totals"), {"snapshot_id": snapshot_id}
         ).fetchone()
         assert totals is not None
     conn.execute(
-        "INSERT INTO lexical_corpus (repository_id, snapshot_id, lexical_version, documents,"
-        " total_length) VALUES (%(repo)s, %(snap)s, %(version)s, %(docs)s, %(length)s)"
-        " ON CONFLICT (repository_id) DO UPDATE SET snapshot_id = EXCLUDED.snapshot_id,"
-        " lexical_version = EXCLUDED.lexical_version, documents = EXCLUDED.documents,"
-        " total_length = EXCLUDED.total_length, updated_at = now()",
+        statement("lexical", "record_corpus"),
         {
             "repo": repository_id,
             "snap": snapshot_id,

@@ -55,11 +55,12 @@ def register(
     """Insert or update a repository by name and return it."""
     validate_name(name)
     row = conn.execute(
-        "INSERT INTO repositories (name, origin, default_branch) VALUES (%s, %s, %s)"
-        " ON CONFLICT (name) DO UPDATE SET origin = EXCLUDED.origin,"
-        " default_branch = coalesce(EXCLUDED.default_branch, repositories.default_branch)"
-        " RETURNING *",
-        (name, git_source.clean_origin(origin), default_branch),
+        statement("repositories", "register"),
+        {
+            "name": name,
+            "origin": git_source.clean_origin(origin),
+            "default_branch": default_branch,
+        },
     ).fetchone()
     assert row is not None
     return _from_row(row)
@@ -67,7 +68,7 @@ def register(
 
 def get(conn: DictConnection, name: str) -> Repository:
     """The repository called `name`, or RepositoryNotFoundError."""
-    row = conn.execute("SELECT * FROM repositories WHERE name = %s", (name,)).fetchone()
+    row = conn.execute(statement("repositories", "by_name"), {"name": name}).fetchone()
     if row is None:
         raise RepositoryNotFoundError(
             f"no repository named {name!r}; `codeatlas status` lists them, "
@@ -78,7 +79,7 @@ def get(conn: DictConnection, name: str) -> Repository:
 
 def count(conn: DictConnection) -> int:
     """How many repositories are registered."""
-    row = conn.execute("SELECT count(*) AS n FROM repositories").fetchone()
+    row = conn.execute(statement("repositories", "count")).fetchone()
     return int(row["n"]) if row else 0
 
 
@@ -90,41 +91,29 @@ def id_of(conn: DictConnection, name: str) -> int | None:
 
 def locations(conn: DictConnection) -> list[dict[str, Any]]:
     """id, name, origin and tracked branch of every repository, in registration order."""
-    return conn.execute(
-        "SELECT id, name, origin, default_branch FROM repositories ORDER BY id"
-    ).fetchall()
+    return conn.execute(statement("repositories", "locations")).fetchall()
 
 
 def lock(conn: DictConnection, name: str) -> dict[str, Any] | None:
     """The row of `name`, locked until the transaction ends (None: no such repository)."""
-    return conn.execute("SELECT * FROM repositories WHERE name = %s FOR UPDATE", (name,)).fetchone()
+    return conn.execute(statement("repositories", "lock"), {"name": name}).fetchone()
 
 
 def with_current_snapshot(conn: DictConnection) -> list[dict[str, Any]]:
     """Every repository (`r.*`) with its current snapshot's commit, parser version, status."""
-    return conn.execute(
-        "SELECT r.*, s.commit_sha AS current_commit, s.parser_version, s.status AS snap_status"
-        " FROM repositories r LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
-        " ORDER BY r.name"
-    ).fetchall()
+    return conn.execute(statement("repositories", "with_current_snapshot")).fetchall()
 
 
 def tracked_heads(conn: DictConnection) -> list[dict[str, Any]]:
     """name, origin, tracked branch and current commit of repositories that track a branch."""
-    return conn.execute(
-        "SELECT r.name, r.origin, r.default_branch, s.commit_sha AS current FROM repositories r"
-        " LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
-        " WHERE r.default_branch IS NOT NULL ORDER BY r.name"
-    ).fetchall()
+    return conn.execute(statement("repositories", "tracked_heads")).fetchall()
 
 
 def commit_is_current(conn: DictConnection, repo_id: int, sha: str, parser: str) -> bool:
     """Whether `sha` is the repository's current snapshot, ready, at this parser version."""
     row = conn.execute(
-        "SELECT 1 FROM repositories r JOIN snapshots s ON s.id = r.current_snapshot_id"
-        " WHERE r.id = %s AND s.commit_sha = %s AND s.status = 'ready'"
-        " AND s.parser_version = %s",
-        (repo_id, sha, parser),
+        statement("repositories", "commit_is_current"),
+        {"repository_id": repo_id, "commit_sha": sha, "parser_version": parser},
     ).fetchone()
     return row is not None
 
@@ -132,9 +121,8 @@ def commit_is_current(conn: DictConnection, repo_id: int, sha: str, parser: str)
 def make_current(conn: DictConnection, repo_id: int, snapshot: int, model: str) -> None:
     """Publish `snapshot` as current; the model becomes active if none was (publishing)."""
     conn.execute(
-        "UPDATE repositories SET current_snapshot_id = %s,"
-        " active_embedding_model = coalesce(active_embedding_model, %s) WHERE id = %s",
-        (snapshot, model, repo_id),
+        statement("repositories", "make_current"),
+        {"snapshot_id": snapshot, "model": model, "repository_id": repo_id},
     )
 
 
@@ -143,86 +131,52 @@ def make_current(conn: DictConnection, repo_id: int, snapshot: int, model: str) 
 
 def lock_models(conn: DictConnection, name: str) -> dict[str, Any] | None:
     """id, current_snapshot_id, active and upgrading model of `name`, locked (None: unknown)."""
-    return conn.execute(
-        "SELECT id, current_snapshot_id, active_embedding_model AS active,"
-        " upgrading_embedding_model AS upgrading FROM repositories WHERE name = %s FOR UPDATE",
-        (name,),
-    ).fetchone()
+    return conn.execute(statement("repositories", "lock_models"), {"name": name}).fetchone()
 
 
 def lock_models_of(conn: DictConnection, names: list[str] | None) -> list[dict[str, Any]]:
     """name and active model of the repositories (all when None), locked, by name."""
-    return conn.execute(
-        "SELECT name, active_embedding_model AS active FROM repositories"
-        " WHERE %(names)s::text[] IS NULL OR name = ANY(%(names)s) ORDER BY name FOR UPDATE",
-        {"names": names},
-    ).fetchall()
+    return conn.execute(statement("repositories", "lock_models_of"), {"names": names}).fetchall()
 
 
 def indexing_model(conn: DictConnection, name: str) -> str | None:
     """The model `name` is upgrading to, else its active one (None: neither, or unknown)."""
-    row = conn.execute(
-        "SELECT coalesce(upgrading_embedding_model, active_embedding_model) AS model"
-        " FROM repositories WHERE name = %s",
-        (name,),
-    ).fetchone()
+    row = conn.execute(statement("repositories", "indexing_model"), {"name": name}).fetchone()
     return row["model"] if row else None
 
 
 def set_upgrading_model(conn: DictConnection, name: str, model: str | None) -> None:
     """Make `model` the upgrade target of `name` (None: no upgrade)."""
-    conn.execute(
-        "UPDATE repositories SET upgrading_embedding_model = %s WHERE name = %s", (model, name)
-    )
+    conn.execute(statement("repositories", "set_upgrading_model"), {"model": model, "name": name})
 
 
 def activate_model(conn: DictConnection, name: str, model: str) -> None:
     """Make `model` the active model of `name` at once, with no upgrade under way."""
-    conn.execute(
-        "UPDATE repositories SET active_embedding_model = %s,"
-        " upgrading_embedding_model = NULL WHERE name = %s",
-        (model, name),
-    )
+    conn.execute(statement("repositories", "activate_model"), {"model": model, "name": name})
 
 
 def activate_upgrading_model(conn: DictConnection, repo_id: int) -> None:
     """The upgrade target becomes the active model (the switch of a complete upgrade)."""
-    conn.execute(
-        "UPDATE repositories SET active_embedding_model = upgrading_embedding_model,"
-        " upgrading_embedding_model = NULL WHERE id = %s",
-        (repo_id,),
-    )
+    conn.execute(statement("repositories", "activate_upgrading_model"), {"repository_id": repo_id})
 
 
 def upgrade_to_everywhere(conn: DictConnection, model: str) -> list[str]:
     """Make `model` the upgrade target of every repository with another active model and no
     upgrade under way; the names of those repositories."""
     rows = conn.execute(
-        "UPDATE repositories SET upgrading_embedding_model = %s"
-        " WHERE active_embedding_model IS NOT NULL AND active_embedding_model <> %s"
-        " AND upgrading_embedding_model IS NULL RETURNING name",
-        (model, model),
+        statement("repositories", "upgrade_to_everywhere"), {"model": model}
     ).fetchall()
     return [r["name"] for r in rows]
 
 
 def upgrading(conn: DictConnection) -> list[dict[str, Any]]:
     """Repositories in an upgrade: id, name, current snapshot and its commit, both models."""
-    return conn.execute(
-        "SELECT r.id, r.name, r.current_snapshot_id, r.active_embedding_model AS active,"
-        " r.upgrading_embedding_model AS upgrading, s.commit_sha"
-        " FROM repositories r LEFT JOIN snapshots s ON s.id = r.current_snapshot_id"
-        " WHERE r.upgrading_embedding_model IS NOT NULL ORDER BY r.name"
-    ).fetchall()
+    return conn.execute(statement("repositories", "upgrading")).fetchall()
 
 
 def using_model(conn: DictConnection, model: str) -> list[str]:
     """Names of the repositories whose active or upgrading model is `model`."""
-    rows = conn.execute(
-        "SELECT name FROM repositories WHERE active_embedding_model = %(m)s"
-        " OR upgrading_embedding_model = %(m)s ORDER BY name",
-        {"m": model},
-    ).fetchall()
+    rows = conn.execute(statement("repositories", "using_model"), {"model": model}).fetchall()
     return [r["name"] for r in rows]
 
 

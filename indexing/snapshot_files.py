@@ -86,13 +86,8 @@ def record_source_files(
         ids = {"snapshot_id": snapshot_id, "repository_id": repo.id, "parser_version": version}
         # A commit's tree never changes, so re-running keeps each path's file version until a
         # newer parse replaces it: readers of a published snapshot never lose a file.
-        conn.execute(
-            "CREATE TEMP TABLE staged_files (path text, blob_sha text, language text,"
-            " size_bytes bigint, skip_reason text) ON COMMIT DROP"
-        )
-        with conn.cursor().copy(
-            "COPY staged_files (path, blob_sha, language, size_bytes, skip_reason) FROM STDIN"
-        ) as copy:
+        conn.execute(statement("snapshot_files", "create_staged"))
+        with conn.cursor().copy(statement("snapshot_files", "copy_staged")) as copy:
             for row in rows:
                 copy.write_row(row)
         if base is not None:

@@ -107,20 +107,14 @@ def mark_vectors_complete(conn: DictConnection, snapshot_id: int, model: str) ->
     """Every chunk content of the snapshot has a vector for `model` (its embedding finished);
     forgotten when it is published again or the model's vectors are dropped."""
     conn.execute(
-        "UPDATE snapshots SET stats = jsonb_set(stats, '{vectors}',"
-        " coalesce(stats -> 'vectors', '[]'::jsonb) || to_jsonb(%s::text))"
-        " WHERE id = %s AND NOT coalesce(stats -> 'vectors', '[]'::jsonb) ? %s",
-        (model, snapshot_id, model),
+        statement("snapshots", "mark_vectors_complete"),
+        {"snapshot_id": snapshot_id, "model": model},
     )
 
 
 def forget_vectors(conn: DictConnection, model: str) -> None:
     """No snapshot counts as having `model`'s vectors any more (they are being dropped)."""
-    conn.execute(
-        "UPDATE snapshots SET stats = jsonb_set(stats, '{vectors}', (stats -> 'vectors') - %s)"
-        " WHERE stats -> 'vectors' ? %s",
-        (model, model),
-    )
+    conn.execute(statement("snapshots", "forget_vectors"), {"model": model})
 
 
 def mark_ready(conn: DictConnection, snapshot_id: int, parser_version: str, stats) -> None:
@@ -158,10 +152,7 @@ def ready_ids(conn: DictConnection, repository_id: int) -> list[int]:
 def searchable_of(conn: DictConnection, repository: str) -> list[dict[str, Any]]:
     """id and commit_sha of the repository's ready snapshots and its current one, newest first."""
     return conn.execute(
-        "SELECT s.id, s.commit_sha FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
-        " WHERE r.name = %s AND (s.status = 'ready' OR s.id = r.current_snapshot_id)"
-        " ORDER BY s.id DESC",
-        (repository,),
+        statement("snapshots", "searchable_of"), {"repository": repository}
     ).fetchall()
 
 
@@ -171,9 +162,5 @@ def ready_upgrading_to(
     """name and commit_sha of every ready snapshot of the repositories (all when None) that are
     upgrading to `model`, by name then age."""
     return conn.execute(
-        "SELECT r.name, s.commit_sha FROM snapshots s JOIN repositories r"
-        " ON r.id = s.repository_id WHERE r.upgrading_embedding_model = %(m)s"
-        " AND s.status = 'ready' AND (%(names)s::text[] IS NULL OR r.name = ANY(%(names)s))"
-        " ORDER BY r.name, s.id",
-        {"m": model, "names": names},
+        statement("snapshots", "ready_upgrading_to"), {"model": model, "names": names}
     ).fetchall()

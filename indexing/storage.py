@@ -35,16 +35,14 @@ def claim_file_version(
     size: int,
 ) -> tuple[int, bool]:
     """Return (file_version id, already parsed), locking the row until the transaction ends."""
-    conn.execute(
-        "INSERT INTO file_versions (repository_id, blob_sha, language, parser_version, size_bytes)"
-        " VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-        (repository_id, blob_sha, language, parser_version, size),
-    )
-    row = conn.execute(
-        "SELECT id, parsed_at FROM file_versions WHERE repository_id = %s AND blob_sha = %s"
-        " AND language = %s AND parser_version = %s FOR UPDATE",
-        (repository_id, blob_sha, language, parser_version),
-    ).fetchone()
+    key = {
+        "repository_id": repository_id,
+        "blob_sha": blob_sha,
+        "language": language,
+        "parser_version": parser_version,
+    }
+    conn.execute(statement("file_versions", "claim"), {**key, "size": size})
+    row = conn.execute(statement("file_versions", "lock_claimed"), key).fetchone()
     assert row is not None
     return row["id"], row["parsed_at"] is not None
 
@@ -54,10 +52,7 @@ def _new_ids(conn: DictConnection, table: str, n: int) -> list[int]:
     (and those of their parents) before they are sent."""
     if n == 0:
         return []
-    rows = conn.execute(
-        "SELECT nextval(pg_get_serial_sequence(%s, 'id')) AS id FROM generate_series(1, %s)",
-        (table, n),
-    ).fetchall()
+    rows = conn.execute(statement("file_versions", "new_ids"), {"table": table, "n": n}).fetchall()
     return sorted(r["id"] for r in rows)
 
 
@@ -70,10 +65,13 @@ def store_parsed_file(
     """Replace the symbols, chunks and edges of one file version and mark it parsed; returns
     the chunks' ids in the order of `parsed.chunks`. `lexical_lengths` (one per chunk) are the
     chunks' BM25 lengths when their postings are written in the same transaction."""
-    conn.execute("DELETE FROM code_edges WHERE file_version_id = %s", (file_version_id,))
-    conn.execute("DELETE FROM code_chunks WHERE file_version_id = %s", (file_version_id,))
-    conn.execute("DELETE FROM chunk_text_pages WHERE file_version_id = %s", (file_version_id,))
-    conn.execute("DELETE FROM code_symbols WHERE file_version_id = %s", (file_version_id,))
+    for delete in (
+        statement("file_versions", "delete_edges"),
+        statement("file_versions", "delete_chunks"),
+        statement("file_versions", "delete_text_pages"),
+        statement("file_versions", "delete_symbols"),
+    ):
+        conn.execute(delete, {"file_version_id": file_version_id})
     # one COPY per table instead of a statement per row (a kernel file has hundreds of
     # symbols and thousands of calls); ids come first, so a parent declared further down the
     # file (a Go method above its receiver's type) is linked in the same COPY
@@ -81,10 +79,7 @@ def store_parsed_file(
     chunk_ids = _new_ids(conn, "code_chunks", len(parsed.chunks))
     lengths = lexical_lengths if lexical_lengths is not None else [0] * len(parsed.chunks)
     with conn.cursor() as cur:
-        with cur.copy(
-            "COPY code_symbols (id, file_version_id, ordinal, name, qualified_name, kind,"
-            " signature, start_line, end_line, start_byte, end_byte, parent_id) FROM STDIN"
-        ) as copy:
+        with cur.copy(statement("file_versions", "copy_symbols")) as copy:
             for ordinal, symbol in enumerate(parsed.symbols):
                 copy.write_row(
                     (
@@ -102,11 +97,7 @@ def store_parsed_file(
                         symbol_ids[symbol.parent] if symbol.parent is not None else None,
                     )
                 )
-        with cur.copy(
-            "COPY code_chunks (id, file_version_id, ordinal, symbol_id, symbol_name,"
-            " qualified_name, symbol_kind, start_line, end_line, start_byte, end_byte, piece,"
-            " piece_count, content_hash, lexical_length) FROM STDIN"
-        ) as copy:
+        with cur.copy(statement("file_versions", "copy_chunks")) as copy:
             for ordinal, c in enumerate(parsed.chunks):
                 copy.write_row(
                     (
@@ -127,14 +118,11 @@ def store_parsed_file(
                         lengths[ordinal],
                     )
                 )
-        with cur.copy("COPY chunk_text_pages (file_version_id, page, texts) FROM STDIN") as copy:
+        with cur.copy(statement("file_versions", "copy_text_pages")) as copy:
             texts = [stored_content(c.content) for c in parsed.chunks]
             for page, start in enumerate(range(0, len(texts), CHUNKS_PER_TEXT_PAGE)):
                 copy.write_row((file_version_id, page, texts[start : start + CHUNKS_PER_TEXT_PAGE]))
-        with cur.copy(
-            "COPY code_edges (file_version_id, ordinal, caller_symbol_id, callee_name,"
-            " qualifier, line, kind) FROM STDIN"
-        ) as copy:
+        with cur.copy(statement("file_versions", "copy_edges")) as copy:
             for ordinal, e in enumerate(parsed.edges):
                 copy.write_row(
                     (
@@ -148,9 +136,13 @@ def store_parsed_file(
                     )
                 )
     conn.execute(
-        "UPDATE file_versions SET parsed_at = now(), has_syntax_errors = %s, redactions = %s,"
-        " role = %s WHERE id = %s",
-        (parsed.has_syntax_errors, parsed.redactions, parsed.role, file_version_id),
+        statement("file_versions", "mark_parsed"),
+        {
+            "has_syntax_errors": parsed.has_syntax_errors,
+            "redactions": parsed.redactions,
+            "role": parsed.role,
+            "id": file_version_id,
+        },
     )
     return chunk_ids
 
@@ -187,11 +179,7 @@ def lock_unused_file_versions(conn: DictConnection, file_version_ids: list[int])
     """Those of the file versions no snapshot or overlay uses, locked; one an indexing run
     holds is skipped (its lock is never waited for)."""
     rows = conn.execute(
-        "SELECT fv.id, fv.repository_id FROM file_versions fv WHERE fv.id = ANY(%s)"
-        " AND NOT EXISTS (SELECT 1 FROM snapshot_files sf WHERE sf.file_version_id = fv.id)"
-        " AND NOT EXISTS (SELECT 1 FROM overlay_files o WHERE o.file_version_id = fv.id)"
-        " FOR UPDATE SKIP LOCKED",
-        (file_version_ids,),
+        statement("file_versions", "lock_unused"), {"ids": file_version_ids}
     ).fetchall()
     return [r["id"] for r in rows]
 
@@ -199,38 +187,67 @@ def lock_unused_file_versions(conn: DictConnection, file_version_ids: list[int])
 def content_hashes_of(conn: DictConnection, file_version_ids: list[int]) -> list[str]:
     """The distinct contents of the file versions' chunks."""
     rows = conn.execute(
-        "SELECT DISTINCT c.content_hash FROM code_chunks c WHERE c.file_version_id = ANY(%s)",
-        (file_version_ids,),
+        statement("file_versions", "content_hashes"), {"ids": file_version_ids}
     ).fetchall()
     return [r["content_hash"] for r in rows]
 
 
 def delete_file_versions(conn: DictConnection, file_version_ids: list[int]) -> None:
     """Delete file versions with their chunks, symbols, edges and postings (cascades)."""
-    conn.execute("DELETE FROM file_versions WHERE id = ANY(%s)", (file_version_ids,))
+    conn.execute(statement("file_versions", "delete"), {"ids": file_version_ids})
 
 
 def delete_unused_file_versions(conn: DictConnection) -> int:
     """Delete the parsed file versions no snapshot or overlay uses; how many."""
-    return conn.execute(
-        "DELETE FROM file_versions fv WHERE parsed_at IS NOT NULL"
-        " AND NOT EXISTS (SELECT 1 FROM snapshot_files sf WHERE sf.file_version_id = fv.id)"
-        " AND NOT EXISTS (SELECT 1 FROM overlay_files o WHERE o.file_version_id = fv.id)"
-    ).rowcount
+    return conn.execute(statement("file_versions", "delete_unused")).rowcount
 
 
 def set_lexical_lengths(conn: DictConnection, lengths: list[tuple[int, int]]) -> None:
     """Each chunk's length in lexical terms, as (length, chunk id) pairs (the lexical index)."""
     with conn.cursor() as cur:
-        cur.executemany("UPDATE code_chunks SET lexical_length = %s WHERE id = %s", lengths)
+        cur.executemany(
+            statement("file_versions", "set_lexical_length"),
+            [{"length": n, "id": i} for n, i in lengths],
+        )
+
+
+def chunk_texts(conn: DictConnection, file_version_id: int) -> list[Row]:
+    """A file version's chunks (id, stored text, symbol names) in file order, to tokenize."""
+    return conn.execute(
+        statement("file_versions", "chunk_texts"), {"file_version_id": file_version_id}
+    ).fetchall()
+
+
+def untokenized(conn: DictConnection, snapshot_id: int, version: str) -> list[Row]:
+    """(id, one path) of the snapshot's parsed file versions not tokenized at `version`."""
+    return conn.execute(
+        statement("file_versions", "untokenized"), {"snapshot_id": snapshot_id, "version": version}
+    ).fetchall()
+
+
+def lock_lexical_version(conn: DictConnection, file_version_id: int) -> str | None:
+    """The lexical version of the file version's terms (None: none, or no such file version),
+    its row locked until the transaction ends: a concurrent tokenizer of it waits."""
+    row = conn.execute(
+        statement("file_versions", "lock_lexical_version"), {"id": file_version_id}
+    ).fetchone()
+    return row["lexical_version"] if row else None
+
+
+def tokenized(conn: DictConnection, repository_id: int, version: str) -> list[int]:
+    """The repository's parsed file versions whose terms are written at `version`."""
+    rows = conn.execute(
+        statement("file_versions", "tokenized"), {"repo": repository_id, "version": version}
+    ).fetchall()
+    return [r["id"] for r in rows]
 
 
 def set_lexical_version(conn: DictConnection, file_version_id: int, version: str) -> None:
     """The file version's chunk terms are written at this lexical version; its postings are
     not (`take_unposted`, `mark_posted`)."""
     conn.execute(
-        "UPDATE file_versions SET lexical_version = %s, lexical_posted = false WHERE id = %s",
-        (version, file_version_id),
+        statement("file_versions", "set_lexical_version"),
+        {"version": version, "id": file_version_id},
     )
 
 
@@ -240,9 +257,7 @@ def take_unposted(
     """The repository's file versions tokenized at `version` without postings (all, or those
     of `ids`), marked posted: the caller writes their postings in the same transaction."""
     rows = conn.execute(
-        "UPDATE file_versions SET lexical_posted = true WHERE repository_id = %(repo)s"
-        " AND NOT lexical_posted AND lexical_version = %(version)s"
-        " AND (%(ids)s::bigint[] IS NULL OR id = ANY(%(ids)s)) RETURNING id",
+        statement("file_versions", "take_unposted"),
         {"repo": repository_id, "version": version, "ids": list(ids) if ids is not None else None},
     ).fetchall()
     return [r["id"] for r in rows]
@@ -250,10 +265,7 @@ def take_unposted(
 
 def mark_posted(conn: DictConnection, file_version_ids: Sequence[int]) -> None:
     """The file versions' postings are written (the blocks just built hold them)."""
-    conn.execute(
-        "UPDATE file_versions SET lexical_posted = true WHERE id = ANY(%s) AND NOT lexical_posted",
-        (list(file_version_ids),),
-    )
+    conn.execute(statement("file_versions", "mark_posted"), {"ids": list(file_version_ids)})
 
 
 def counts(conn: DictConnection, file_version_id: int) -> Row | None:

@@ -1,0 +1,2 @@
+-- The repository with this name (no row: none).
+SELECT * FROM repositories WHERE name = %(name)s

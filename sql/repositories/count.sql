@@ -1,0 +1,2 @@
+-- How many repositories are registered.
+SELECT count(*) AS n FROM repositories
