@@ -38,7 +38,6 @@ INLINE_ALLOWANCE = {
     "retrieval/hits.py": 1,
     "retrieval/lexical.py": 1,
     "retrieval/locate.py": 9,
-    "retrieval/principals.py": 8,
     "retrieval/reading.py": 3,
     "retrieval/scope.py": 1,
     "retrieval/semantic.py": 1,
