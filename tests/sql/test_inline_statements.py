@@ -32,7 +32,6 @@ INLINE_ALLOWANCE = {
     "indexing/snapshots.py": 4,
     "indexing/storage.py": 20,
     "mcp_app/overlay_retention.py": 7,
-    "mcp_app/tokens.py": 8,
     "orchestration/webhooks/events.py": 12,
     "retrieval/graph.py": 6,
     "retrieval/hits.py": 1,
