@@ -31,7 +31,6 @@ INLINE_ALLOWANCE = {
     "indexing/snapshot_files.py": 1,
     "indexing/snapshots.py": 4,
     "indexing/storage.py": 20,
-    "orchestration/webhooks/events.py": 12,
     "retrieval/graph.py": 6,
     "retrieval/hits.py": 1,
     "retrieval/lexical.py": 1,
