@@ -35,7 +35,6 @@ INLINE_ALLOWANCE = {
     "retrieval/hits.py": 1,
     "retrieval/lexical.py": 1,
     "retrieval/locate.py": 9,
-    "retrieval/reading.py": 3,
     "retrieval/scope.py": 1,
     "retrieval/semantic.py": 1,
     "retrieval/status.py": 1,
