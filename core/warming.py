@@ -11,6 +11,8 @@ import contextlib
 
 import psycopg
 
+from core.sql_files import statement
+
 # what the retrievers read, in the order they are warmed: the lexical retriever first (every
 # hybrid query), then symbols, then the chunks the hits are read from, then vectors
 SEARCH_TABLES = (
@@ -24,16 +26,6 @@ SEARCH_TABLES = (
     "code_chunks",
     "chunk_embeddings",
 )
-
-# each table and its indexes, indexes first (a query reads its index before the rows it points
-# at), with their sizes in pages
-_RELATIONS = """
-SELECT c.oid::regclass::text AS relation, pg_relation_size(c.oid) / 8192 AS pages
-FROM pg_class c
-LEFT JOIN pg_index i ON i.indexrelid = c.oid
-WHERE c.oid = to_regclass(%(table)s) OR i.indrelid = to_regclass(%(table)s)
-ORDER BY (i.indexrelid IS NULL), c.oid
-"""
 
 
 def warm(url: str, *, share: float = 0.5) -> int:
@@ -49,7 +41,8 @@ def warm(url: str, *, share: float = 0.5) -> int:
         row = conn.execute("SELECT setting::bigint FROM pg_settings WHERE name = 'shared_buffers'")
         budget = int((row.fetchone() or (16384,))[0] * share)
         for table in SEARCH_TABLES:
-            for relation, size in conn.execute(_RELATIONS, {"table": table}).fetchall():
+            relations = conn.execute(statement("warming", "relations"), {"table": table})
+            for relation, size in relations.fetchall():
                 if pages + size > budget:
                     return pages
                 with contextlib.suppress(psycopg.Error):  # dropped meanwhile

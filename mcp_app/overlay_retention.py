@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from core.database import Row
 from core.errors import CodeatlasError
+from core.sql_files import statement
 from indexing import chunk_embeddings, storage
 from mcp_app.limits import ServerLimits
 from retrieval.principals import DbConnection
@@ -27,9 +28,8 @@ def check_quota(
 ) -> None:
     """Refuse a new overlay path past the per-principal quota (replacing a path is free)."""
     row = conn.execute(
-        "SELECT count(*) AS n, bool_or(repository_id = %s AND path = %s) AS replacing"
-        " FROM overlay_files WHERE principal_id = %s",
-        (repository_id, path, principal_id),
+        statement("overlay_files", "quota"),
+        {"repository_id": repository_id, "path": path, "principal_id": principal_id},
     ).fetchone()
     assert row is not None
     if not row["replacing"] and row["n"] >= limits.overlay_max_files:
@@ -52,18 +52,11 @@ def keep(
     version it replaces goes in the caller's transaction, with its chunks, postings and vectors,
     unless something else still uses it (issue 47: five index_file calls on one path left four
     versions behind, whose postings changed every principal's lexical results)."""
-    replaced = conn.execute(
-        "SELECT file_version_id FROM overlay_files"
-        " WHERE repository_id = %s AND principal_id = %s AND path = %s FOR UPDATE",
-        (repository_id, principal_id, path),
-    ).fetchone()
+    where = {"repository_id": repository_id, "principal_id": principal_id, "path": path}
+    replaced = conn.execute(statement("overlay_files", "lock_path"), where).fetchone()
     conn.execute(
-        "INSERT INTO overlay_files (repository_id, principal_id, path, file_version_id,"
-        " expires_at) VALUES (%s, %s, %s, %s, now() + make_interval(secs => %s))"
-        " ON CONFLICT (repository_id, principal_id, path) DO UPDATE SET"
-        " file_version_id = EXCLUDED.file_version_id, indexed_at = now(),"
-        " expires_at = EXCLUDED.expires_at",
-        (repository_id, principal_id, path, file_version_id, ttl_seconds),
+        statement("overlay_files", "keep"),
+        {**where, "file_version_id": file_version_id, "ttl_seconds": ttl_seconds},
     )
     if replaced is not None and replaced["file_version_id"] != file_version_id:
         _drop_unused_versions(conn, [replaced["file_version_id"]])
@@ -72,9 +65,8 @@ def keep(
 def expiry(conn: DbConnection, repository_id: int, principal_id: int, path: str) -> Row | None:
     """When the principal's overlay of `path` expires (column `at`), if it has one."""
     return conn.execute(
-        "SELECT expires_at AS at FROM overlay_files"
-        " WHERE repository_id = %s AND principal_id = %s AND path = %s",
-        (repository_id, principal_id, path),
+        statement("overlay_files", "expiry"),
+        {"repository_id": repository_id, "principal_id": principal_id, "path": path},
     ).fetchone()
 
 
@@ -84,9 +76,8 @@ def forget(
     """Drop the principal's overlay of `path` (None: all its overlays in the repository)."""
     with conn.transaction():
         rows = conn.execute(
-            "DELETE FROM overlay_files WHERE principal_id = %s AND repository_id = %s"
-            " AND (%s::text IS NULL OR path = %s) RETURNING path, file_version_id",
-            (principal_id, repository_id, path, path),
+            statement("overlay_files", "forget"),
+            {"principal_id": principal_id, "repository_id": repository_id, "path": path},
         ).fetchall()
         _drop_unused_versions(conn, [r["file_version_id"] for r in rows])
     return sorted(r["path"] for r in rows)
@@ -97,8 +88,7 @@ def forget_principal(conn: DbConnection, principal_id: int) -> int:
     they used; how many (`codeatlas principal delete`)."""
     with conn.transaction():
         rows = conn.execute(
-            "DELETE FROM overlay_files WHERE principal_id = %s RETURNING file_version_id",
-            (principal_id,),
+            statement("overlay_files", "forget_principal"), {"principal_id": principal_id}
         ).fetchall()
         _drop_unused_versions(conn, [r["file_version_id"] for r in rows])
     return len(rows)
@@ -108,9 +98,7 @@ def expire(conn: DbConnection) -> int:
     """Drop every overlay past its `expires_at` (reads stop seeing it at that moment already);
     returns how many were dropped."""
     with conn.transaction():
-        rows = conn.execute(
-            "DELETE FROM overlay_files WHERE expires_at <= now() RETURNING file_version_id"
-        ).fetchall()
+        rows = conn.execute(statement("overlay_files", "expire")).fetchall()
         _drop_unused_versions(conn, [r["file_version_id"] for r in rows])
     return len(rows)
 

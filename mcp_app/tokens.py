@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from core.errors import CodeatlasError
+from core.sql_files import statement
 from retrieval.principals import DbConnection, Principal, get_principal
 
 TOKEN_PREFIX = "cat_"
@@ -60,9 +61,13 @@ def create_token(
     principal = get_principal(conn, principal_name)
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = conn.execute(
-        "INSERT INTO api_tokens (principal_id, token_hash, label, expires_at)"
-        " VALUES (%s, %s, %s, now() + %s::interval) RETURNING id",
-        (principal.id, token_hash(token), label, lifetime),
+        statement("api_tokens", "create"),
+        {
+            "principal_id": principal.id,
+            "token_hash": token_hash(token),
+            "label": label,
+            "lifetime": lifetime,
+        },
     ).fetchone()
     assert row is not None
     return row["id"], token
@@ -71,65 +76,51 @@ def create_token(
 def revoke_token(conn: DbConnection, id_or_prefix: str) -> int:
     """Revoke by id, by the token itself, or by a unique prefix (>= 8 hex) of its hash."""
     given = id_or_prefix.strip()
+    match: dict[str, Any] = {"id": None, "token_hash": None, "hash_prefix": None}
     if given.isdigit():
-        where, value = "id = %s", int(given)
+        match["id"] = int(given)
     elif given.startswith(TOKEN_PREFIX):
-        where, value = "token_hash = %s", token_hash(given)
+        match["token_hash"] = token_hash(given)
     elif len(given) >= 8 and all(c in "0123456789abcdef" for c in given.lower()):
-        where, value = "token_hash LIKE %s", given.lower() + "%"
+        match["hash_prefix"] = given.lower() + "%"
     else:
         raise TokenNotFoundError(
             "give a token id, the token itself, or at least 8 characters of its hash"
             " (`codeatlas token list` shows them)"
         )
-    rows = conn.execute(f"SELECT id FROM api_tokens WHERE {where}", (value,)).fetchall()  # type: ignore[arg-type]
+    rows = conn.execute(statement("api_tokens", "matching"), match).fetchall()
     if len(rows) != 1:
         raise TokenNotFoundError(
             f"{'no' if not rows else 'more than one'} token matches {given!r};"
             " `codeatlas token list` shows ids and hash prefixes"
         )
-    conn.execute(
-        "UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = %s",
-        (rows[0]["id"],),
-    )
+    conn.execute(statement("api_tokens", "revoke"), {"id": rows[0]["id"]})
     return rows[0]["id"]
 
 
 def revoke_tokens_of(conn: DbConnection, principal_id: int) -> int:
     """Revoke every live token of a principal; how many were live."""
     return conn.execute(
-        "UPDATE api_tokens SET revoked_at = now() WHERE principal_id = %s AND revoked_at IS NULL",
-        (principal_id,),
+        statement("api_tokens", "revoke_of_principal"), {"principal_id": principal_id}
     ).rowcount
 
 
 def delete_tokens_of(conn: DbConnection, principal_id: int) -> None:
     """Delete the principal's token rows (before the principal itself)."""
-    conn.execute("DELETE FROM api_tokens WHERE principal_id = %s", (principal_id,))
+    conn.execute(statement("api_tokens", "delete_of_principal"), {"principal_id": principal_id})
 
 
 def list_tokens(conn: DbConnection) -> list[dict[str, Any]]:
     """Every token (never the secret): id, principal, label, hash prefix, dates (and whether
     it has expired)."""
-    return conn.execute(
-        "SELECT t.id, p.name AS principal, t.label, left(t.token_hash, 12) AS hash_prefix,"
-        " t.created_at, t.last_used_at, t.revoked_at, t.expires_at,"
-        " coalesce(t.expires_at <= now(), false) AS expired"
-        " FROM api_tokens t JOIN principals p ON p.id = t.principal_id ORDER BY t.id"
-    ).fetchall()
+    return conn.execute(statement("api_tokens", "listing")).fetchall()
 
 
 def principal_for_token(conn: DbConnection, token: str) -> Principal | None:
     """The principal of a valid (not revoked, not expired) token, else None."""
     if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
         return None
-    row = conn.execute(
-        "UPDATE api_tokens t SET last_used_at = now() FROM principals p"
-        " WHERE t.token_hash = %s AND t.revoked_at IS NULL AND p.id = t.principal_id"
-        " AND (t.expires_at IS NULL OR t.expires_at > now())"
-        " RETURNING p.id, p.name, p.all_repositories",
-        (token_hash(token),),
-    ).fetchone()
+    row = conn.execute(statement("api_tokens", "use"), {"token_hash": token_hash(token)}).fetchone()
     if row is None:
         return None
     return Principal(id=row["id"], name=row["name"], all_repositories=row["all_repositories"])
@@ -141,8 +132,7 @@ def refusal_reason(conn: DbConnection, token: str) -> str | None:
     if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
         return None
     row = conn.execute(
-        "SELECT revoked_at, expires_at FROM api_tokens WHERE token_hash = %s",
-        (token_hash(token),),
+        statement("api_tokens", "refusal"), {"token_hash": token_hash(token)}
     ).fetchone()
     if row is None:
         return None

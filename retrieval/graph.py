@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any, LiteralString
 
 from core.database import Row
-from core.sql_files import statement_template
+from core.sql_files import statement, statement_template
 from core.terms import enclosing_name
 from retrieval.hits import CallSite, SymbolMatch
 from retrieval.principals import DbConnection
@@ -33,6 +33,10 @@ MAX_EDGES = 1000
 _CALL_EDGES = statement_template("graph", "call_edges")
 # one level of the callers' classes' bases (sql/graph/class_bases.sql)
 _CLASS_BASES = statement_template("graph", "class_bases")
+# the visible definitions of the callees' names (sql/graph/definitions_named.sql)
+_DEFINITIONS_NAMED = statement_template("graph", "definitions_named").format(
+    visible_files=VISIBLE_FILES
+)
 # languages where a method calls its own class's methods without a receiver
 IMPLICIT_SELF_LANGUAGES = frozenset({"java", "csharp", "kotlin", "cpp", "ruby", "swift", "scala"})
 # languages whose extension functions (`fun Job.cancelAndJoin()`) call their receiver's members
@@ -447,14 +451,9 @@ def _imports(conn: DbConnection, edges: list[dict[str, Any]]) -> dict[int, list[
     names = {e["callee_name"] for e in edges} | {
         e["qualifier"].split(".")[0] for e in edges if e["qualifier"]
     }
-    # the names' imports first, through the index on the name, then the edges' files among
-    # them: given the files' array as an index condition too, the planner (its generic plan
-    # above all) reads every edge of each file through the file-version index instead, all of a
-    # kernel file's hundreds
+    # the names' imports first, then the edges' files among them (sql/graph/imports_named.sql)
     for row in conn.execute(
-        "WITH named AS MATERIALIZED (SELECT file_version_id, callee_name, qualifier"
-        " FROM code_edges WHERE kind = 'import' AND callee_name = ANY(%(names)s))"
-        " SELECT * FROM named WHERE file_version_id = ANY(%(files)s)",
+        statement("graph", "imports_named"),
         {"names": sorted(names), "files": sorted({e["file_version_id"] for e in edges})},
     ).fetchall():
         imports[row["file_version_id"]].append(row)
@@ -493,9 +492,8 @@ def _function_calls(
         return edges
     texts: dict[int, list[str]] = defaultdict(list)
     for row in conn.execute(
-        "SELECT p.file_version_id, t.content FROM chunk_text_pages p, unnest(p.texts) t(content)"
-        " WHERE p.file_version_id = ANY(%s) AND strpos(t.content, %s) > 0",
-        (sorted({e["file_version_id"] for e in dotted}), asked[0].name),
+        statement("graph", "texts_naming"),
+        {"files": sorted({e["file_version_id"] for e in dotted}), "name": asked[0].name},
     ).fetchall():
         texts[row["file_version_id"]].append(row["content"])
 
@@ -536,9 +534,8 @@ def _receivers_in_sight(
     naming = {
         row["file_version_id"]
         for row in conn.execute(
-            "SELECT DISTINCT p.file_version_id FROM chunk_text_pages p, unnest(p.texts) t(content)"
-            " WHERE p.file_version_id = ANY(%s) AND t.content ~ %s",
-            (sorted({e["file_version_id"] for e in through_object}), pattern),
+            statement("graph", "files_matching"),
+            {"files": sorted({e["file_version_id"] for e in through_object}), "pattern": pattern},
         ).fetchall()
     }
     return [
@@ -565,13 +562,7 @@ def find_callees(
     sites = [_site(edge, None, "ambiguous") for edge in edges]
     names = sorted({e["callee_name"] for e in edges})
     if names:
-        targets = conn.execute(
-            f"WITH {VISIBLE_FILES}"
-            " SELECT s.name, s.qualified_name, s.start_line, f.path FROM files f"
-            " JOIN code_symbols s ON s.file_version_id = f.file_version_id"
-            " WHERE s.name = ANY(%(names)s)",
-            {**scope.params(), "names": names},
-        ).fetchall()
+        targets = conn.execute(_DEFINITIONS_NAMED, {**scope.params(), "names": names}).fetchall()
         by_name: dict[str, list[Row]] = defaultdict(list)
         for t in targets:
             by_name[t["name"]].append(t)

@@ -11,6 +11,7 @@ import psycopg
 from core.database import Row
 from core.errors import CodeatlasError, ConfigurationError, RepositoryNotFoundError
 from core.sql_files import statement
+from indexing import repositories
 
 DbConnection = psycopg.Connection[Any]
 
@@ -56,7 +57,9 @@ def _from_row(row: Row) -> Principal:
 
 def get_principal(conn: DbConnection, name: str) -> Principal:
     """The principal called `name`, or PrincipalNotFoundError."""
-    row = conn.execute("SELECT * FROM principals WHERE name = %s", (name,)).fetchone()
+    row = conn.execute(
+        statement("repository_grants", "principal_by_name"), {"name": name}
+    ).fetchone()
     if row is None:
         raise PrincipalNotFoundError(
             f"no principal named {name!r}; create it first with"
@@ -68,7 +71,9 @@ def get_principal(conn: DbConnection, name: str) -> Principal:
 
 def principal_by_id(conn: DbConnection, principal_id: int) -> Principal | None:
     """The principal with this id, if it still exists."""
-    row = conn.execute("SELECT * FROM principals WHERE id = %s", (principal_id,)).fetchone()
+    row = conn.execute(
+        statement("repository_grants", "principal_by_id"), {"id": principal_id}
+    ).fetchone()
     return _from_row(row) if row else None
 
 
@@ -76,10 +81,8 @@ def create_principal(conn: DbConnection, name: str, *, all_repositories: bool = 
     """Create a principal, or update whether it reads every repository; return it."""
     validate_principal_name(name)
     row = conn.execute(
-        "INSERT INTO principals (name, all_repositories) VALUES (%s, %s)"
-        " ON CONFLICT (name) DO UPDATE SET all_repositories = EXCLUDED.all_repositories"
-        " RETURNING *",
-        (name, all_repositories),
+        statement("repository_grants", "upsert_principal"),
+        {"name": name, "all_repositories": all_repositories},
     ).fetchone()
     assert row is not None
     return _from_row(row)
@@ -88,9 +91,7 @@ def create_principal(conn: DbConnection, name: str, *, all_repositories: bool = 
 def ensure_operator(conn: DbConnection, name: str = OPERATOR_PRINCIPAL) -> Principal:
     """The stdio principal: created on first use as an operator (reads every repository)."""
     conn.execute(
-        "INSERT INTO principals (name, all_repositories) VALUES (%s, true)"
-        " ON CONFLICT (name) DO NOTHING",
-        (validate_principal_name(name),),
+        statement("repository_grants", "insert_operator"), {"name": validate_principal_name(name)}
     )
     return get_principal(conn, name)
 
@@ -98,15 +99,14 @@ def ensure_operator(conn: DbConnection, name: str = OPERATOR_PRINCIPAL) -> Princ
 def grant(conn: DbConnection, principal_name: str, repository: str) -> None:
     """Let a principal read a repository (idempotent)."""
     principal = get_principal(conn, principal_name)
-    row = conn.execute(statement("repositories", "id_by_name"), {"name": repository}).fetchone()
-    if row is None:
+    repository_id = repositories.id_of(conn, repository)
+    if repository_id is None:
         raise RepositoryNotFoundError(
             f"no repository named {repository!r}; `codeatlas status` lists them"
         )
     conn.execute(
-        "INSERT INTO repository_grants (principal_id, repository_id) VALUES (%s, %s)"
-        " ON CONFLICT DO NOTHING",
-        (principal.id, row["id"]),
+        statement("repository_grants", "grant"),
+        {"principal_id": principal.id, "repository_id": repository_id},
     )
 
 
@@ -130,7 +130,9 @@ def readable_repositories(conn: DbConnection, principal: Principal) -> list[Row]
 def principal_named(conn: DbConnection, name: str) -> Principal:
     """The existing principal called `name`; unknown names are refused with where to look
     (unlike `get_principal`, whose advice is to create it)."""
-    row = conn.execute("SELECT * FROM principals WHERE name = %s", (name,)).fetchone()
+    row = conn.execute(
+        statement("repository_grants", "principal_by_name"), {"name": name}
+    ).fetchone()
     if row is None:
         raise PrincipalNotFoundError(
             f"no principal named {name!r}; `codeatlas principal list` shows the principals"
@@ -142,9 +144,9 @@ def delete_principal(conn: DbConnection, principal: Principal) -> int:
     """Delete the principal and its grants (its tokens and overlays are their owners' to
     delete first, in the same transaction); returns how many grants it had."""
     grants = conn.execute(
-        "DELETE FROM repository_grants WHERE principal_id = %s", (principal.id,)
+        statement("repository_grants", "delete_grants_of"), {"principal_id": principal.id}
     ).rowcount
-    conn.execute("DELETE FROM principals WHERE id = %s", (principal.id,))
+    conn.execute(statement("repository_grants", "delete_principal"), {"id": principal.id})
     return grants
 
 

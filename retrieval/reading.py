@@ -7,12 +7,16 @@ import posixpath
 from typing import Any
 
 from core.errors import CodeatlasError
+from core.sql_files import statement, statement_template
 from retrieval.hits import OutlineEntry, SymbolMatch, SymbolSource
 from retrieval.principals import DbConnection
 from retrieval.scope import VISIBLE_FILES, Scope
 from retrieval.symbols import exact_symbols
 
 MAX_PATH = 1024
+# the visible file's symbols, and whether it is visible at all (sql/reading/)
+_FILE_SYMBOLS = statement_template("reading", "file_symbols").format(visible_files=VISIBLE_FILES)
+_FILE_EXISTS = statement_template("reading", "file_exists").format(visible_files=VISIBLE_FILES)
 
 
 class InvalidPathError(CodeatlasError):
@@ -51,14 +55,7 @@ def symbols_at(
 
 
 def _file_symbols(conn: DbConnection, scope: Scope, path: str) -> list[dict[str, Any]]:
-    rows = conn.execute(
-        f"WITH {VISIBLE_FILES}"
-        " SELECT s.id AS symbol_id, s.parent_id, s.file_version_id, s.name, s.qualified_name,"
-        " s.kind, s.signature, s.start_line, s.end_line, f.repository, f.path, f.commit_sha,"
-        " f.source FROM files f JOIN code_symbols s ON s.file_version_id = f.file_version_id"
-        " WHERE f.path = %(path)s ORDER BY f.repository, s.start_line, s.end_line DESC",
-        {**scope.params(), "path": path},
-    ).fetchall()
+    rows = conn.execute(_FILE_SYMBOLS, {**scope.params(), "path": path}).fetchall()
     if not rows and not _file_exists(conn, scope, path):
         raise FileNotIndexedError(
             f"{path!r} is not an indexed file of {_names(scope)}; search_code finds paths"
@@ -67,10 +64,7 @@ def _file_symbols(conn: DbConnection, scope: Scope, path: str) -> list[dict[str,
 
 
 def _file_exists(conn: DbConnection, scope: Scope, path: str) -> bool:
-    row = conn.execute(
-        f"WITH {VISIBLE_FILES} SELECT 1 AS found FROM files f WHERE f.path = %(path)s LIMIT 1",
-        {**scope.params(), "path": path},
-    ).fetchone()
+    row = conn.execute(_FILE_EXISTS, {**scope.params(), "path": path}).fetchone()
     return row is not None
 
 
@@ -108,12 +102,7 @@ def symbol_source(
 ) -> SymbolSource:
     """Rebuild a symbol's source from the chunks of it and its nested symbols."""
     chunks = conn.execute(
-        "WITH RECURSIVE tree AS (SELECT id FROM code_symbols WHERE id = %(id)s"
-        " UNION ALL SELECT s.id FROM code_symbols s JOIN tree t ON s.parent_id = t.id)"
-        " SELECT c.start_line, c.end_line, codeatlas_chunk_text(c.file_version_id, c.ordinal)"
-        " AS content FROM code_chunks c"
-        " WHERE c.file_version_id = %(fv)s AND c.symbol_id IN (SELECT id FROM tree)"
-        " ORDER BY c.start_line, c.piece",
+        statement("reading", "symbol_chunks"),
         {"id": symbol["symbol_id"], "fv": symbol["file_version_id"]},
     ).fetchall()
     lines: dict[int, str] = {}

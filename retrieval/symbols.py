@@ -6,6 +6,7 @@ import re
 from typing import LiteralString
 
 from core.database import Row
+from core.sql_files import statement_template
 from retrieval.hits import OUTLINE_END, SymbolMatch
 from retrieval.scope import DbConnection, Scope, visible_files_among
 
@@ -13,13 +14,9 @@ _SEPARATORS = re.compile(r"\s*(?:::|->|#|\\|/)\s*")
 _SPACES = re.compile(r"\s+")
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 
-_SYMBOL_COLUMNS: LiteralString = (
-    """
-    s.id AS symbol_id, s.file_version_id, s.name, s.qualified_name, s.kind, s.signature,
-    s.start_line, s.end_line, f.repository, f.path, f.commit_sha, f.source,
-"""
-    + OUTLINE_END
-)
+# the symbols matching a condition in the visible files, best first (sql/symbols/matching.sql)
+_MATCHING = statement_template("symbols", "matching")
+_VISIBLE_MATCHED = visible_files_among("SELECT file_version_id FROM matched")
 
 
 def normalize_name(name: str) -> str:
@@ -57,13 +54,12 @@ def _rows(
 ) -> list[Row]:
     """Symbols matching `where` (on `s`, through an index of `code_symbols`) in the visible files
     matching `file_where` (on `f`), best `rank` (a SQL expression) first."""
-    rank_sql = rank or "1.0"
-    sql = (
-        f"WITH matched AS MATERIALIZED (SELECT * FROM code_symbols s WHERE {where}),"
-        + visible_files_among("SELECT file_version_id FROM matched")
-        + f" SELECT {_SYMBOL_COLUMNS}, {rank_sql} AS rank FROM files f"
-        f" JOIN matched s ON s.file_version_id = f.file_version_id WHERE {file_where}"
-        " ORDER BY rank DESC, f.repository, f.path, s.start_line LIMIT %(limit)s"
+    sql = _MATCHING.format(
+        where=where,
+        visible_files=_VISIBLE_MATCHED,
+        outline_end=OUTLINE_END,
+        rank=rank or "1.0",
+        file_where=file_where,
     )
     return conn.execute(sql, {**scope.params(), **params, "limit": limit}).fetchall()
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from core.database import DictConnection
+from core.sql_files import statement
 from indexing import repositories
 from orchestration.webhooks.providers import PushEvent, RefChange, verify
 from orchestration.webhooks.secret_box import PREFIX, seal, unseal
@@ -74,9 +75,8 @@ def verified_repositories(
     if not candidates:
         return []
     secrets = conn.execute(
-        "SELECT repository_id, secret FROM repository_webhooks"
-        " WHERE provider = %s AND repository_id = ANY(%s)",
-        (event.provider, [r["id"] for r in candidates]),
+        statement("webhook_events", "secrets_of"),
+        {"provider": event.provider, "repository_ids": [r["id"] for r in candidates]},
     ).fetchall()
     by_id = {s["repository_id"]: unseal(s["secret"], key) for s in secrets}
     return [
@@ -90,7 +90,7 @@ def secret_registry(conn: DictConnection) -> list[dict]:
     """Every repository with its stored (sealed) webhook secrets by provider: what the receiver
     keeps in memory to verify deliveries while the database is down (`spool.py`)."""
     secrets: dict[int, dict[str, str]] = {}
-    for row in conn.execute("SELECT repository_id, provider, secret FROM repository_webhooks"):
+    for row in conn.execute(statement("webhook_events", "all_secrets")):
         secrets.setdefault(row["repository_id"], {})[row["provider"]] = row["secret"]
     return [
         {**r, "secrets": secrets[r["id"]]}
@@ -149,29 +149,25 @@ def store(
         # one receiver at a time per repository decides what is new (held to commit)
         conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_SPACE, repo["id"]))
         latest = conn.execute(
-            "SELECT after_sha FROM webhook_events WHERE repository = %s AND ref = %s"
-            " ORDER BY id DESC LIMIT 1",
-            (repo["name"], change.ref),
+            statement("webhook_events", "latest_after"),
+            {"repository": repo["name"], "ref": change.ref},
         ).fetchone()
         if latest is not None and latest["after_sha"] == change.after:
             return StoredEvent(None, "duplicate", repo["name"], "this push was already received")
     row = conn.execute(
-        "INSERT INTO webhook_events (provider, delivery_id, repository, repository_id, event,"
-        " ref, after_sha, status, detail, processed_at)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, CASE WHEN %s THEN now() END)"
-        " ON CONFLICT (provider, delivery_id) DO NOTHING RETURNING id",
-        (
-            event.provider,
-            event.delivery_id,
-            repo["name"],
-            repo["id"],
-            event.event,
-            change.ref if change else None,
-            change.after if change else None,
-            status,
-            reason,
-            reason is not None,
-        ),
+        statement("webhook_events", "store"),
+        {
+            "provider": event.provider,
+            "delivery_id": event.delivery_id,
+            "repository": repo["name"],
+            "repository_id": repo["id"],
+            "event": event.event,
+            "ref": change.ref if change else None,
+            "after_sha": change.after if change else None,
+            "status": status,
+            "detail": reason,
+            "handled": reason is not None,
+        },
     ).fetchone()
     if row is None:
         return StoredEvent(None, "duplicate", repo["name"], "delivery already received")
@@ -184,10 +180,8 @@ def set_secret(
     """Create or replace a repository's webhook secret for one provider (encrypted with `key`
     when there is one: CODEATLAS_SECRET_KEY)."""
     conn.execute(
-        "INSERT INTO repository_webhooks (repository_id, provider, secret) VALUES (%s, %s, %s)"
-        " ON CONFLICT (repository_id, provider) DO UPDATE SET secret = EXCLUDED.secret,"
-        " updated_at = now()",
-        (repository_id, provider, seal(secret, key)),
+        statement("webhook_events", "set_secret"),
+        {"repository_id": repository_id, "provider": provider, "secret": seal(secret, key)},
     )
 
 
@@ -196,14 +190,16 @@ def seal_stored_secrets(conn: DictConnection, key: str | None) -> int:
     if key is None:
         return 0
     rows = conn.execute(
-        "SELECT repository_id, provider, secret FROM repository_webhooks"
-        " WHERE secret NOT LIKE %s FOR UPDATE",
-        (PREFIX + "%",),
+        statement("webhook_events", "lock_unsealed_secrets"), {"sealed_prefix": PREFIX + "%"}
     ).fetchall()
     for row in rows:
         conn.execute(
-            "UPDATE repository_webhooks SET secret = %s WHERE repository_id = %s AND provider = %s",
-            (seal(row["secret"], key), row["repository_id"], row["provider"]),
+            statement("webhook_events", "replace_secret"),
+            {
+                "secret": seal(row["secret"], key),
+                "repository_id": row["repository_id"],
+                "provider": row["provider"],
+            },
         )
     return len(rows)
 
@@ -211,19 +207,13 @@ def seal_stored_secrets(conn: DictConnection, key: str | None) -> int:
 def lock_pending(conn: DictConnection, limit: int) -> list[dict]:
     """The oldest pending events (with their repository's name and origin), locked; events
     another tick holds are skipped."""
-    return conn.execute(
-        "SELECT e.*, r.name AS repo_name, r.origin FROM webhook_events e"
-        " JOIN repositories r ON r.id = e.repository_id"
-        " WHERE e.status = 'pending' ORDER BY e.id LIMIT %s FOR UPDATE OF e SKIP LOCKED",
-        (limit,),
-    ).fetchall()
+    return conn.execute(statement("webhook_events", "lock_pending"), {"limit": limit}).fetchall()
 
 
 def mark(conn: DictConnection, event_id: int, status: str, detail: str) -> None:
     """The event is handled with this status and why."""
     conn.execute(
-        "UPDATE webhook_events SET status = %s, detail = %s, processed_at = now() WHERE id = %s",
-        (status, detail, event_id),
+        statement("webhook_events", "mark"), {"status": status, "detail": detail, "id": event_id}
     )
 
 
@@ -232,25 +222,16 @@ def mark_fetch_failed(
 ) -> None:
     """Fetching the event's commit failed: retried while `status` is pending, else failed."""
     conn.execute(
-        "UPDATE webhook_events SET attempts = %s, detail = %s, status = %s,"
-        " processed_at = CASE WHEN %s = 'failed' THEN now() END WHERE id = %s",
-        (attempts, detail, status, status, event_id),
+        statement("webhook_events", "mark_fetch_failed"),
+        {"attempts": attempts, "detail": detail, "status": status, "id": event_id},
     )
 
 
 def mark_pending(conn: DictConnection, event_id: int, detail: str) -> None:
     """The event's run was not launched after all: the sensor's next tick plans it again."""
-    conn.execute(
-        "UPDATE webhook_events SET status = 'pending', run_key = NULL, processed_at = NULL,"
-        " detail = %s WHERE id = %s",
-        (detail, event_id),
-    )
+    conn.execute(statement("webhook_events", "mark_pending"), {"detail": detail, "id": event_id})
 
 
 def mark_queued(conn: DictConnection, event_id: int, run_key: str) -> None:
     """A run was requested for the event's commit."""
-    conn.execute(
-        "UPDATE webhook_events SET status = 'queued', run_key = %s, processed_at = now(),"
-        " attempts = attempts + 1, detail = NULL WHERE id = %s",
-        (run_key, event_id),
-    )
+    conn.execute(statement("webhook_events", "mark_queued"), {"run_key": run_key, "id": event_id})

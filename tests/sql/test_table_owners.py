@@ -126,22 +126,14 @@ def test_outside_the_retrievers_sql_naming_a_table_sits_in_an_owner_module():
     assert not strays, "\n".join(strays)
 
 
-# sql/<table>/ folders loaded by a module other than the table's owner, from before the owners
-# loaded their own statements: the list only shrinks (route the load through the owner)
-FOREIGN_LOADS = {
-    ("repositories", "retrieval/principals.py"),
-}
-
-
 def test_each_tables_statement_folder_is_loaded_by_its_owner_alone():
-    loads = {
+    foreign = {
         (folder, _relative(path))
         for path in source_files()
         for folder, _name in _LOAD.findall(path.read_text())
         if folder in OWNERS and _relative(path) != OWNERS[folder]
     }
-    assert loads - FOREIGN_LOADS == set(), "load these through the table's owner module"
-    assert FOREIGN_LOADS - loads == set(), "routed through the owner: strike them off the list"
+    assert foreign == set(), "call the table's owner module, which loads its statements"
     assert any(
         folder == "chunk_embeddings"
         for folder, _ in _LOAD.findall((ROOT / OWNERS["chunk_embeddings"]).read_text())

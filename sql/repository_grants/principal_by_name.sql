@@ -1,0 +1,2 @@
+-- The principal with this name (no row: none).
+SELECT * FROM principals WHERE name = %(name)s
