@@ -9,11 +9,10 @@ import re
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 from lab.embedding_endpoint import EmbeddingEndpoint
 from tests.conftest import GitRepo
-from tests.orchestration.test_faults import CODEATLAS, finish, index, state  # noqa: F401
+from tests.orchestration.test_faults import CODEATLAS, finish, index, repo, state  # noqa: F401
 
 MARKER = "freshpushmarker"  # in the pushed repository's code: its requests are never held
 HOLD_AT_MOST = 45.0  # below the client's 60 s timeout: a held request is never sent twice
@@ -95,29 +94,12 @@ class Lines:
             return "".join(line for line in self.lines if line is not None)
 
 
-def _big_repository(path: Path) -> GitRepo:
-    """~900 chunks: seven or more batches of the backfill."""
-    repo = GitRepo(path)
-    for i in range(150):
-        repo.write(
-            f"shop/module_{i}.py",
-            "".join(
-                f"def refund_{i}_{j}(order, amount):\n"
-                f'    """Refund part {j} of an order of module {i}."""\n'
-                f"    return order.total - amount * {j}\n\n"
-                for j in range(6)
-            ),
-        )
-    repo.commit("shop")
-    return repo
-
-
 def test_a_push_during_a_model_upgrade_gets_its_vectors_before_the_backfill_ends(
-    state,  # noqa: F811 (the fixture imported above)
+    state,  # noqa: F811 (the fixtures imported above)
+    repo,  # noqa: F811 (~900 chunks: seven or more batches of the backfill)
     tmp_path,
 ):
-    big = _big_repository(tmp_path / "shop")
-    code, out = finish(index(state, big))
+    code, out = finish(index(state, repo))
     assert code == 0, out
     fresh = GitRepo(tmp_path / "fresh")
     fresh.write("fresh.py", f"def {MARKER}(order):\n    return order.total\n")
