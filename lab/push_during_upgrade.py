@@ -28,54 +28,31 @@ import subprocess
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from benchmarks.workspace import WORK, git
 from lab import machine
+from lab.embedding_endpoint import EmbeddingEndpoint
 
 RESULTS = Path(__file__).resolve().parent / "results" / "push_during_upgrade.json"
 CODEATLAS = str(Path(sys.executable).parent / "codeatlas")
 HERE = WORK / "push_upgrade"
 
 
-class SlowEmbeddings:
+class SlowEmbeddings(EmbeddingEndpoint):
     """An OpenAI-compatible embeddings endpoint that answers one request at a time, taking
     `seconds_per_chunk` per input: a slow model server."""
 
     def __init__(self, seconds_per_chunk: float) -> None:
+        super().__init__()
+        self.seconds_per_chunk = seconds_per_chunk
         self.lock = threading.Lock()
         self.chunks = 0
-        endpoint = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                inputs = body["input"]
-                with endpoint.lock:
-                    time.sleep(seconds_per_chunk * len(inputs))
-                    endpoint.chunks += len(inputs)
-                size = body.get("dimensions") or 8
-                data = [
-                    {"object": "embedding", "index": i, "embedding": [1.0] + [0.5] * (size - 1)}
-                    for i in range(len(inputs))
-                ]
-                answer = json.dumps(
-                    {"object": "list", "data": data, "model": body["model"], "usage": {}}
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+    def answering(self, texts: list[str]) -> None:
+        with self.lock:
+            time.sleep(self.seconds_per_chunk * len(texts))
+            self.chunks += len(texts)
 
 
 class Timed:
@@ -165,7 +142,7 @@ def main() -> None:
     _run([CODEATLAS, "index", str(app), "--name", "app"], env)
     load_before = os.getloadavg()
 
-    endpoint = SlowEmbeddings(args.ms_per_chunk / 1000)
+    endpoint = SlowEmbeddings(args.ms_per_chunk / 1000).start()
     upgrade = Timed(
         [CODEATLAS, "models", "upgrade", "--provider", "openai", "--model", "slow-embedder"]
         + ["--dimensions", "8", "--base-url", endpoint.base_url, "--wait"],

@@ -15,14 +15,13 @@ import json
 import shutil
 import statistics
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import psycopg
 
 from lab import machine
+from lab.embedding_endpoint import EmbeddingEndpoint
 from lab.streaming_replica import start_replication
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -75,38 +74,15 @@ def replica_visibility(commits: int) -> dict:
     return {"commits": commits, "visible_on_replica": _ms(delays), "lag_check": _ms(checks)}
 
 
-class _DelayedEmbeddings:
+class _DelayedEmbeddings(EmbeddingEndpoint):
     """Answers /v1/embeddings after `delay` seconds per request, many requests at once."""
 
     def __init__(self, delay: float) -> None:
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                time.sleep(outer.delay)
-                data = [
-                    {"object": "embedding", "index": i, "embedding": [1.0, 0.0, 0.0, 0.0]}
-                    for i in range(len(body["input"]))
-                ]
-                raw = json.dumps({"object": "list", "data": data, "model": body["model"]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
+        super().__init__()
         self.delay = delay
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def answering(self, texts: list[str]) -> None:
+        time.sleep(self.delay)
 
 
 SCENARIOS = (  # (name, texts per call, texts per request)
@@ -120,7 +96,7 @@ def embedding_concurrency(delay_ms: float, rounds: int, calls: int = 4) -> dict:
     """Chunks/s per scenario and concurrency level, the levels interleaved in each round."""
     from indexing.embedding.openai_provider import OpenAIEmbedder
 
-    server = _DelayedEmbeddings(delay_ms / 1000)
+    server = _DelayedEmbeddings(delay_ms / 1000).start()
     rates: dict[tuple[str, int], list[float]] = {}
     try:
         for _ in range(rounds):
@@ -129,7 +105,7 @@ def embedding_concurrency(delay_ms: float, rounds: int, calls: int = 4) -> dict:
                 for level in CONCURRENCY:
                     embedder = OpenAIEmbedder(
                         "stand-in",
-                        base_url=server.url,
+                        base_url=server.base_url,
                         dimensions=4,
                         batch_size=batch,
                         concurrency=level,

@@ -133,7 +133,7 @@ def search_code(
         scope = resolve_scope(call.conn, call.principal, repositories, commit)
         call.conn.commit()  # the retrievers' lent connections see what this one wrote
         limits = call.app.limits
-        with request_budget(limits.request_seconds, query, limits.request_memory_mb):
+        with request_budget(limits.request_seconds, query, limits.request_memory_mb, call.conn):
             report = call.app.retriever.search(
                 call.conn, scope, query, limit=limit + 1, offset=offset, mode=mode
             )
@@ -165,7 +165,9 @@ def locate(
         scope = resolve_scope(call.conn, call.principal, repositories, commit)
         call.conn.commit()  # the lookups' lent connections see what this one wrote
         limits = call.app.limits
-        with request_budget(limits.request_seconds, issue_text, limits.request_memory_mb):
+        with request_budget(
+            limits.request_seconds, issue_text, limits.request_memory_mb, call.conn
+        ):
             report = locate_files(
                 call.conn,
                 scope,

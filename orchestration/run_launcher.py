@@ -18,7 +18,6 @@ import multiprocessing
 import os
 import signal
 import socket
-from collections.abc import Mapping
 from multiprocessing.process import BaseProcess
 from typing import Any
 
@@ -26,10 +25,9 @@ from dagster import DagsterRun
 
 from orchestration.runtime.dagster_internals import (
     CheckRunHealthResult,
-    ConfigurableClass,
     ConfigurableClassData,
+    ConfiguredRunLauncher,
     LaunchRunContext,
-    RunLauncher,
     WorkerStatus,
     cold_run_command,
 )
@@ -38,28 +36,13 @@ from orchestration.runtime.run_liveness import PROCESS_TAG, Liveness, run_livene
 PRELOAD = "orchestration.run_worker"
 
 
-class WarmRunLauncher(RunLauncher, ConfigurableClass):
+class WarmRunLauncher(ConfiguredRunLauncher):
     """Launch each run in a process forked from a fork server that preloaded the code."""
 
     def __init__(self, inst_data: ConfigurableClassData | None = None):
-        self._inst_data = inst_data
         self._context: Any = None  # the fork server's context, made on the first launch
         self._processes: dict[str, BaseProcess] = {}
-        super().__init__()
-
-    @property
-    def inst_data(self) -> ConfigurableClassData | None:
-        return self._inst_data
-
-    @classmethod
-    def config_type(cls) -> dict:
-        return {}
-
-    @classmethod
-    def from_config_value(
-        cls, inst_data: ConfigurableClassData, config_value: Mapping[str, Any]
-    ) -> WarmRunLauncher:
-        return cls(inst_data=inst_data)
+        super().__init__(inst_data)
 
     def _fork_server(self):
         if self._context is None:

@@ -10,6 +10,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from retrieval.principals import DbConnection
+from retrieval.request_budget import bounded_statements
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
@@ -36,7 +37,10 @@ def run_concurrently(
 
     def lent(task: Task) -> tuple[bool, Any]:
         with connections() as other:
-            return (False, None) if other is None else (True, task(other))
+            if other is None:
+                return (False, None)
+            with bounded_statements(other):  # the request's statement timeout, here too
+                return (True, task(other))
 
     first, *others = tasks
     with ThreadPoolExecutor(max_workers=len(others)) as threads:

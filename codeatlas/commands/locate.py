@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.limit <= 1000:
         raise ConfigurationError("--limit must be between 1 and 1000")
     with opened(args.repo) as (settings, conn, scope):
-        with request_budget(settings.request_seconds, text, settings.request_memory_mb):
+        with request_budget(settings.request_seconds, text, settings.request_memory_mb, conn):
             report = locate(
                 conn,
                 scope,

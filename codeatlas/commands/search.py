@@ -147,7 +147,7 @@ def run_search(args: argparse.Namespace, reader: Reader) -> int:
     from retrieval.search import search_code
 
     with reader.opened(args.repo) as (settings, conn, scope):
-        with request_budget(settings.request_seconds, args.query, settings.request_memory_mb):
+        with request_budget(settings.request_seconds, args.query, settings.request_memory_mb, conn):
             report = search_code(
                 conn,
                 scope,

@@ -25,7 +25,7 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from dagster import AssetsDefinition, DagsterEventType, DagsterInstance, DagsterRun
 from dagster._cli.api import _execute_run_command_body
@@ -55,8 +55,8 @@ from dagster._utils.interrupts import capture_interrupts
 __all__ = [
     "Backfill",
     "CheckRunHealthResult",
-    "ConfigurableClass",
     "ConfigurableClassData",
+    "ConfiguredRunLauncher",
     "InstanceRef",
     "LaunchRunContext",
     "RunLauncher",
@@ -78,6 +78,30 @@ __all__ = [
     "backfills_tagged",
     "run_log_metadata",
 ]
+
+
+class ConfiguredRunLauncher(RunLauncher, ConfigurableClass):
+    """A run launcher an instance loads from its configuration (`run_launcher: module, class`)
+    and that takes no settings: what Dagster's private `ConfigurableClass` asks of one (its
+    `inst_data`, an empty config type, a constructor from the configuration), written once."""
+
+    def __init__(self, inst_data: ConfigurableClassData | None = None):
+        self._inst_data = inst_data
+        super().__init__()
+
+    @property
+    def inst_data(self) -> ConfigurableClassData | None:
+        return self._inst_data
+
+    @classmethod
+    def config_type(cls) -> dict:
+        return {}
+
+    @classmethod
+    def from_config_value(
+        cls, inst_data: ConfigurableClassData, config_value: Mapping[str, Any]
+    ) -> Self:
+        return cls(inst_data=inst_data)
 
 
 def execute_launched_run(run_id: str, instance: DagsterInstance) -> None:

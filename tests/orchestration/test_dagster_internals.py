@@ -8,9 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
 from dagster import (
@@ -30,9 +28,7 @@ from dagster import (
 
 from orchestration.runtime.dagster_internals import (
     CheckRunHealthResult,
-    ConfigurableClass,
-    ConfigurableClassData,
-    RunLauncher,
+    ConfiguredRunLauncher,
     WorkerStatus,
     backfills_tagged,
     capture_interrupts,
@@ -110,26 +106,9 @@ def logged_job() -> None:
     say_two_lines()
 
 
-class NoticingLauncher(RunLauncher, ConfigurableClass):
-    """The least a run launcher that an instance loads from its configuration implements."""
-
-    def __init__(self, inst_data: ConfigurableClassData | None = None):
-        self._inst_data = inst_data
-        super().__init__()
-
-    @property
-    def inst_data(self) -> ConfigurableClassData | None:
-        return self._inst_data
-
-    @classmethod
-    def config_type(cls) -> dict:
-        return {}
-
-    @classmethod
-    def from_config_value(
-        cls, inst_data: ConfigurableClassData, config_value: Mapping[str, Any]
-    ) -> "NoticingLauncher":
-        return cls(inst_data=inst_data)
+class NoticingLauncher(ConfiguredRunLauncher):
+    """The least a run launcher that an instance loads from its configuration implements, on
+    the adapter's `ConfiguredRunLauncher` (the configurable part), as the warm launcher is."""
 
     def launch_run(self, context) -> None:
         """Not reached by these tests."""

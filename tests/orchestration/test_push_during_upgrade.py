@@ -5,65 +5,40 @@ it waited 435 s for the backfill's whole run). The real commands on a real Dagst
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
+from lab.embedding_endpoint import EmbeddingEndpoint
 from tests.conftest import GitRepo
-from tests.orchestration.test_faults import CODEATLAS, finish, index, state  # noqa: F401
+from tests.orchestration.test_faults import CODEATLAS, finish, index, repo, state  # noqa: F401
 
 MARKER = "freshpushmarker"  # in the pushed repository's code: its requests are never held
 HOLD_AT_MOST = 45.0  # below the client's 60 s timeout: a held request is never sent twice
 
 
-class GatedEmbeddings:
+class GatedEmbeddings(EmbeddingEndpoint):
     """An OpenAI-compatible endpoint that holds the backfill's requests until `release()`
     lets the ones received so far through (or `open()` all); a push's are answered at once."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.changed = threading.Condition()
         self.received = 0  # held kind of request, in order of arrival
         self.released = 0  # requests numbered below this go through
         self.pushed = 0  # requests of the pushed repository answered
-        gate = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                inputs = body["input"]
-                if any(MARKER in text for text in inputs):
-                    with gate.changed:
-                        gate.pushed += 1
-                elif len(inputs) > 1:  # a single text is a probe or a query: never held
-                    with gate.changed:
-                        number = gate.received
-                        gate.received += 1
-                        gate.changed.notify_all()
-                        gate.changed.wait_for(lambda: number < gate.released, HOLD_AT_MOST)
-                size = body.get("dimensions") or 8
-                data = [
-                    {"object": "embedding", "index": i, "embedding": [1.0] + [0.5] * (size - 1)}
-                    for i in range(len(inputs))
-                ]
-                answer = json.dumps(
-                    {"object": "list", "data": data, "model": body["model"], "usage": {}}
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+    def answering(self, texts: list[str]) -> None:
+        if any(MARKER in text for text in texts):
+            with self.changed:
+                self.pushed += 1
+        elif len(texts) > 1:  # a single text is a probe or a query: never held
+            with self.changed:
+                number = self.received
+                self.received += 1
+                self.changed.notify_all()
+                self.changed.wait_for(lambda: number < self.released, HOLD_AT_MOST)
 
     def wait_for_requests(self, count: int, seconds: float) -> bool:
         """Whether `count` held requests arrived within `seconds`."""
@@ -82,14 +57,9 @@ class GatedEmbeddings:
             self.released = 10**9
             self.changed.notify_all()
 
-    def __enter__(self) -> GatedEmbeddings:
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
+    def close(self) -> None:
         self.open()
-        self.server.shutdown()
-        self.server.server_close()
+        super().close()
 
 
 class Lines:
@@ -124,29 +94,12 @@ class Lines:
             return "".join(line for line in self.lines if line is not None)
 
 
-def _big_repository(path: Path) -> GitRepo:
-    """~900 chunks: seven or more batches of the backfill."""
-    repo = GitRepo(path)
-    for i in range(150):
-        repo.write(
-            f"shop/module_{i}.py",
-            "".join(
-                f"def refund_{i}_{j}(order, amount):\n"
-                f'    """Refund part {j} of an order of module {i}."""\n'
-                f"    return order.total - amount * {j}\n\n"
-                for j in range(6)
-            ),
-        )
-    repo.commit("shop")
-    return repo
-
-
 def test_a_push_during_a_model_upgrade_gets_its_vectors_before_the_backfill_ends(
-    state,  # noqa: F811 (the fixture imported above)
+    state,  # noqa: F811 (the fixtures imported above)
+    repo,  # noqa: F811 (~900 chunks: seven or more batches of the backfill)
     tmp_path,
 ):
-    big = _big_repository(tmp_path / "shop")
-    code, out = finish(index(state, big))
+    code, out = finish(index(state, repo))
     assert code == 0, out
     fresh = GitRepo(tmp_path / "fresh")
     fresh.write("fresh.py", f"def {MARKER}(order):\n    return order.total\n")
