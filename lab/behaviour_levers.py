@@ -48,7 +48,7 @@ VARIANTS: dict[str, tuple | None] = {
     "windows 0.5": ("windows", 0.5, False),
     "windows 1.0": ("windows", 1.0, False),
     "windows 1.0 strict": ("windows", 1.0, True),
-    # ("roles", share): a unit of a test, fixture, example, docs, benchmark or vendored file
+    # ("roles", share): a unit of a test, fixture, example, benchmark or vendored file
     # (`retrieval.path_roles.path_role`) counts `share` in the fusion unless the question asks
     # for that kind of file in words
     "roles 1/3": ("roles", 1 / 3),
@@ -62,8 +62,9 @@ ROLE_WORDS = {
     "test": {"test", "spec"},
     "fixture": {"fixtur", "test"},
     "example": {"exampl", "demo", "sampl"},
-    "docs": {"doc", "document", "guid", "readm", "tutori"},
     "benchmark": {"benchmark", "bench"},
+    "vendored": {"vendor"},
+    "generated": {"generat"},
 }
 WINDOW_DEPTH = 50  # windows read per question (as deep as the lexical retriever reads chunks)
 
@@ -252,16 +253,16 @@ def with_role_weights(share: float) -> Callable:
     does something is answered by the code; a test of it repeats the question's words in short
     methods whose BM25 (and meaning) is high, and `locate` ranks them below the code already."""
     from retrieval import search
-    from retrieval.path_roles import CODE, path_role
+    from retrieval.path_roles import path_role
 
     weight_of = search._unit_weight
 
     def unit_weight(row, named, words=search.NO_WORDS):
         weight = weight_of(row, named, words)
         role = path_role(row["path"])
-        if role == CODE:
+        if role not in ROLE_WORDS:  # the code, or a docs folder (cobra's `doc` package is code)
             return weight
-        asked = ROLE_WORDS.get(role, set()) & set(words.text.split())
+        asked = ROLE_WORDS[role] & set(words.text.split())
         return weight if asked else weight * share
 
     return unit_weight

@@ -20,8 +20,6 @@ from retrieval.lexical import lexical_candidates
 from retrieval.locate import locate, located_hits
 from retrieval.path_roles import (
     BENCHMARK,
-    CODE,
-    DOCS,
     EXAMPLE,
     FIXTURE,
     GENERATED,
@@ -47,16 +45,16 @@ RETRIEVER_WEIGHTS = {"lexical": 1.0, "semantic": 0.2, "symbol": 1.0}
 DECLARATION_WEIGHT = 0.5
 FILE_WEIGHT = 0.5
 THIN_FUNCTION_WEIGHT = 0.5
-# a unit of a file that is not the code itself (its tests, fixtures, examples, docs, benchmarks,
-# a vendored copy, generated code: `retrieval/path_roles.py`) counts this share in the fusion,
-# unless the question asks for that kind of file (`ROLE_WORDS`) or names the unit
+# a unit of a file that is not the code itself (its tests, fixtures, examples, benchmarks, a
+# vendored copy, generated code: `retrieval/path_roles.py`) counts this share in the fusion,
+# unless the question asks for that kind of file (`ROLE_WORDS`) or names the unit; a file of a
+# docs folder counts fully (a package named `doc` is often code: cobra's man-page generator)
 AUXILIARY_WEIGHT = 1 / 3
-# the words (stems, `core.terms.word_stems`) with which a question asks for a kind of file
+# the auxiliary roles, and the words (stems, `core.terms.word_stems`) that ask for them
 ROLE_WORDS = {
     TEST: frozenset({"test", "spec"}),
     FIXTURE: frozenset({"fixtur", "test"}),
     EXAMPLE: frozenset({"exampl", "demo", "sampl"}),
-    DOCS: frozenset({"doc", "document", "guid", "readm", "tutori"}),
     BENCHMARK: frozenset({"benchmark", "bench"}),
     VENDORED: frozenset({"vendor"}),
     GENERATED: frozenset({"generat"}),
@@ -187,7 +185,7 @@ def _unit_weight(row: Row, named: Sequence[str], words: QuestionWords = NO_WORDS
     delegation: `is_thin`) less: they name and describe what the functions around them do, and
     those answer. A thin function the question names is what was asked: as code (`named`: its
     identifiers) or spelled out in its words (`words`: `question_words`). A unit of a test,
-    example, docs or other auxiliary file counts `AUXILIARY_WEIGHT` of that (`_role_share`)."""
+    example or other auxiliary file counts `AUXILIARY_WEIGHT` of that (`_role_share`)."""
     return _kind_weight(row, named, words) * _role_share(row, named, words)
 
 
@@ -204,18 +202,19 @@ def _kind_weight(row: Row, named: Sequence[str], words: QuestionWords) -> float:
 
 
 def _role_share(row: Row, named: Sequence[str], words: QuestionWords) -> float:
-    """1 for a unit of the code itself, `AUXILIARY_WEIGHT` for one of a test, fixture, example,
-    docs, benchmark, vendored or generated file (its path's role, else what its content showed
-    when indexed: `file_role`, `with_stored_roles`), unless the question asks for that kind
-    of file in words (`ROLE_WORDS`: "how is the retry tested") or names the unit. A question of
-    how the code does something is answered by the code: its tests repeat the question's words
-    in short methods that BM25 and the model rank high (on a framework with its tests, a third
-    of the hits above the answer were tests: lab/results/behaviour_php2.md), and `locate` ranks
-    them below the code for the same reason."""
+    """1 for a unit of the code itself (or of a docs folder), `AUXILIARY_WEIGHT` for one of a
+    test, fixture, example, benchmark, vendored or generated file (its path's role, else what
+    its content showed when indexed: `file_role`, `with_stored_roles`), unless the question
+    asks for that kind of file in words (`ROLE_WORDS`: "how is the retry tested") or names the
+    unit. A question of how the code does something is answered by the code: its tests repeat
+    the question's words in short methods that BM25 and the model rank high (on a framework
+    with its tests, a third of the hits above the answer were tests:
+    lab/results/behaviour_php2.md), and `locate` ranks them below the code for the same
+    reason."""
     role = file_role(row["path"], row.get("stored_role"))
-    if role == CODE:
+    if role not in ROLE_WORDS:
         return 1.0
-    asked = ROLE_WORDS.get(role, frozenset()) & set(words.text.split())
+    asked = ROLE_WORDS[role] & set(words.text.split())
     if asked or (row["symbol_id"] is not None and _is_named(row["qualified_name"], named)):
         return 1.0
     return AUXILIARY_WEIGHT
