@@ -25,13 +25,13 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.eval_sets import EVAL_SETS
 from benchmarks.intervals import fmt, fmt_delta, found_within, interval, paired, reciprocal_rank
 from benchmarks.scoring import is_hit
 from benchmarks.workspace import WORK
 from lab.baselines.bm25 import BM25, readme_tokens
 from lab.baselines.suite import WINDOW_CHARS
 from lab.baselines.windows import line_windows
+from lab.mined.sets import select
 
 METRICS = {"recall@5": found_within(5), "mrr@10": reciprocal_rank}
 BASELINE = "bm25-2048"
@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--set", dest="name", required=True, help="the set in it: py, php, ts, go...")
     p.add_argument("--json", dest="json_out", help="also write the findings to this file")
     args = p.parse_args(argv)
-    eval_set = EVAL_SETS[args.name]
+    eval_set = select(args.name)[0]
     result = json.loads(Path(args.result).read_text())[args.name]
     queries = eval_set.queries()
     split = by_type(result, queries)

@@ -22,10 +22,10 @@ from collections.abc import Callable
 from typing import Any
 
 from benchmarks import embedder as embedders
-from benchmarks.eval_sets import EVAL_SETS
 from benchmarks.intervals import fmt, fmt_delta, found_within, interval, paired, reciprocal_rank
 from benchmarks.scoring import CorpusText, score_run
 from benchmarks.workspace import prepare_environment
+from lab.mined.sets import select
 from lab.quality import codeatlas_runs, ensure_index
 
 METRICS = {"recall@5": found_within(5), "mrr@10": reciprocal_rank}
@@ -42,7 +42,31 @@ VARIANTS: dict[str, tuple | None] = {
     "small class whole 60 full weight": ("whole", 60, True),
     "cover 0.5": ("cover", 0.5),
     "cover 1.0": ("cover", 1.0),
+    # ("windows", weight, strict): BM25 over 2,048-character windows as a fourth ranking, each
+    # window's rank given to the hits it overlaps (strict: holding half of the hit or being half
+    # in it, not touching it by a line)
+    "windows 0.5": ("windows", 0.5, False),
+    "windows 1.0": ("windows", 1.0, False),
+    "windows 1.0 strict": ("windows", 1.0, True),
+    # ("roles", share): a unit of a test, fixture, example, benchmark or vendored file
+    # (`retrieval.path_roles.path_role`) counts `share` in the fusion unless the question asks
+    # for that kind of file in words
+    "roles 1/3": ("roles", 1 / 3),
+    "roles 0.1": ("roles", 0.1),
+    # the shipped order without its auxiliary-file weight (`retrieval.search.AUXILIARY_WEIGHT`,
+    # measured as the lab's "roles 1/3" above, then shipped): what it changed
+    "without roles": ("const", "AUXILIARY_WEIGHT", 1.0),
 }
+# the words (stems, `core.terms.word_stems`) with which a question asks for a kind of file
+ROLE_WORDS = {
+    "test": {"test", "spec"},
+    "fixture": {"fixtur", "test"},
+    "example": {"exampl", "demo", "sampl"},
+    "benchmark": {"benchmark", "bench"},
+    "vendored": {"vendor"},
+    "generated": {"generat"},
+}
+WINDOW_DEPTH = 50  # windows read per question (as deep as the lexical retriever reads chunks)
 
 
 def with_neighbour_evidence(share: float, lines: int) -> Callable[[list[dict]], list[dict]]:
@@ -170,6 +194,80 @@ def with_coverage(alpha: float) -> Callable[..., list[dict]]:
     return candidates
 
 
+def with_window_ranking(
+    weight: float, strict: bool, corpus, suffixes: tuple[str, ...]
+) -> tuple[Callable, Callable]:
+    """`retrieval.search.question_words` and `fuse` with BM25 over the corpus' 2,048-character
+    windows (the eval READMEs' reference) fused as one more ranking: a hit gains `weight` /
+    (k + r), r the rank of the best window overlapping it (strict: overlapping at least half of
+    the smaller of the two), a declaration or file chunk half of that, as in the fusion. The
+    windows are what beat codeatlas on the hidden behaviour questions; as a ranking beside the
+    chunks' they add a window's context (the doc comment and neighbours a method sits among)
+    without giving up the chunks' exact answers. Only hits the retrievers found are re-scored
+    (a window's units outside the lexical and semantic candidates do not enter)."""
+    from indexing.parsing.grammars import FUNCTION_KINDS
+    from lab.baselines.bm25 import BM25, readme_tokens
+    from lab.baselines.suite import WINDOW_CHARS
+    from lab.baselines.windows import line_windows
+    from retrieval import search
+
+    windows = line_windows(corpus, WINDOW_CHARS, suffixes)
+    bm25 = BM25([w.text for w in windows], tokens=readme_tokens)
+    shipped_fuse, shipped_words = search.fuse, search.question_words
+    asked: dict[str, str] = {}
+
+    def question_words(query: str):
+        asked["query"] = query  # `candidates` reads the question's words just before fusing
+        return shipped_words(query)
+
+    def overlaps(window, hit) -> bool:
+        shared = min(window.end_line, hit.end_line) - max(window.start_line, hit.start_line) + 1
+        if shared <= 0:
+            return False
+        smaller = min(window.end_line - window.start_line, hit.end_line - hit.start_line) + 1
+        return not strict or 2 * shared >= smaller
+
+    def fuse(rankings, named=(), words=search.NO_WORDS):
+        hits = shipped_fuse(rankings, named, words)
+        if "lexical" not in rankings or "query" not in asked:  # the semantic slot's own fusion
+            return hits
+        by_path: dict[str, list[tuple[int, Any]]] = {}
+        for rank, i in enumerate(bm25.top(asked["query"], WINDOW_DEPTH), start=1):
+            by_path.setdefault(windows[i].path, []).append((rank, windows[i]))
+        for hit in hits:
+            best = min((r for r, w in by_path.get(hit.path, []) if overlaps(w, hit)), default=None)
+            if best is None:
+                continue
+            unit = 1.0 if hit.kind in FUNCTION_KINDS else search.DECLARATION_WEIGHT
+            hit.score = round(hit.score + weight * unit / (search.RRF_K + best), 6)
+            hit.retrievers.append("windows")
+        return sorted(hits, key=lambda h: -h.score)
+
+    return question_words, fuse
+
+
+def with_role_weights(share: float) -> Callable:
+    """`retrieval.search._unit_weight` times `share` for a unit of a file that is not the code
+    itself (its tests, fixtures, examples, docs, benchmarks, a vendored copy: `path_role`),
+    unless the question asks for that kind of file (`ROLE_WORDS`). A question of how the code
+    does something is answered by the code; a test of it repeats the question's words in short
+    methods whose BM25 (and meaning) is high, and `locate` ranks them below the code already."""
+    from retrieval import search
+    from retrieval.path_roles import path_role
+
+    weight_of = search._unit_weight
+
+    def unit_weight(row, named, words=search.NO_WORDS):
+        weight = weight_of(row, named, words)
+        role = path_role(row["path"])
+        if role not in ROLE_WORDS:  # the code, or a docs folder (cobra's `doc` package is code)
+            return weight
+        asked = ROLE_WORDS[role] & set(words.text.split())
+        return weight if asked else weight * share
+
+    return unit_weight
+
+
 def measure(
     names: list[str], modes: tuple[str, ...], chosen: list[str] | None = None, provider="fake"
 ) -> dict:
@@ -182,9 +280,13 @@ def measure(
     shipped_lexical = search.lexical_candidates
     shipped_slot = search.with_semantic_best
     shipped_range, shipped_weight = search._row_range, search._unit_weight
+    shipped_fuse, shipped_words = search.fuse, search.question_words
+    shipped_constants = {
+        p[1]: getattr(search, p[1]) for p in VARIANTS.values() if p and p[0] == "const"
+    }
     out: dict = {}
     for name in names:
-        eval_set = EVAL_SETS[name]
+        eval_set = select(name)[0]
         index = ensure_index(eval_set, provider, embedder, fresh=False)
         queries = eval_set.queries()
         text = CorpusText(index["corpus"])
@@ -202,6 +304,14 @@ def measure(
                 search._row_range, search._unit_weight = whole_small_classes(*params[1:])
             elif params and params[0] == "cover":
                 search.lexical_candidates = with_coverage(*params[1:])
+            elif params and params[0] == "const":
+                setattr(search, params[1], params[2])
+            elif params and params[0] == "roles":
+                search._unit_weight = with_role_weights(params[1])
+            elif params and params[0] == "windows":
+                search.question_words, search.fuse = with_window_ranking(
+                    *params[1:], index["corpus"], eval_set.source_suffixes
+                )
             try:
                 ranked, _ = codeatlas_runs(
                     index["url"], index["repository"], queries, modes, embedder
@@ -211,6 +321,9 @@ def measure(
                 search.lexical_candidates = shipped_lexical
                 search.with_semantic_best = shipped_slot
                 search._row_range, search._unit_weight = shipped_range, shipped_weight
+                search.fuse, search.question_words = shipped_fuse, shipped_words
+                for constant, value in shipped_constants.items():
+                    setattr(search, constant, value)
             for system, results in ranked.items():
                 scores = score_run(queries, results, text.tokens)
                 ranks.setdefault(system, {})[variant] = scores["first_hit_rank"]

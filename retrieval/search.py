@@ -18,6 +18,15 @@ from retrieval.hits import Hit, SymbolMatch, head, is_thin, unit_range
 from retrieval.issue_text import is_report
 from retrieval.lexical import lexical_candidates
 from retrieval.locate import locate, located_hits
+from retrieval.path_roles import (
+    BENCHMARK,
+    EXAMPLE,
+    FIXTURE,
+    GENERATED,
+    TEST,
+    VENDORED,
+    file_role,
+)
 from retrieval.ranker import TreeEnsemble, features, gather_evidence, shipped_models
 from retrieval.request_budget import check_budget
 from retrieval.scope import DbConnection, Scope
@@ -36,6 +45,20 @@ RETRIEVER_WEIGHTS = {"lexical": 1.0, "semantic": 0.2, "symbol": 1.0}
 DECLARATION_WEIGHT = 0.5
 FILE_WEIGHT = 0.5
 THIN_FUNCTION_WEIGHT = 0.5
+# a unit of a file that is not the code itself (its tests, fixtures, examples, benchmarks, a
+# vendored copy, generated code: `retrieval/path_roles.py`) counts this share in the fusion,
+# unless the question asks for that kind of file (`ROLE_WORDS`) or names the unit; a file of a
+# docs folder counts fully (a package named `doc` is often code: cobra's man-page generator)
+AUXILIARY_WEIGHT = 1 / 3
+# the auxiliary roles, and the words (stems, `core.terms.word_stems`) that ask for them
+ROLE_WORDS = {
+    TEST: frozenset({"test", "spec"}),
+    FIXTURE: frozenset({"fixtur", "test"}),
+    EXAMPLE: frozenset({"exampl", "demo", "sampl"}),
+    BENCHMARK: frozenset({"benchmark", "bench"}),
+    VENDORED: frozenset({"vendor"}),
+    GENERATED: frozenset({"generat"}),
+}
 # a lexical candidate inherits this share of the score of the best other candidate of its file
 FILE_EVIDENCE_SHARE = 0.2
 MODES = ("hybrid", "semantic", "lexical")
@@ -161,7 +184,12 @@ def _unit_weight(row: Row, named: Sequence[str], words: QuestionWords = NO_WORDS
     interface, struct, type...), a file's top-level code or a thin function (an accessor, a
     delegation: `is_thin`) less: they name and describe what the functions around them do, and
     those answer. A thin function the question names is what was asked: as code (`named`: its
-    identifiers) or spelled out in its words (`words`: `question_words`)."""
+    identifiers) or spelled out in its words (`words`: `question_words`). A unit of a test,
+    example or other auxiliary file counts `AUXILIARY_WEIGHT` of that (`_role_share`)."""
+    return _kind_weight(row, named, words) * _role_share(row, named, words)
+
+
+def _kind_weight(row: Row, named: Sequence[str], words: QuestionWords) -> float:
     if row["symbol_id"] is None:
         return FILE_WEIGHT
     if row["symbol_kind"] not in FUNCTION_KINDS:
@@ -171,6 +199,25 @@ def _unit_weight(row: Row, named: Sequence[str], words: QuestionWords = NO_WORDS
     ):
         return THIN_FUNCTION_WEIGHT
     return 1.0
+
+
+def _role_share(row: Row, named: Sequence[str], words: QuestionWords) -> float:
+    """1 for a unit of the code itself (or of a docs folder), `AUXILIARY_WEIGHT` for one of a
+    test, fixture, example, benchmark, vendored or generated file (its path's role, else what
+    its content showed when indexed: `file_role`, `with_stored_roles`), unless the question
+    asks for that kind of file in words (`ROLE_WORDS`: "how is the retry tested") or names the
+    unit. A question of how the code does something is answered by the code: its tests repeat
+    the question's words in short methods that BM25 and the model rank high (on a framework
+    with its tests, a third of the hits above the answer were tests:
+    lab/results/behaviour_php2.md), and `locate` ranks them below the code for the same
+    reason."""
+    role = file_role(row["path"], row.get("stored_role"))
+    if role not in ROLE_WORDS:
+        return 1.0
+    asked = ROLE_WORDS[role] & set(words.text.split())
+    if asked or (row["symbol_id"] is not None and _is_named(row["qualified_name"], named)):
+        return 1.0
+    return AUXILIARY_WEIGHT
 
 
 def question_words(query: str) -> QuestionWords:
@@ -484,6 +531,7 @@ def candidates(
         if rows is None
     ]
     rankings = {name: rows for name, rows in found.items() if name != "symbol" and rows is not None}
+    with_stored_roles(conn, rankings)
     named = query_identifiers(query)
     words = question_words(query)
     hits = fuse(rankings, named, words)
@@ -491,6 +539,23 @@ def candidates(
     if mode == "hybrid":
         hits = with_semantic_best(add_symbol_hits(symbol_hits, hits), rankings, named, words)
     return Candidates(hits, notes, query, rankings, symbol_hits, named)
+
+
+def with_stored_roles(conn: DbConnection, rankings: dict[str, list[Row]]) -> None:
+    """Give every candidate row the role its file's content showed when it was indexed
+    (`stored_role`: a test suite in a folder the path rules do not know), for `_role_share`."""
+    ids = sorted({row["file_version_id"] for rows in rankings.values() for row in rows})
+    if not ids:
+        return
+    roles = {
+        r["id"]: r["role"]
+        for r in conn.execute(
+            "SELECT id, role FROM file_versions WHERE id = ANY(%s)", (ids,)
+        ).fetchall()
+    }
+    for rows in rankings.values():
+        for row in rows:
+            row["stored_role"] = roles.get(row["file_version_id"])
 
 
 def learned_order(hits: list[Hit], scores: np.ndarray) -> list[Hit]:

@@ -111,7 +111,9 @@ for _alias, _same in (
     _TESTS[_alias] = _TESTS[_same]
 
 _RUST_TEST = _lines(r"^\s*#\[(?:\w+::)?test\b")
-_RUST_INLINE_TESTS = _lines(r"^\s*#\[cfg\(test\)\]")
+# an inline test module: `#[cfg(test)]`, also under more conditions (`#[cfg(all(test, feature =
+# "suggestions"))]`, clap's), not `#[cfg(not(test))]`
+_RUST_INLINE_TESTS = _lines(r"^\s*#\[cfg\((?:(?:all|any)\([^\]]*?)?\btest\b")
 _RUST_FN = _lines(r"^\s*(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+\w+")
 
 _BENCHMARKS = {

@@ -54,6 +54,10 @@ def expand(name: str) -> list[EvalSet]:
     """The mined sets a name stands for (empty when it names none)."""
     if name in MINED_SETS:
         return [MINED_SETS[name]]
+    if name in ("php2", "php2-checkout"):
+        from lab.behaviour_php2 import PHP2, PHP2_CHECKOUT  # held-out behaviour set on yii2
+
+        return [PHP2 if name == "php2" else PHP2_CHECKOUT]
     if name == "mined":
         return list(MINED_SETS.values())
     rest = name.removeprefix("mined-")
@@ -72,7 +76,9 @@ def build_for(eval_set: EvalSet) -> None:
 
 def select(names: str | list[str] | None) -> list[EvalSet]:
     """The sets named (benchmarks.eval_sets.select), the mined sets and their groups too."""
-    return eval_sets.select(names, expand, f"mined-test, mined-train or {','.join(MINED_SETS)}")
+    return eval_sets.select(
+        names, expand, f"php2, php2-checkout, mined-test, mined-train or {','.join(MINED_SETS)}"
+    )
 
 
 def corpus(eval_set: EvalSet) -> Path:

@@ -393,3 +393,82 @@ def test_a_thin_method_whose_name_is_the_question_is_not_halved(
     monkeypatch.setattr(search, "_is_spelled", lambda *_: False)
     assert first(query) != "BcryptHasher.needsRehash"  # halved, as before
     conn.close()
+
+
+LIMITER = """<?php
+
+class RateLimiter
+{
+    /** Refill the client's allowance for the time passed since its last request. */
+    public function checkRateLimit($user, $request)
+    {
+        list($limit, $window) = $user->getRateLimit($request);
+        list($allowance, $timestamp) = $user->loadAllowance($request);
+        $allowance += (int) ((time() - $timestamp) * $limit / $window);
+        if ($allowance < 1) {
+            throw new TooManyRequestsHttpException('Rate limit exceeded.');
+        }
+        $user->saveAllowance($request, $allowance - 1, time());
+    }
+}
+"""
+
+LIMITER_TEST = """<?php
+
+class RateLimiterTest extends TestCase
+{
+    public function testClientAllowanceIsRefilledOverTime()
+    {
+        $client = new RateLimitedClient(10, 60);
+        $this->assertSame(10, $client->allowance());
+        $client->request();
+        $this->assertSame(9, $client->allowance());
+    }
+}
+"""
+
+
+def test_a_question_in_words_finds_the_code_before_its_tests_unless_it_asks_for_tests(
+    settings_env, database_url, git_repo, monkeypatch
+):
+    """A test repeats the question's words in a short method that BM25 ranks above the code
+    that does it; a unit of a test file counts a third unless the question asks for tests."""
+    from core.database import connect
+    from retrieval import search
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from tests.retrieval.indexing import index_repository
+
+    git_repo.write("src/Filters/RateLimiter.php", LIMITER)
+    git_repo.write("tests/Filters/RateLimiterTest.php", LIMITER_TEST)
+    git_repo.commit("limiter")
+    index_repository(database_url, git_repo.path, "limiter", embedder=fake_embedder())
+    conn = connect(database_url, autocommit=True)
+    scope = resolve_scope(conn, ensure_operator(conn), ["limiter"])
+
+    def first(text: str) -> str | None:
+        return search.search_code(conn, scope, text, mode="lexical", limit=3).hits[0].symbol
+
+    question = "how is the client allowance refilled over time by the rate limit"
+    assert first(question) == "RateLimiter.checkRateLimit"
+    assert first("which tests check that the client allowance is refilled over time") == (
+        "RateLimiterTest.testClientAllowanceIsRefilledOverTime"
+    )
+    monkeypatch.setattr(search, "AUXILIARY_WEIGHT", 1.0)
+    assert first(question) == "RateLimiterTest.testClientAllowanceIsRefilledOverTime"  # before
+    conn.close()
+
+
+def test_a_unit_of_a_file_whose_content_is_a_test_counts_a_third_wherever_it_lives():
+    from retrieval.search import AUXILIARY_WEIGHT, _unit_weight, question_words
+
+    code = _candidate("limit")
+    in_tests_folder = {**_candidate("test_limit"), "path": "tests/test_limit.py"}
+    by_content = {**_candidate("check_limit"), "path": "qa/check_limit.py", "stored_role": "test"}
+    words = question_words("how is the limit applied")
+    assert _unit_weight(code, [], words) == 1.0
+    assert _unit_weight(in_tests_folder, [], words) == AUXILIARY_WEIGHT
+    assert _unit_weight(by_content, [], words) == AUXILIARY_WEIGHT
+    # asked for in words, or named: counted fully
+    assert _unit_weight(in_tests_folder, [], question_words("how is the limit tested")) == 1.0
+    assert _unit_weight(by_content, ["check_limit"], words) == 1.0

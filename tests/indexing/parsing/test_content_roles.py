@@ -204,6 +204,19 @@ def test_code_that_only_mentions_testing_says_nothing(language):
     assert content_role(language, CODE_FILES[language]) == CODE
 
 
+def test_a_rust_module_with_inline_tests_under_more_conditions_is_code():
+    """clap's suggestions.rs: two functions, four tests behind `#[cfg(all(test, ...))]`; read
+    as a test file, search and locate ranked the code that answers at a third."""
+    module = CODE_FILES["rust"].replace("#[cfg(test)]", '#[cfg(all(test, feature = "x"))]')
+    tests = "\n".join(f"    #[test]\n    fn case_{i}() {{}}\n" for i in range(4))
+    module = module.replace("mod tests {\n", "mod tests {\n" + tests)
+    assert content_role("rust", module) == CODE
+    assert content_role("rust", module.replace("all(test,", "any(unix, test,")) == CODE
+    # a file of tests only, its module compiled everywhere but in tests, is still tests
+    only_tests = "#[cfg(not(test))]\nmod real {}\n" + tests
+    assert content_role("rust", only_tests) == TEST
+
+
 def test_rust_functions_of_an_inline_test_module_are_tests_and_the_others_are_not():
     parsed = parse_file("src/cart.rs", CODE_FILES["rust"].encode())
     roles = {s.qualified_name: is_test_function("rust", s.qualified_name) for s in parsed.symbols}
