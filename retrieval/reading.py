@@ -4,6 +4,7 @@ original lines (the signature headers added to split pieces are dropped), never 
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 from typing import Any
 
 from core.errors import CodeatlasError
@@ -95,6 +96,16 @@ def file_outline(conn: DbConnection, scope: Scope, path: str) -> list[OutlineEnt
             )
         )
     return outline
+
+
+def stored_roles(conn: DbConnection, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    """The role and language each file version's content showed when it was indexed, by id: a
+    test suite in a folder the path rules (`retrieval/path_roles.py`) do not know is a test."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return {}
+    rows = conn.execute(statement("reading", "file_roles"), {"ids": wanted}).fetchall()
+    return {r["id"]: r for r in rows}
 
 
 def symbol_source(

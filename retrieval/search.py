@@ -28,6 +28,7 @@ from retrieval.path_roles import (
     file_role,
 )
 from retrieval.ranker import TreeEnsemble, features, gather_evidence, shipped_models
+from retrieval.reading import stored_roles
 from retrieval.request_budget import check_budget
 from retrieval.scope import DbConnection, Scope
 from retrieval.semantic import QueryEmbedder, semantic_candidates
@@ -544,18 +545,11 @@ def candidates(
 def with_stored_roles(conn: DbConnection, rankings: dict[str, list[Row]]) -> None:
     """Give every candidate row the role its file's content showed when it was indexed
     (`stored_role`: a test suite in a folder the path rules do not know), for `_role_share`."""
-    ids = sorted({row["file_version_id"] for rows in rankings.values() for row in rows})
-    if not ids:
-        return
-    roles = {
-        r["id"]: r["role"]
-        for r in conn.execute(
-            "SELECT id, role FROM file_versions WHERE id = ANY(%s)", (ids,)
-        ).fetchall()
-    }
-    for rows in rankings.values():
-        for row in rows:
-            row["stored_role"] = roles.get(row["file_version_id"])
+    rows_of = [row for rows in rankings.values() for row in rows]
+    found = stored_roles(conn, (row["file_version_id"] for row in rows_of))
+    for row in rows_of:
+        stored = found.get(row["file_version_id"])
+        row["stored_role"] = stored["role"] if stored else None
 
 
 def learned_order(hits: list[Hit], scores: np.ndarray) -> list[Hit]:
