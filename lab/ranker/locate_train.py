@@ -41,7 +41,8 @@ from retrieval.locate_ranker import (
 )
 
 L2_GRID = (0.1, 1.0, 10.0, 100.0)
-MODEL_VERSION = 1
+# 2: the role features read the role stored from the file's content, not its path's alone
+MODEL_VERSION = 2
 
 
 @dataclass
@@ -232,17 +233,22 @@ def choose(train: list[PairRows], dev: list[PairRows], log=sys.stderr) -> tuple[
 
 
 def _rows(url: str, pairs: list[FixPair], cache: Path, refresh: bool) -> list[PairRows]:
-    key = sorted((p.id, p.parent) for p in pairs)
+    """The pairs' rows, read from `cache` where it holds them (collected with the same
+    features), the others collected and added to it: a run with more repositories or pairs
+    collects only what is new."""
+    features = (FILE_FEATURES, FUNCTION_FEATURES)
+    known: dict[tuple[str, str], PairRows] = {}
     if cache.is_file() and not refresh:
         cached = pickle.loads(cache.read_bytes())
-        if cached["key"] == key and cached["features"] == (FILE_FEATURES, FUNCTION_FEATURES):
-            return cached["rows"]
-    rows = collect(url, pairs)
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_bytes(
-        pickle.dumps({"key": key, "features": (FILE_FEATURES, FUNCTION_FEATURES), "rows": rows})
-    )
-    return rows
+        if cached.get("features") == features and isinstance(cached.get("rows"), dict):
+            known = cached["rows"]
+    missing = [p for p in pairs if (p.id, p.parent) not in known]
+    if missing:
+        parents = {p.id: p.parent for p in missing}
+        known.update({(r.id, parents[r.id]): r for r in collect(url, missing)})
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_bytes(pickle.dumps({"features": features, "rows": known}))
+    return [known[(p.id, p.parent)] for p in pairs if (p.id, p.parent) in known]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -260,6 +266,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(WORK / "locate_ranker.json"))
     p.add_argument("--ship", action="store_true", help=f"write {SHIPPED_LOCATE_MODEL.name}")
     p.add_argument("--refresh", action="store_true", help="recollect the cached rows")
+    p.add_argument(
+        "--cache",
+        default=str(WORK / "locate_ranker"),
+        help="the collected rows, per split and language",
+    )
+    p.add_argument("--collect-only", action="store_true", help="index and collect, fit nothing")
     args = p.parse_args(argv)
     prepare_environment()
     data = Path(args.data)
@@ -267,28 +279,41 @@ def main(argv: list[str] | None = None) -> int:
         d.name for d in data.iterdir() if d.is_dir()
     )
     url = database("bench_loc_fixes_lexical", fresh=False)
-    splits = {}
-    for split, repos in (("train", args.max_repos), ("dev", args.dev_repos)):
-        # the smallest repositories first: the training commits are indexed on a shared machine
-        pairs = load_pairs(
-            languages,
-            split,
-            max_repos=repos,
-            max_pairs=args.max_pairs,
-            data=data,
-            smallest=True,
-            recent=True,
-        )
-        failed = ensure_indexed(url, pairs, max_commits=args.max_commits)
-        print(f"[locate-train] {split}: {len(pairs)} pairs; {dict(failed)}", file=sys.stderr)
-        cache = WORK / "locate_ranker" / f"{split}-{'-'.join(languages)}.pkl"
-        splits[split] = _rows(url, pairs, cache, args.refresh)
+    splits: dict[str, list[PairRows]] = {}
+    for split, repos in (("dev", args.dev_repos), ("train", args.max_repos)):
+        splits[split] = []
+        # per language, so that its rows are cached as soon as they are collected
+        for language in languages:
+            # the smallest repositories first: the training commits are indexed on a shared
+            # machine
+            pairs = load_pairs(
+                [language],
+                split,
+                max_repos=repos,
+                max_pairs=args.max_pairs,
+                data=data,
+                smallest=True,
+                recent=True,
+            )
+            failed = ensure_indexed(url, pairs, max_commits=args.max_commits)
+            cache = Path(args.cache) / f"{split}-{language}.pkl"
+            rows = _rows(url, pairs, cache, args.refresh)
+            print(
+                f"[locate-train] {split} {language}: {len(rows)} of {len(pairs)} pairs;"
+                f" {dict(failed)}",
+                file=sys.stderr,
+                flush=True,
+            )
+            splits[split] += rows
+    if args.collect_only:
+        return 0
     chosen, record = choose(splits["train"], splits["dev"])
     meta = {
         "version": MODEL_VERSION,
         "trained": datetime.date.today().isoformat(),
         "languages": languages,
         "train_pairs": len(splits["train"]),
+        "train_repositories": len({r.id.split("@")[0] for r in splits["train"]}),
         "dev_pairs": len(splits["dev"]),
         "mode": "lexical",
         "selection": record,
