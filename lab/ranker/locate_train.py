@@ -20,6 +20,7 @@ import datetime
 import json
 import pickle
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -251,10 +252,69 @@ def _rows(url: str, pairs: list[FixPair], cache: Path, refresh: bool) -> list[Pa
     return [known[(p.id, p.parent)] for p in pairs if (p.id, p.parent) in known]
 
 
+def _collect_rounds(args, data: Path, languages: list[str], cache: Path) -> dict:
+    """Index and collect in rounds: each language's next repository of each split (dev while it
+    has any, then train), so that a run stopped at any time has every language alike."""
+    from benchmarks.workspace import database
+    from lab.loc_fixes import ensure_indexed
+
+    url = database("bench_loc_fixes_lexical", fresh=False)
+    by_repo: dict[tuple[str, str], list[list[FixPair]]] = {}
+    for split, repos in (("dev", args.dev_repos), ("train", args.max_repos)):
+        for language in languages:
+            # the smallest repositories first: the commits are indexed on a shared machine
+            pairs = load_pairs(
+                [language],
+                split,
+                max_repos=repos,
+                max_pairs=args.max_pairs,
+                data=data,
+                smallest=True,
+                recent=True,
+            )
+            grouped: dict[str, list[FixPair]] = {}
+            for pair in pairs:
+                grouped.setdefault(pair.repo, []).append(pair)
+            by_repo[(split, language)] = list(grouped.values())
+    splits: dict[str, list[PairRows]] = {"train": [], "dev": []}
+    for round_ in range(max(args.dev_repos, args.max_repos)):
+        for language in languages:
+            for split in ("dev", "train"):
+                groups = by_repo[(split, language)]
+                if round_ >= len(groups):
+                    continue
+                pairs = groups[round_]
+                failed = ensure_indexed(url, pairs, max_commits=args.max_commits)
+                rows = _rows(url, pairs, cache / f"{split}-{language}.pkl", args.refresh)
+                print(
+                    f"[locate-train] {time.strftime('%H:%M:%S')} round {round_} {split}"
+                    f" {language} {pairs[0].repo}: {len(rows)} of {len(pairs)} pairs;"
+                    f" {dict(failed)}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                splits[split] += rows
+    return splits
+
+
+def _cached(cache: Path, split: str, languages: list[str]) -> list[PairRows]:
+    """Every row collected so far of the split's languages (`--from-cache`)."""
+    rows: list[PairRows] = []
+    for language in languages:
+        path = cache / f"{split}-{language}.pkl"
+        if not path.is_file():
+            continue
+        cached = pickle.loads(path.read_bytes())
+        if cached.get("features") != (FILE_FEATURES, FUNCTION_FEATURES):
+            raise SystemExit(f"{path} holds rows of other features: collect again (--refresh)")
+        rows += sorted(cached["rows"].values(), key=lambda r: r.id)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     """Index the train and dev pairs' base commits, collect, fit, choose on dev, write."""
-    from benchmarks.workspace import WORK, database, prepare_environment
-    from lab.loc_fixes import DATA, MAX_COMMITS, ensure_indexed
+    from benchmarks.workspace import WORK, prepare_environment
+    from lab.loc_fixes import DATA, MAX_COMMITS
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--languages", default="", help="comma-separated (default: every folder)")
@@ -272,39 +332,22 @@ def main(argv: list[str] | None = None) -> int:
         help="the collected rows, per split and language",
     )
     p.add_argument("--collect-only", action="store_true", help="index and collect, fit nothing")
+    p.add_argument(
+        "--from-cache",
+        action="store_true",
+        help="fit on every row collected so far (--cache), indexing nothing",
+    )
     args = p.parse_args(argv)
     prepare_environment()
     data = Path(args.data)
     languages = [x for x in args.languages.split(",") if x] or sorted(
         d.name for d in data.iterdir() if d.is_dir()
     )
-    url = database("bench_loc_fixes_lexical", fresh=False)
-    splits: dict[str, list[PairRows]] = {}
-    for split, repos in (("dev", args.dev_repos), ("train", args.max_repos)):
-        splits[split] = []
-        # per language, so that its rows are cached as soon as they are collected
-        for language in languages:
-            # the smallest repositories first: the training commits are indexed on a shared
-            # machine
-            pairs = load_pairs(
-                [language],
-                split,
-                max_repos=repos,
-                max_pairs=args.max_pairs,
-                data=data,
-                smallest=True,
-                recent=True,
-            )
-            failed = ensure_indexed(url, pairs, max_commits=args.max_commits)
-            cache = Path(args.cache) / f"{split}-{language}.pkl"
-            rows = _rows(url, pairs, cache, args.refresh)
-            print(
-                f"[locate-train] {split} {language}: {len(rows)} of {len(pairs)} pairs;"
-                f" {dict(failed)}",
-                file=sys.stderr,
-                flush=True,
-            )
-            splits[split] += rows
+    cache = Path(args.cache)
+    if args.from_cache:
+        splits = {split: _cached(cache, split, languages) for split in ("train", "dev")}
+    else:
+        splits = _collect_rounds(args, data, languages, cache)
     if args.collect_only:
         return 0
     chosen, record = choose(splits["train"], splits["dev"])
