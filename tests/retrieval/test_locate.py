@@ -26,7 +26,8 @@ def _paths(report) -> list[str]:
 
 def test_a_report_with_a_stack_trace_and_a_quoted_path_ranks_the_faulty_file_first(tracker):
     conn, scope = tracker
-    report = locate(conn, scope, REPORT)
+    # the hand-set order (a shipped learned order may leave the tests out of the ten)
+    report = locate(conn, scope, REPORT, ranker=None)
     paths = _paths(report)
     assert paths[0] == "tracker/parser.py"
     first = report.files[0]
