@@ -2,6 +2,8 @@
 
     python -m lab.ranker.locate_train --languages go,rust --max-repos 5 --max-pairs 10
     python -m lab.ranker.locate_train --ship     # write retrieval/locate_ranker_model.json
+    python -m lab.ranker.locate_train --max-repos 6 --dev-repos 1 --max-pairs 30 --collect-only
+    python -m lab.ranker.locate_train --from-cache --out lab/results/locate_ranker_v2.json
 
 The train and dev splits of the mined (fix message -> changed functions) pairs
 (lab/loc_fixes.py) are indexed at their parent commits; every pair is located once with
@@ -9,7 +11,10 @@ a recording ranker (`Recorder`: locate's own order, its features read on the way
 are exactly what `locate` computes when it serves. A listwise logistic model (softmax over one
 report's candidates, L2; `lab.loc_learned.fit`) is fitted on the TRAIN split for the file
 order and for the function order, its L2 chosen on the DEV split, and each part is kept only
-when it beats locate's own order on the dev split. The test split is never read here:
+when it beats locate's own order on the dev split. Collection goes in rounds (each
+language's next dev and train repository) and its rows are cached per split and language
+(`--cache`), so that a run stopped at any time covers every language and the next one collects
+only new pairs; `--from-cache` fits on every row collected so far. The test split is never read here:
 `python -m lab.loc_fixes --ranker <model>` measures a model on it.
 """
 
