@@ -14,8 +14,8 @@ order and for the function order, its L2 chosen on the DEV split, and each part 
 when it beats locate's own order on the dev split. Collection goes in rounds (each
 language's next dev and train repository) and its rows are cached per split and language
 (`--cache`), so that a run stopped at any time covers every language and the next one collects
-only new pairs; `--from-cache` fits on every row collected so far. The test split is never read here:
-`python -m lab.loc_fixes --ranker <model>` measures a model on it.
+only new pairs; `--from-cache` fits on every row collected so far. The test split is never
+read here: `python -m lab.loc_fixes --ranker <model>` measures a model on it.
 """
 
 from __future__ import annotations
