@@ -4,6 +4,7 @@ in the release it was filed against (../shared/eval/loc/README.md; LocAgent's pr
     python -m lab.loc --projects requests,flask,seaborn,xarray
     python -m lab.loc --reuse                 # what is indexed now, nothing new
     python -m lab.loc --systems locate --half even --weights frame=2
+    python -m lab.loc --reuse --systems locate --ranker lab/results/locate_ranker_v2.json
 
 The corpora are the releases' sdists (lab/loc_corpora.py), indexed with the fake
 embedder by default (its vectors mean nothing: lexical, symbols and paths only); `--embedder
@@ -12,6 +13,10 @@ chunk, so django's seven releases, 283,558 chunks listed, need 81,818 embedded: 
 scikit-learn's four ~12 min, sympy's first two ~11 min, all nine projects over an hour; not
 run here). Figures go to
 lab/results/loc.{md,json}; every figure has its 95% bootstrap interval.
+
+`locate` runs with the learned order shipped beside retrieval/locate_ranker.py, if one is;
+`--ranker PATH` measures a model as `locate-learned` beside `locate` in the hand-set order, on
+the same index and reports (`--ranker none`: `locate` in the hand-set order alone).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from lab.loc_metrics import (
     latency,
     paired_difference,
 )
-from lab.loc_systems import SYSTEMS, SnapshotCorpus, locate_system, search_system
+from lab.loc_systems import LEARNED, SYSTEMS, SnapshotCorpus, locate_system, search_system
 
 RESULTS = Path(__file__).resolve().parent / "results"
 METRICS = [f"file_acc@{k}" for k in FILE_KS] + [f"func_acc@{k}" for k in FUNCTION_KS]
@@ -61,10 +66,13 @@ def measure(
     log=sys.stderr,
     embed_query=None,
     repos: Path = REPOS,
+    ranker="shipped",
+    learned=None,
 ) -> dict:
     """Every system on every instance whose release is indexed and whose gold resolves; the
     searches embed their queries with `embed_query` (none: no semantic retrieval); the BM25
-    baselines read the files from the project repositories under `repos`."""
+    baselines read the files from the project repositories under `repos`; `locate` orders by
+    `ranker` (`locate_system`), `locate-learned` by the model `learned`."""
     from core.database import connect, open_pool
     from retrieval.concurrency import spare_connections
     from retrieval.principals import ensure_operator
@@ -81,8 +89,10 @@ def measure(
         "search-10": search_system(conn, 10, spare, embed_query=embed_query),
         "search-50": search_system(conn, 50, spare, embed_query=embed_query),
         "question-10": search_system(conn, 10, spare, read_reports=False, embed_query=embed_query),
-        "locate": locate_system(conn, weights, spare, embed_query),
+        "locate": locate_system(conn, weights, spare, embed_query, ranker),
     }
+    if learned is not None:
+        makers[LEARNED] = locate_system(conn, weights, spare, embed_query, learned)
     per: dict[str, dict] = {}
     dropped: Counter[str] = Counter()
     reasons: dict[str, str] = {}
@@ -401,11 +411,34 @@ def _merged_drops(runs: list[dict], per: dict[str, dict]) -> dict[str, int]:
     return dict(counts)
 
 
+def ranker_option(value: str | None):
+    """(`locate`'s ranker, the model of `locate-learned` or None) of `--ranker`: absent, the
+    shipped order and no learned system; "none", the hand-set order; a path, the hand-set order
+    and that model beside it, so that the two differ by the model alone."""
+    if not value:
+        return "shipped", None
+    if value.lower() == "none":
+        return None, None
+    from retrieval.locate_ranker import load_ranker
+
+    if not Path(value).is_file():
+        raise SystemExit(f"--ranker {value}: no such model (python -m lab.ranker.locate_train)")
+    return None, load_ranker(value)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Index what is missing (unless --reuse), measure, write results/loc.{md,json}."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--projects", default=",".join(ORDER), help="comma-separated project names")
-    p.add_argument("--systems", default=",".join(SYSTEMS), help=",".join(SYSTEMS))
+    p.add_argument(
+        "--systems", default=",".join(n for n in SYSTEMS if n != LEARNED), help=",".join(SYSTEMS)
+    )
+    p.add_argument(
+        "--ranker",
+        metavar="PATH|none",
+        help="a locate ranker model (JSON), measured as locate-learned beside locate in the"
+        " hand-set order; none: locate in the hand-set order (default: as shipped)",
+    )
     p.add_argument("--embedder", default="fake", help="fake (default) | local")
     p.add_argument(
         "--reuse", action="store_true", help="measure what is indexed now; index nothing"
@@ -441,6 +474,11 @@ def main(argv: list[str] | None = None) -> int:
     projects = [x for x in args.projects.split(",") if x]
     systems = [x for x in args.systems.split(",") if x]
     weights = parse_weights(args.weights, WEIGHTS)
+    ranker, learned = ranker_option(args.ranker)
+    if learned is not None and LEARNED not in systems:
+        systems.insert(systems.index("locate") + 1 if "locate" in systems else 0, LEARNED)
+    if learned is None and LEARNED in systems:
+        raise SystemExit(f"{LEARNED} measures a model: name it with --ranker PATH")
     if args.reuse:
         from lab.loc_index import database_name
 
@@ -467,7 +505,15 @@ def main(argv: list[str] | None = None) -> int:
         instances = [i for i in instances if i.index % 2 == (args.half == "odd")]
     started = time.monotonic()
     embedder = embedders.make(args.embedder)
-    measured = measure(url, instances, systems, weights, embed_query=query_embedder(embedder))
+    measured = measure(
+        url,
+        instances,
+        systems,
+        weights,
+        embed_query=query_embedder(embedder),
+        ranker=ranker,
+        learned=learned,
+    )
     summary = summarise(measured["instances"], systems)
     if args.against:
         summary["against"] = against(measured["instances"], Path(args.against))
@@ -478,6 +524,7 @@ def main(argv: list[str] | None = None) -> int:
         "projects": projects,
         "half": args.half,
         "weights": weights.__dict__,
+        "ranker": args.ranker or "shipped",
         "dropped": measured["dropped"],
         "seconds": round(time.monotonic() - started, 1),
         "releases": {p: releases_of(p) for p in projects},

@@ -232,9 +232,11 @@ def measure(
     embed_query=None,
     mirrors: Path = MIRRORS,
     ranker=None,
+    locate_ranker="shipped",
     log=sys.stderr,
 ) -> dict:
-    """Every system on every pair whose base commit is indexed and whose gold is there."""
+    """Every system on every pair whose base commit is indexed and whose gold is there;
+    `locate` ordered by `locate_ranker` (`locate_system`), `locate-learned` by `ranker`."""
     from core.database import connect
     from lab.loc import _snapshot_id
     from lab.loc_systems import SnapshotCorpus, locate_system
@@ -244,9 +246,9 @@ def measure(
     conn = connect(url)
     principal = ensure_operator(conn)
     conn.commit()
-    makers = {"locate": locate_system(conn, embed_query=embed_query)}
+    makers = {"locate": locate_system(conn, embed_query=embed_query, ranker=locate_ranker)}
     if ranker is not None:
-        makers["locate-learned"] = learned_system(conn, ranker, embed_query)
+        makers["locate-learned"] = locate_system(conn, embed_query=embed_query, ranker=ranker)
     per: dict[str, dict] = {}
     dropped: Counter[str] = Counter()
     try:
@@ -281,21 +283,6 @@ def measure(
         conn.close()
     print(f"[fixes] scored {len(per)} pairs; dropped {dict(dropped)}", file=log, flush=True)
     return {"pairs": per, "dropped": dict(dropped)}
-
-
-def learned_system(conn, ranker, embed_query=None):
-    """`locate` with the learned file and function order (`ranker`: a `LocateRanker`)."""
-    from retrieval.locate import locate
-
-    def run(scope, issue: str) -> Ranking:
-        report = locate(conn, scope, issue, limit_files=10, embed_query=embed_query, ranker=ranker)
-        conn.commit()
-        found = [
-            FoundFunction(f.path, u.symbol, u.start_line, u.end_line) for f, u in report.functions()
-        ]
-        return Ranking([f.path for f in report.files], found)
-
-    return run
 
 
 def summarise(per: dict[str, dict], systems: list[str]) -> dict:
@@ -457,7 +444,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-repos", type=int, default=MAX_REPOS)
     p.add_argument("--max-pairs", type=int, default=MAX_PAIRS)
     p.add_argument("--max-commits", type=int, default=MAX_COMMITS)
-    p.add_argument("--ranker", help="a locate ranker model (JSON) to measure as locate-learned")
+    p.add_argument(
+        "--ranker",
+        metavar="PATH|none",
+        help="a locate ranker model (JSON), measured as locate-learned beside locate in the"
+        " hand-set order; none: locate in the hand-set order (default: as shipped)",
+    )
     p.add_argument(
         "--no-baseline", action="store_true", help=f"leave {BASELINE} out (measured already)"
     )
@@ -502,12 +494,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.index_only:
         print(f"[fixes] indexed; not indexed: {dict(failed)}", file=sys.stderr)
         return 0
-    ranker = None
-    systems = ["locate", BASELINE]
-    if args.ranker:
-        from retrieval.locate_ranker import load_ranker
+    from lab.loc import ranker_option
 
-        ranker = load_ranker(args.ranker)
+    locate_ranker, ranker = ranker_option(args.ranker)
+    systems = ["locate", BASELINE]
+    if ranker is not None:
         systems.insert(1, "locate-learned")
     if args.no_baseline:
         systems.remove(BASELINE)
@@ -517,6 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         systems,
         embed_query=query_embedder(embedder) if embedder else None,
         ranker=ranker,
+        locate_ranker=locate_ranker,
     )
     summary = summarise(measured["pairs"], systems)
     meta = {

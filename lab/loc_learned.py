@@ -212,7 +212,7 @@ def fit(lists: list[tuple[np.ndarray, np.ndarray]], l2: float) -> np.ndarray:
     mean, sd = stacked.mean(axis=0), stacked.std(axis=0) + 1e-9
     scaled = [((x - mean) / sd, y / y.sum()) for x, y in lists]
 
-    def loss(w: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    def loss(w: np.ndarray, derivatives: bool = True):
         total, grad = float(l2 * (w @ w) / 2), l2 * w
         hessian = l2 * np.eye(len(w))
         for x, target in scaled:
@@ -220,8 +220,11 @@ def fit(lists: list[tuple[np.ndarray, np.ndarray]], l2: float) -> np.ndarray:
             p = np.exp(s - s.max())
             p /= p.sum()
             total -= float(target @ np.log(p + 1e-12))
-            grad = grad - x.T @ (target - p)
-            hessian = hessian + x.T @ ((np.diag(p) - np.outer(p, p)) @ x)
+            if derivatives:
+                grad = grad - x.T @ (target - p)
+                # x' (diag(p) - p p') x without the n-by-n matrix: long lists stay cheap
+                mean = x.T @ p
+                hessian = hessian + x.T @ (p[:, None] * x) - np.outer(mean, mean)
         return total, grad, hessian
 
     # The loss is strictly convex (L2): damped Newton steps reach the one minimum that
@@ -233,7 +236,10 @@ def fit(lists: list[tuple[np.ndarray, np.ndarray]], l2: float) -> np.ndarray:
             break
         step = np.linalg.solve(hessian, grad)
         size = 1.0
-        while loss(w - size * step)[0] > value - 1e-4 * size * (grad @ step) and size > 1e-10:
+        while (
+            loss(w - size * step, derivatives=False)[0] > value - 1e-4 * size * (grad @ step)
+            and size > 1e-10
+        ):
             size /= 2
         w = w - size * step
     return w / sd

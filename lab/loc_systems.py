@@ -32,7 +32,10 @@ SYSTEMS = {
     "search-50": "search_code hybrid, the issue as the query, 50 hits",
     "question-10": "search_code hybrid reading the issue as a question, 10 hits",
     "locate": "locate (frames, paths, named symbols, idf-capped BM25, per-file evidence)",
+    "locate-learned": "locate with a learned file and function order (`--ranker`)",
 }
+# the system that needs a model named on the command line (`--ranker`)
+LEARNED = "locate-learned"
 BM25_DEPTH = 50  # results a BM25 baseline returns (files, or functions)
 
 
@@ -154,10 +157,13 @@ def search_system(
     return run
 
 
-def locate_system(conn, weights=None, connections=None, embed_query=None) -> System:
+def locate_system(
+    conn, weights=None, connections=None, embed_query=None, ranker="shipped"
+) -> System:
     """`locate`: its files in its order, its functions in `LocateReport.functions()` order; its
     lookups on `connections` as the MCP server runs them, its semantic lookup with
-    `embed_query`."""
+    `embed_query`; `ranker` its learned order (a `LocateRanker`, "shipped": the model shipped
+    if any, None: the hand-set order)."""
     from retrieval.locate import WEIGHTS, locate
 
     def run(scope, issue: str) -> Ranking:
@@ -169,6 +175,7 @@ def locate_system(conn, weights=None, connections=None, embed_query=None) -> Sys
             weights=weights or WEIGHTS,
             connections=connections,
             embed_query=embed_query,
+            ranker=ranker,
         )
         conn.commit()
         found = [

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from core.terms import query_terms
-from retrieval.path_roles import BENCHMARK, CODE, DOCS, EXAMPLE, FIXTURE, TEST, VENDORED, path_role
+from retrieval.path_roles import BENCHMARK, CODE, DOCS, EXAMPLE, FIXTURE, TEST, VENDORED, file_role
 
 SHIPPED_LOCATE_MODEL = Path(__file__).with_name("locate_ranker_model.json")
 # the candidates a model orders: the files of the evidence order's top, and every scored
@@ -45,7 +45,7 @@ FILE_FEATURES = (
     "path_named",  # a quoted path or dotted module names it
     "symbols",  # ln(1 + named definitions, 1/n each)
     "auxiliary",  # a test, doc, example or copy no frame or path names
-    "test",  # a test or fixture (`path_roles`)
+    "test",  # a test or fixture (`file_role`: its path's role, else its content's)
     "docs_example",  # docs, an example or a benchmark
     "vendored",
     "path_terms",  # the share of the path's terms the report holds
@@ -82,6 +82,7 @@ class FileEvidence(Protocol):
     path_named: float
     symbols: float
     units: dict[str, Any]
+    stored_role: str | None  # the role its content showed when indexed (None: none read)
 
 
 class Located(Protocol):
@@ -128,7 +129,9 @@ def file_features(
     top_score = max((f.score for f in located), default=0.0) or 1.0
     rows: list[list[float]] = []
     for rank, (f, s) in enumerate(zip(located, states, strict=True)):
-        role = path_role(f.path)
+        # the role locate ranks by: the path's, else the one read from the content when it
+        # was indexed (a test suite in a folder `path_roles` does not list)
+        role = file_role(f.path, s.stored_role if s else None)
         named = bool(s and (s.frame or s.path_named))
         stem = f.path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
         path_terms = set(query_terms(f.path.replace("/", " ")))

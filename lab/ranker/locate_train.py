@@ -2,6 +2,8 @@
 
     python -m lab.ranker.locate_train --languages go,rust --max-repos 5 --max-pairs 10
     python -m lab.ranker.locate_train --ship     # write retrieval/locate_ranker_model.json
+    python -m lab.ranker.locate_train --max-repos 6 --dev-repos 1 --max-pairs 30 --collect-only
+    python -m lab.ranker.locate_train --from-cache --out lab/results/locate_ranker_v2.json
 
 The train and dev splits of the mined (fix message -> changed functions) pairs
 (lab/loc_fixes.py) are indexed at their parent commits; every pair is located once with
@@ -9,8 +11,11 @@ a recording ranker (`Recorder`: locate's own order, its features read on the way
 are exactly what `locate` computes when it serves. A listwise logistic model (softmax over one
 report's candidates, L2; `lab.loc_learned.fit`) is fitted on the TRAIN split for the file
 order and for the function order, its L2 chosen on the DEV split, and each part is kept only
-when it beats locate's own order on the dev split. The test split is never read here:
-`python -m lab.loc_fixes --ranker <model>` measures a model on it.
+when it beats locate's own order on the dev split. Collection goes in rounds (each
+language's next dev and train repository) and its rows are cached per split and language
+(`--cache`), so that a run stopped at any time covers every language and the next one collects
+only new pairs; `--from-cache` fits on every row collected so far. The test split is never
+read here: `python -m lab.loc_fixes --ranker <model>` measures a model on it.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import datetime
 import json
 import pickle
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +47,8 @@ from retrieval.locate_ranker import (
 )
 
 L2_GRID = (0.1, 1.0, 10.0, 100.0)
-MODEL_VERSION = 1
+# 2: the role features read the role stored from the file's content, not its path's alone
+MODEL_VERSION = 2
 
 
 @dataclass
@@ -232,23 +239,87 @@ def choose(train: list[PairRows], dev: list[PairRows], log=sys.stderr) -> tuple[
 
 
 def _rows(url: str, pairs: list[FixPair], cache: Path, refresh: bool) -> list[PairRows]:
-    key = sorted((p.id, p.parent) for p in pairs)
+    """The pairs' rows, read from `cache` where it holds them (collected with the same
+    features), the others collected and added to it: a run with more repositories or pairs
+    collects only what is new."""
+    features = (FILE_FEATURES, FUNCTION_FEATURES)
+    known: dict[tuple[str, str], PairRows] = {}
     if cache.is_file() and not refresh:
         cached = pickle.loads(cache.read_bytes())
-        if cached["key"] == key and cached["features"] == (FILE_FEATURES, FUNCTION_FEATURES):
-            return cached["rows"]
-    rows = collect(url, pairs)
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_bytes(
-        pickle.dumps({"key": key, "features": (FILE_FEATURES, FUNCTION_FEATURES), "rows": rows})
-    )
+        if cached.get("features") == features and isinstance(cached.get("rows"), dict):
+            known = cached["rows"]
+    missing = [p for p in pairs if (p.id, p.parent) not in known]
+    if missing:
+        parents = {p.id: p.parent for p in missing}
+        known.update({(r.id, parents[r.id]): r for r in collect(url, missing)})
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_bytes(pickle.dumps({"features": features, "rows": known}))
+    return [known[(p.id, p.parent)] for p in pairs if (p.id, p.parent) in known]
+
+
+def _collect_rounds(args, data: Path, languages: list[str], cache: Path) -> dict:
+    """Index and collect in rounds: each language's next repository of each split (dev while it
+    has any, then train), so that a run stopped at any time has every language alike."""
+    from benchmarks.workspace import database
+    from lab.loc_fixes import ensure_indexed
+
+    url = database("bench_loc_fixes_lexical", fresh=False)
+    by_repo: dict[tuple[str, str], list[list[FixPair]]] = {}
+    for split, repos in (("dev", args.dev_repos), ("train", args.max_repos)):
+        for language in languages:
+            # the smallest repositories first: the commits are indexed on a shared machine
+            pairs = load_pairs(
+                [language],
+                split,
+                max_repos=repos,
+                max_pairs=args.max_pairs,
+                data=data,
+                smallest=True,
+                recent=True,
+            )
+            grouped: dict[str, list[FixPair]] = {}
+            for pair in pairs:
+                grouped.setdefault(pair.repo, []).append(pair)
+            by_repo[(split, language)] = list(grouped.values())
+    splits: dict[str, list[PairRows]] = {"train": [], "dev": []}
+    for round_ in range(max(args.dev_repos, args.max_repos)):
+        for language in languages:
+            for split in ("dev", "train"):
+                groups = by_repo[(split, language)]
+                if round_ >= len(groups):
+                    continue
+                pairs = groups[round_]
+                failed = ensure_indexed(url, pairs, max_commits=args.max_commits)
+                rows = _rows(url, pairs, cache / f"{split}-{language}.pkl", args.refresh)
+                print(
+                    f"[locate-train] {time.strftime('%H:%M:%S')} round {round_} {split}"
+                    f" {language} {pairs[0].repo}: {len(rows)} of {len(pairs)} pairs;"
+                    f" {dict(failed)}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                splits[split] += rows
+    return splits
+
+
+def _cached(cache: Path, split: str, languages: list[str]) -> list[PairRows]:
+    """Every row collected so far of the split's languages (`--from-cache`)."""
+    rows: list[PairRows] = []
+    for language in languages:
+        path = cache / f"{split}-{language}.pkl"
+        if not path.is_file():
+            continue
+        cached = pickle.loads(path.read_bytes())
+        if cached.get("features") != (FILE_FEATURES, FUNCTION_FEATURES):
+            raise SystemExit(f"{path} holds rows of other features: collect again (--refresh)")
+        rows += sorted(cached["rows"].values(), key=lambda r: r.id)
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     """Index the train and dev pairs' base commits, collect, fit, choose on dev, write."""
-    from benchmarks.workspace import WORK, database, prepare_environment
-    from lab.loc_fixes import DATA, MAX_COMMITS, ensure_indexed
+    from benchmarks.workspace import WORK, prepare_environment
+    from lab.loc_fixes import DATA, MAX_COMMITS
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--languages", default="", help="comma-separated (default: every folder)")
@@ -260,35 +331,37 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(WORK / "locate_ranker.json"))
     p.add_argument("--ship", action="store_true", help=f"write {SHIPPED_LOCATE_MODEL.name}")
     p.add_argument("--refresh", action="store_true", help="recollect the cached rows")
+    p.add_argument(
+        "--cache",
+        default=str(WORK / "locate_ranker"),
+        help="the collected rows, per split and language",
+    )
+    p.add_argument("--collect-only", action="store_true", help="index and collect, fit nothing")
+    p.add_argument(
+        "--from-cache",
+        action="store_true",
+        help="fit on every row collected so far (--cache), indexing nothing",
+    )
     args = p.parse_args(argv)
     prepare_environment()
     data = Path(args.data)
     languages = [x for x in args.languages.split(",") if x] or sorted(
         d.name for d in data.iterdir() if d.is_dir()
     )
-    url = database("bench_loc_fixes_lexical", fresh=False)
-    splits = {}
-    for split, repos in (("train", args.max_repos), ("dev", args.dev_repos)):
-        # the smallest repositories first: the training commits are indexed on a shared machine
-        pairs = load_pairs(
-            languages,
-            split,
-            max_repos=repos,
-            max_pairs=args.max_pairs,
-            data=data,
-            smallest=True,
-            recent=True,
-        )
-        failed = ensure_indexed(url, pairs, max_commits=args.max_commits)
-        print(f"[locate-train] {split}: {len(pairs)} pairs; {dict(failed)}", file=sys.stderr)
-        cache = WORK / "locate_ranker" / f"{split}-{'-'.join(languages)}.pkl"
-        splits[split] = _rows(url, pairs, cache, args.refresh)
+    cache = Path(args.cache)
+    if args.from_cache:
+        splits = {split: _cached(cache, split, languages) for split in ("train", "dev")}
+    else:
+        splits = _collect_rounds(args, data, languages, cache)
+    if args.collect_only:
+        return 0
     chosen, record = choose(splits["train"], splits["dev"])
     meta = {
         "version": MODEL_VERSION,
         "trained": datetime.date.today().isoformat(),
         "languages": languages,
         "train_pairs": len(splits["train"]),
+        "train_repositories": len({r.id.split("@")[0] for r in splits["train"]}),
         "dev_pairs": len(splits["dev"]),
         "mode": "lexical",
         "selection": record,

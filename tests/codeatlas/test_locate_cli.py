@@ -41,7 +41,10 @@ def test_locate_json_lists_files_with_their_functions(tracker_repo):  # noqa: F8
     assert files[0]["path"] == "tracker/parser.py"
     assert files[0]["functions"][0]["symbol"] == "parse_header"
     roles = {f["path"]: f["role"] for f in files}
-    assert roles["tests/test_parser.py"] == "test"
+    # (the vendored copy is listed in the hand-set order and in the learned one; the tests, which
+    # a learned order may leave out of the ten, are asserted in tests/retrieval/test_locate.py)
+    assert roles["tracker/parser.py"] == "code"
+    assert roles["tracker/packages/textlib/headers.py"] == "vendored"
 
 
 def test_locate_errors_are_one_line_and_exit_non_zero(tracker_repo):  # noqa: F811

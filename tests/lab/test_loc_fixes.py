@@ -114,6 +114,27 @@ def test_pairs_are_searched_at_their_parents_and_scored_against_what_the_fix_cha
     assert per["b-badge"]["locate"]["func_acc@10"] == 1.0
     assert per["b-badge"]["bm25-functions"]["func_acc@10"] == 1.0
 
+    # a model of locate's own file order (its evidence score alone, no function part) beside
+    # locate in the hand-set order: the same files and functions
+    import numpy as np
+
+    from retrieval.locate_ranker import FILE_FEATURES, LinearOrder, LocateRanker
+
+    weights = np.asarray([float(f == "evidence_score") for f in FILE_FEATURES])
+    own_order = LocateRanker(LinearOrder(FILE_FEATURES, weights))
+    both = loc_fixes.measure(
+        database_url,
+        pairs,
+        ["locate", "locate-learned"],
+        mirrors=mirrors,
+        ranker=own_order,
+        locate_ranker=None,
+    )["pairs"]
+    for record in both.values():
+        assert record["locate-learned"]["top_files"] == record["locate"]["top_files"]
+        for metric in loc_fixes.METRICS:
+            assert record["locate-learned"][metric] == record["locate"][metric]
+
     summary = loc_fixes.summarise(per, ["locate", "bm25-functions"])
     python = summary["languages"]["python"]
     assert python["n"] == 2

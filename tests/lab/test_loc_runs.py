@@ -7,6 +7,7 @@ import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lab import loc, loc_corpora
@@ -24,6 +25,23 @@ def test_a_release_not_in_its_repository_yet_has_no_commit_instead_of_an_error(
     # another run is still building 2.0, and a project not downloaded at all
     assert loc_corpora.release_commit("repo", "2.0") is None
     assert loc_corpora.release_commit("absent", "1.0") is None
+
+
+def test_the_ranker_option_names_locates_order_and_the_model_beside_it(tmp_path: Path):
+    from retrieval.locate_ranker import FILE_FEATURES, LinearOrder, as_model
+
+    assert loc.ranker_option(None) == ("shipped", None)
+    assert loc.ranker_option("none") == (None, None)
+    with pytest.raises(SystemExit, match="no such model"):
+        loc.ranker_option(str(tmp_path / "absent.json"))
+    path = tmp_path / "model.json"
+    order = LinearOrder(FILE_FEATURES, np.ones(len(FILE_FEATURES)))
+    path.write_text(json.dumps(as_model(order, None, {"trained": "here"})))
+    locate_order, learned = loc.ranker_option(str(path))
+    # the model is measured beside locate's hand-set order, not beside another model
+    assert locate_order is None
+    assert learned is not None and learned.files is not None and learned.functions is None
+    assert learned.meta == {"trained": "here"}
 
 
 def test_weights_are_read_as_the_type_of_each_field():

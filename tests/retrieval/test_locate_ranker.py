@@ -20,7 +20,27 @@ from retrieval.locate_ranker import (
     load_ranker,
     ranker_from,
 )
-from tests.retrieval.tracker_repo import REPORT, WORDS_REPORT, tracker_repo  # noqa: F401
+from retrieval.path_roles import CODE, path_role
+from tests.retrieval.indexing import fake_embedder, index_repository
+from tests.retrieval.tracker_repo import (  # noqa: F401
+    MODULES,
+    REPORT,
+    WORDS_REPORT,
+    tracker_repo,
+)
+
+# a test suite in a folder `path_roles` does not list: only its content says it is one
+CHECKS_PATH = "checks/header_checks.py"
+CHECKS = '''import pytest
+
+from tracker.parser import parse_header
+
+
+@pytest.mark.parametrize("value", ["text", "latin-1 text"])
+def test_a_header_value_of_a_message_is_text(value):
+    """The header value of a message line, decoded once."""
+    assert parse_header([f"Subject: {value}"]) == {"subject": value}
+'''
 
 # a report far longer than the 11 terms the learned ranker of search stops at
 LONG_REPORT = (
@@ -38,6 +58,22 @@ def tracker(tracker_repo):  # noqa: F811
     from retrieval.scope import resolve_scope
 
     conn = connect(tracker_repo.database_url, autocommit=True)
+    yield conn, resolve_scope(conn, ensure_operator(conn), ["tracker"])
+    conn.close()
+
+
+@pytest.fixture
+def tracker_with_checks(settings_env, database_url, git_repo):
+    """(connection, scope) over the tracker with a test suite under `checks/`."""
+    from core.database import connect
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+
+    for path, text in {**MODULES, CHECKS_PATH: CHECKS}.items():
+        git_repo.write(path, text)
+    git_repo.commit("tracker with checks")
+    index_repository(database_url, git_repo.path, "tracker", embedder=fake_embedder())
+    conn = connect(database_url, autocommit=True)
     yield conn, resolve_scope(conn, ensure_operator(conn), ["tracker"])
     conn.close()
 
@@ -84,6 +120,25 @@ def test_recording_reads_the_features_of_locates_candidates_and_keeps_its_order(
     parse_row = recorder.function_x[symbols.index("parse_header")]
     parse = dict(zip(FUNCTION_FEATURES, parse_row, strict=True))
     assert parse["file_rank"] == 0.0 and parse["named"] > 0 and parse["name_in_report"] == 1.0
+
+
+def test_the_role_features_read_the_role_stored_from_the_files_content(tracker_with_checks):
+    conn, scope = tracker_with_checks
+    assert path_role(CHECKS_PATH) == CODE
+    recorder = Recorder()
+    report = locate(conn, scope, WORDS_REPORT, ranker=recorder)
+    # locate itself ranks the file as a test (the role its content showed when indexed) ...
+    assert {f.path: f.role for f in report.files}[CHECKS_PATH] == "test"
+    # ... and so do the learned order's features
+    row = {
+        p: dict(zip(FILE_FEATURES, x, strict=True))
+        for p, x in zip(recorder.file_paths, recorder.file_x, strict=True)
+    }
+    checks = row[CHECKS_PATH]
+    assert checks["test"] == 1.0 and checks["auxiliary"] == 1.0
+    assert checks["docs_example"] == 0.0 and checks["vendored"] == 0.0
+    parser = row["tracker/parser.py"]
+    assert parser["test"] == 0.0 and parser["auxiliary"] == 0.0
 
 
 def test_a_trained_model_is_loaded_and_orders_a_long_report(tracker, tmp_path):
