@@ -25,10 +25,10 @@ import posixpath
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, LiteralString
+from typing import Any
 
 from core.database import Row
-from core.sql_files import statement
+from core.sql_files import statement, statement_template
 from core.terms import K1, B, query_terms, term_id
 from indexing.parsing.content_roles import is_test_function
 from indexing.parsing.grammars import FUNCTION_KINDS
@@ -43,6 +43,7 @@ from retrieval.locate_ranker import (
     shipped_locate_ranker,
 )
 from retrieval.path_roles import CODE, file_role
+from retrieval.reading import stored_roles
 from retrieval.request_budget import check_budget
 from retrieval.scope import VISIBLE_FILES, DbConnection, Scope, visible_files_among
 from retrieval.semantic import QueryEmbedder, semantic_candidates
@@ -373,17 +374,8 @@ def _best_matches(rows: list[Row], quoted: str, whole: bool) -> list[Row]:
 # the scope's files named so, found through the scope's snapshots (their files' primary key) and
 # the principal's working-tree files first: `VISIBLE_FILES` filtered by name afterwards read the
 # files of every snapshot in the database (all of django's releases and every other repository's)
-_NAMED_FILE_VERSIONS: LiteralString = (
-    "SELECT file_version_id FROM snapshot_files WHERE snapshot_id = ANY(%(scope_snapshots)s)"
-    " AND file_version_id IS NOT NULL AND regexp_replace(path, '^.*/', '') = ANY(%(names)s)"
-    " UNION SELECT file_version_id FROM overlay_files WHERE principal_id = %(principal_id)s"
-    " AND regexp_replace(path, '^.*/', '') = ANY(%(names)s)"
-)
-_PATH_ROWS_SQL: LiteralString = (
-    "WITH "
-    + visible_files_among(_NAMED_FILE_VERSIONS)
-    + " SELECT f.repository, f.path, f.file_version_id, f.commit_sha, f.source FROM files f"
-    " WHERE regexp_replace(f.path, '^.*/', '') = ANY(%(names)s)"
+_PATH_ROWS_SQL = statement_template("locate", "path_rows").format(
+    visible_files=visible_files_among(statement("locate", "named_file_versions"))
 )
 
 
@@ -449,9 +441,7 @@ def _add_frame_functions(
         return
     ids = [files[key].file_version_id for key in frame_files]
     rows = conn.execute(
-        "SELECT file_version_id, name, qualified_name, kind, start_line, end_line"
-        " FROM code_symbols WHERE file_version_id = ANY(%s) AND kind = ANY(%s)",
-        (ids, sorted(FUNCTION_KINDS)),
+        statement("locate", "frame_functions"), {"ids": ids, "kinds": sorted(FUNCTION_KINDS)}
     ).fetchall()
     by_version: dict[int, list[Row]] = {}
     for row in rows:
@@ -494,13 +484,8 @@ def _named_functions(symbols: list[Row], function: str) -> list[Row]:
 # --- identifiers --------------------------------------------------------------------------
 
 
-_SYMBOLS_SQL = (
-    "WITH matched AS MATERIALIZED (SELECT s.* FROM code_symbols s"
-    " WHERE lower(s.name) = ANY(%(lowered)s) AND s.name = ANY(%(names)s)),"
-    + visible_files_among("SELECT file_version_id FROM matched")
-    + " SELECT s.name, s.qualified_name, s.kind, s.start_line, s.end_line,"
-    " f.repository, f.path, f.file_version_id, f.commit_sha, f.source"
-    " FROM files f JOIN matched s ON s.file_version_id = f.file_version_id LIMIT 20000"
+_SYMBOLS_SQL = statement_template("locate", "named_symbols").format(
+    visible_files=visible_files_among("SELECT file_version_id FROM matched")
 )
 
 
@@ -574,19 +559,13 @@ def report_terms(
         return ReportTerms({}, {}, 1.0)
     repos = sorted({r.repository_id for r in scope.repositories})
     terms = list(counts)
-    row = conn.execute(
-        "SELECT coalesce(sum(documents), 0)::float8 AS n,"
-        " greatest(coalesce(sum(total_length), 0)::float8 / greatest(sum(documents), 1), 1.0)"
-        " AS avgdl FROM lexical_corpus WHERE repository_id = ANY(%s)",
-        (repos,),
-    ).fetchone()
+    row = conn.execute(statement("locate", "corpus_size"), {"repos": repos}).fetchone()
     total, avgdl = (row["n"], row["avgdl"]) if row else (0.0, 1.0)
     df = {
         r["term"]: r["df"]
         for r in conn.execute(
-            "SELECT term, sum(df)::float8 AS df FROM lexical_term_stats"
-            " WHERE term = ANY(%s) AND repository_id = ANY(%s) GROUP BY term",
-            ([term_id(t) for t in terms], repos),
+            statement("locate", "term_frequencies"),
+            {"terms": [term_id(t) for t in terms], "repos": repos},
         ).fetchall()
     }
     weight = {t: 1 + math.log(counts[t]) for t in terms}
@@ -696,13 +675,7 @@ def _add_file_functions(conn: DbConnection, states: list[_FileState], terms: Rep
 
 def _add_roles(conn: DbConnection, files: dict[FileKey, _FileState]) -> None:
     """The role each candidate's content showed when it was indexed, and its language."""
-    ids = sorted({s.file_version_id for s in files.values()})
-    if not ids:
-        return
-    rows = conn.execute(
-        "SELECT id, role, language FROM file_versions WHERE id = ANY(%s)", (ids,)
-    ).fetchall()
-    found = {r["id"]: r for r in rows}
+    found = stored_roles(conn, (s.file_version_id for s in files.values()))
     for state in files.values():
         row = found.get(state.file_version_id)
         if row is not None:
@@ -782,21 +755,17 @@ def _rank(
     return located
 
 
+# the visible files of some folders, with their stored roles (sql/locate/neighbours.sql)
+_NEIGHBOURS_SQL = statement_template("locate", "neighbours").format(visible_files=VISIBLE_FILES)
+
+
 def _neighbours(
     conn: DbConnection, scope: Scope, located: list[LocatedFile], wanted: int
 ) -> list[LocatedFile]:
     """Code files beside the located ones (same folder), when the evidence found too few."""
     taken = {(f.repository, f.path) for f in located}
     folders = sorted({posixpath.dirname(f.path) for f in located})
-    rows = conn.execute(
-        "WITH "
-        + VISIBLE_FILES
-        + " SELECT f.repository, f.path, f.commit_sha, f.source, f.file_version_id, fv.role"
-        " FROM files f LEFT JOIN file_versions fv ON fv.id = f.file_version_id"
-        " WHERE regexp_replace(f.path, '/?[^/]*$', '') = ANY(%(folders)s)"
-        " ORDER BY f.repository, f.path LIMIT 500",
-        {**scope.params(), "folders": folders},
-    ).fetchall()
+    rows = conn.execute(_NEIGHBOURS_SQL, {**scope.params(), "folders": folders}).fetchall()
     out: list[LocatedFile] = []
     for row in rows:
         role = file_role(row["path"], row["role"])
@@ -827,11 +796,7 @@ def located_hits(conn: DbConnection, report: LocateReport) -> list[Hit]:
     spans = (
         {
             r["file_version_id"]: (r["first"], r["last"])
-            for r in conn.execute(
-                "SELECT file_version_id, min(start_line) AS first, max(end_line) AS last"
-                " FROM code_chunks WHERE file_version_id = ANY(%s) GROUP BY file_version_id",
-                (bare,),
-            ).fetchall()
+            for r in conn.execute(statement("locate", "file_spans"), {"ids": bare}).fetchall()
         }
         if bare
         else {}

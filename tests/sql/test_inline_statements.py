@@ -31,7 +31,7 @@ INLINE_ALLOWANCE = {
     "retrieval/graph.py": 2,
     "retrieval/hits.py": 1,
     "retrieval/lexical.py": 1,
-    "retrieval/locate.py": 9,
+    "retrieval/locate.py": 1,
     "retrieval/scope.py": 1,
     "retrieval/semantic.py": 1,
     "retrieval/status.py": 1,
