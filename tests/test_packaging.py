@@ -68,7 +68,9 @@ def test_the_wheel_ships_every_sql_file_and_its_installed_layout_migrates_a_blan
     in_sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "sql").rglob("*.sql")}
     in_wheel = {n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".sql")}
     assert in_sources and in_wheel == in_sources
-    assert "retrieval/ranker_model.json" in zipfile.ZipFile(wheel).namelist()  # the learned ranker
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "retrieval/ranker_model.json" in names  # the learned ranker of search
+    assert "retrieval/locate_ranker_model.json" in names  # locate's learned order
     # a non-editable install of the wheel alone; its dependencies are this venv's. Run from
     # tmp_path, the installed copy comes first on the path, ahead of any checkout.
     site = tmp_path / "site"
