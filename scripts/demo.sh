@@ -27,7 +27,9 @@ fi
 LOG=${DEMO_LOG:-.state/demo-index.log}
 mkdir -p "$(dirname "$LOG")"
 started=$SECONDS
-"$BIN/codeatlas" index "$SRC" --name demo >"$LOG" 2>&1 &
+# created here, not by the background job's redirection: the followers below open it at once
+: >"$LOG"
+"$BIN/codeatlas" index "$SRC" --name demo >>"$LOG" 2>&1 &
 INDEX=$!
 trap 'kill -INT "$INDEX" 2>/dev/null; wait "$INDEX" 2>/dev/null; exit 130' INT TERM
 # the run's output up to its publishing line (or its end, if it stops before); the follower
