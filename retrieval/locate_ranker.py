@@ -1,5 +1,6 @@
 """The learned order of `locate`: its files, and the functions of its leading files, ordered by a
-linear model over the evidence `locate` gathered, trained on mined fixes (issue 46).
+learned model over the evidence `locate` gathered, trained on mined fixes (issue 46): a linear
+score, and boosted trees that correct it where a model has them.
 
 `locate` adds its evidence up per file with hand-set weights (`LocateWeights`). Here each piece
 of evidence is a feature, with a few that the hand-set sum cannot use (the file's name in the
@@ -28,6 +29,7 @@ import numpy as np
 
 from core.terms import query_terms
 from retrieval.path_roles import BENCHMARK, CODE, DOCS, EXAMPLE, FIXTURE, TEST, VENDORED, file_role
+from retrieval.trees import Trees
 
 SHIPPED_LOCATE_MODEL = Path(__file__).with_name("locate_ranker_model.json")
 # the candidates a model orders: the files of the evidence order's top, and every scored
@@ -210,14 +212,19 @@ def function_features(candidates: Sequence[FunctionCandidate], words: ReportWord
 
 
 @dataclass(frozen=True)
-class LinearOrder:
-    """A linear scoring of candidates: `x @ weights` (features as `features` lists them)."""
+class LearnedOrder:
+    """A learned scoring of candidates: `x @ weights` (features as `features` lists them), plus
+    the sum of `trees` when the model has them: boosted trees fitted on top of the linear
+    score, which they correct where features interact (a frame only counts in a file that is
+    code, say) and leave alone elsewhere."""
 
     features: tuple[str, ...]
     weights: np.ndarray
+    trees: Trees | None = None
 
     def score(self, x: np.ndarray) -> np.ndarray:
-        return x @ self.weights
+        linear = x @ self.weights
+        return linear if self.trees is None else linear + self.trees.score(x)
 
 
 class LocateRanker:
@@ -226,8 +233,8 @@ class LocateRanker:
 
     def __init__(
         self,
-        files: LinearOrder | None = None,
-        functions: LinearOrder | None = None,
+        files: LearnedOrder | None = None,
+        functions: LearnedOrder | None = None,
         meta: dict[str, Any] | None = None,
     ) -> None:
         self.files = files
@@ -254,14 +261,20 @@ class LocateRanker:
 
 
 def as_model(
-    files: LinearOrder | None, functions: LinearOrder | None, meta: dict[str, Any]
+    files: LearnedOrder | None, functions: LearnedOrder | None, meta: dict[str, Any]
 ) -> dict[str, Any]:
     """The JSON of a ranker (`load_ranker` reads it)."""
 
-    def part(order: LinearOrder | None) -> dict[str, Any] | None:
+    def part(order: LearnedOrder | None) -> dict[str, Any] | None:
         if order is None:
             return None
-        return {"features": list(order.features), "weights": [float(w) for w in order.weights]}
+        out: dict[str, Any] = {
+            "features": list(order.features),
+            "weights": [float(w) for w in order.weights],
+        }
+        if order.trees is not None:
+            out["trees"] = order.trees.flat
+        return out
 
     return {
         "kind": "locate-ranker",
@@ -276,7 +289,7 @@ def ranker_from(model: dict[str, Any]) -> LocateRanker:
     if model.get("kind") != "locate-ranker":
         raise ValueError("not a locate ranker model (expected kind 'locate-ranker')")
 
-    def part(data: dict[str, Any] | None, features: tuple[str, ...]) -> LinearOrder | None:
+    def part(data: dict[str, Any] | None, features: tuple[str, ...]) -> LearnedOrder | None:
         if data is None:
             return None
         if tuple(data["features"]) != features:
@@ -284,7 +297,8 @@ def ranker_from(model: dict[str, Any]) -> LocateRanker:
                 "the locate ranker was trained on other features; retrain it:"
                 " python -m lab.ranker.locate_train"
             )
-        return LinearOrder(features, np.asarray(data["weights"], dtype=np.float64))
+        trees = Trees(data["trees"]) if data.get("trees") else None
+        return LearnedOrder(features, np.asarray(data["weights"], dtype=np.float64), trees)
 
     return LocateRanker(
         part(model.get("files"), FILE_FEATURES),

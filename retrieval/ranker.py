@@ -29,6 +29,7 @@ from core.terms import enclosing_name, text_terms
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.hits import Hit, is_thin
 from retrieval.path_roles import BENCHMARK, DOCS, EXAMPLE, FIXTURE, TEST, VENDORED, path_role
+from retrieval.trees import Trees, flat_trees
 
 # the model `search_code` uses unless given another (`make train-ranker` rebuilds it)
 SHIPPED_MODEL = Path(__file__).with_name("ranker_model.json")
@@ -179,9 +180,8 @@ def _coverage(query_terms: Collection[str], text: str) -> float:
 
 
 class TreeEnsemble:
-    """A tree ensemble evaluated with numpy. Each tree is flat arrays: per split node its
-    feature, threshold (`x <= threshold` goes left) and children, a negative child being a
-    leaf (`~child` indexes the leaf values); the scores of the trees add up."""
+    """The search ranker: a tree ensemble (`retrieval/trees.py`) over `FEATURES`, added to the
+    fused order's `-prior * ln(fused rank)`, with the domain it applies to."""
 
     def __init__(self, model: dict[str, Any]) -> None:
         if tuple(model["features"]) != FEATURES:
@@ -198,16 +198,7 @@ class TreeEnsemble:
         self.also_embedding_models: list[str] = list(domain.get("also_embedding_models", []))
         self.max_query_terms: int | None = domain.get("max_query_terms")
         self.min_query_terms: int | None = domain.get("min_query_terms")
-        self._trees = [
-            (
-                np.asarray(t["feature"], dtype=np.int64),
-                np.asarray(t["threshold"], dtype=np.float64),
-                np.asarray(t["left"], dtype=np.int64),
-                np.asarray(t["right"], dtype=np.int64),
-                np.asarray(t["leaf"], dtype=np.float64),
-            )
-            for t in model["trees"]
-        ]
+        self._trees = Trees(model["trees"])
 
     def applies(self, semantic_models: Collection[str], query_terms: int) -> bool:
         """Whether a query is inside the domain the model was trained on: its hits were ranked
@@ -228,49 +219,7 @@ class TreeEnsemble:
     def predict(self, x: np.ndarray) -> np.ndarray:
         """One score per row of `x` (higher ranks first)."""
         fused_rank = np.maximum(x[:, FEATURES.index("fused_rank")], 1.0)
-        total = -self.prior * np.log(fused_rank)
-        rows = np.arange(len(x))
-        for feature, threshold, left, right, leaf in self._trees:
-            node = np.zeros(len(x), dtype=np.int64)
-            inner = node >= 0
-            while inner.any():
-                at = node[inner]
-                goes_left = x[rows[inner], feature[at]] <= threshold[at]
-                node[inner] = np.where(goes_left, left[at], right[at])
-                inner = node >= 0
-            total += leaf[~node]
-        return total
-
-
-def flatten_tree(root: dict[str, Any]) -> dict[str, list[Any]]:
-    """One tree of LightGBM's `dump_model()` as `TreeEnsemble`'s flat arrays."""
-    flat: dict[str, list[Any]] = {
-        "feature": [],
-        "threshold": [],
-        "left": [],
-        "right": [],
-        "leaf": [],
-    }
-
-    def visit(node: dict[str, Any]) -> int:
-        if "split_feature" not in node:
-            flat["leaf"].append(float(node.get("leaf_value", 0.0)))
-            return ~(len(flat["leaf"]) - 1)
-        if node.get("decision_type", "<=") != "<=":
-            raise ValueError(f"unsupported split {node.get('decision_type')!r} in the ranker")
-        at = len(flat["feature"])
-        flat["feature"].append(int(node["split_feature"]))
-        flat["threshold"].append(float(node["threshold"]))
-        flat["left"].append(0)
-        flat["right"].append(0)
-        flat["left"][at] = visit(node["left_child"])
-        flat["right"][at] = visit(node["right_child"])
-        return at
-
-    top = visit(root)
-    if top < 0:  # a single leaf: one split that goes to it either way
-        flat.update(feature=[0], threshold=[math.inf], left=[top], right=[top])
-    return flat
+        return -self.prior * np.log(fused_rank) + self._trees.score(x)
 
 
 def load_model(path: str | os.PathLike[str]) -> TreeEnsemble:
@@ -310,5 +259,5 @@ def as_model(
         "meta": meta,
         "prior": prior,
         "domain": domain or {},
-        "trees": [flatten_tree(t["tree_structure"]) for t in dump["tree_info"]],
+        "trees": flat_trees(dump),
     }

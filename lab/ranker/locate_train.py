@@ -10,8 +10,10 @@ The train and dev splits of the mined (fix message -> changed functions) pairs
 a recording ranker (`Recorder`: locate's own order, its features read on the way), so the rows
 are exactly what `locate` computes when it serves. A listwise logistic model (softmax over one
 report's candidates, L2; `lab.loc_learned.fit`) is fitted on the TRAIN split for the file
-order and for the function order, its L2 chosen on the DEV split, and each part is kept only
-when it beats locate's own order on the dev split. Collection goes in rounds (each
+order and for the function order, its L2 chosen on the DEV split; boosted trees (LightGBM
+LambdaRank starting from the linear score, stopped early on DEV) are added on top when they beat
+the linear order on DEV (`--linear`: never), and each part is kept only when it beats locate's
+own order on the dev split. Collection goes in rounds (each
 language's next dev and train repository) and its rows are cached per split and language
 (`--cache`), so that a run stopped at any time covers every language and the next one collects
 only new pairs; `--from-cache` fits on every row collected so far. The test split is never
@@ -38,17 +40,38 @@ from retrieval.locate_ranker import (
     FUNCTION_FEATURES,
     SHIPPED_LOCATE_MODEL,
     FunctionCandidate,
-    LinearOrder,
+    LearnedOrder,
     LocateRanker,
     ReportWords,
     as_model,
     file_features,
     function_features,
 )
+from retrieval.trees import Trees, flat_trees
 
 L2_GRID = (0.1, 1.0, 10.0, 100.0)
-# 2: the role features read the role stored from the file's content, not its path's alone
-MODEL_VERSION = 2
+# boosted trees on top of the chosen linear score (LightGBM LambdaRank from it as the initial
+# score): small trees, many candidates per leaf, stopped early on the dev split
+TREE_PARAMS = {
+    "objective": "lambdarank",
+    "metric": "ndcg",
+    "learning_rate": 0.05,
+    "num_leaves": 7,
+    "min_data_in_leaf": 40,
+    "feature_fraction": 0.8,
+    "bagging_fraction": 0.8,
+    "bagging_freq": 1,
+    "lambda_l2": 1.0,
+    "seed": 20261207,
+    "deterministic": True,
+    "num_threads": 2,
+    "verbosity": -1,
+}
+TREE_ROUNDS = 400
+TREE_EVAL_AT = {"files": 5, "functions": 10}
+# 2: the role features read the role stored from the file's content, not its path's alone;
+# 3: boosted trees on top of the linear score
+MODEL_VERSION = 3
 
 
 @dataclass
@@ -177,23 +200,65 @@ def _order(n: int, scores: np.ndarray | None) -> list[int]:
     return sorted(range(n), key=lambda i: (-scores[i], i))
 
 
-def fit_order(rows: list[PairRows], part: str, l2: float) -> LinearOrder | None:
+def fit_order(rows: list[PairRows], part: str, l2: float) -> LearnedOrder | None:
     """The listwise model of `part` ("files" or "functions") on the pairs with a gold
     candidate (None when there is none)."""
     from lab.loc_learned import fit
 
+    lists = _lists(rows, part)
+    if not lists:
+        return None
+    features = FILE_FEATURES if part == "files" else FUNCTION_FEATURES
+    return LearnedOrder(features, fit(lists, l2))
+
+
+def _lists(rows: list[PairRows], part: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The candidates and labels of `part` of the pairs with a gold candidate."""
     lists = []
     for r in rows:
         x, y = (r.file_x, r.file_labels) if part == "files" else (r.function_x, r.function_labels)
         if len(y) and y.sum():
             lists.append((x, y))
-    if not lists:
-        return None
-    features = FILE_FEATURES if part == "files" else FUNCTION_FEATURES
-    return LinearOrder(features, fit(lists, l2))
+    return lists
 
 
-def accuracy(rows: list[PairRows], part: str, order: LinearOrder | None) -> list[float]:
+def fit_trees(
+    train: list[PairRows], dev: list[PairRows], part: str, base: LearnedOrder
+) -> LearnedOrder | None:
+    """Boosted trees fitted on top of `base`'s linear score (its scores as LightGBM's initial
+    scores), stopped early on the dev split; None when there is nothing to fit on."""
+    import lightgbm as lgb
+
+    sets = []
+    for rows in (train, dev):
+        lists = _lists(rows, part)
+        if not lists:
+            return None
+        x = np.vstack([x for x, _ in lists])
+        sets.append(
+            lgb.Dataset(
+                x,
+                label=np.concatenate([y for _, y in lists]).astype(int),
+                group=[len(y) for _, y in lists],
+                init_score=base.score(x),
+                feature_name=list(base.features),
+                free_raw_data=False,
+            )
+        )
+    params = {**TREE_PARAMS, "eval_at": [TREE_EVAL_AT[part]]}
+    booster = lgb.train(
+        params,
+        sets[0],
+        num_boost_round=TREE_ROUNDS,
+        valid_sets=[sets[1]],
+        callbacks=[lgb.early_stopping(40, verbose=False)],
+    )
+    rounds = booster.best_iteration or TREE_ROUNDS
+    dump = booster.dump_model(num_iteration=rounds)
+    return LearnedOrder(base.features, base.weights, Trees(flat_trees(dump)))
+
+
+def accuracy(rows: list[PairRows], part: str, order: LearnedOrder | None) -> list[float]:
     """Per pair: file Acc@5 or function Acc@10 of `order` (None: locate's own)."""
     out = []
     for r in rows:
@@ -205,9 +270,12 @@ def accuracy(rows: list[PairRows], part: str, order: LinearOrder | None) -> list
     return out
 
 
-def choose(train: list[PairRows], dev: list[PairRows], log=sys.stderr) -> tuple[dict, dict]:
-    """Per part the L2 with the best dev accuracy, and the part kept only when it beats
-    locate's own order on dev; the model parts and a record of every candidate's figures."""
+def choose(
+    train: list[PairRows], dev: list[PairRows], log=sys.stderr, *, trees: bool = True
+) -> tuple[dict, dict]:
+    """Per part the L2 with the best dev accuracy, boosted trees on top of it when they beat
+    it on dev (`trees`), and the part kept only when it beats locate's own order on dev; the
+    model parts and a record of every candidate's figures."""
     from benchmarks.intervals import paired
 
     chosen: dict = {}
@@ -229,10 +297,20 @@ def choose(train: list[PairRows], dev: list[PairRows], log=sys.stderr) -> tuple[
             chosen[part] = None
             continue
         best = max(trials, key=lambda t: t[:2])
-        diff = paired(best[3], base)
         record[part]["chosen_l2"] = best[1]
+        dev_acc, order = best[3], best[2]
+        if trees and (boosted := fit_trees(train, dev, part, order)) is not None:
+            boosted_acc = accuracy(dev, part, boosted)
+            record[part]["dev_trees"] = float(np.mean(boosted_acc))
+            record[part]["trees"] = len(boosted.trees or ())
+            record[part]["dev_trees_delta"] = paired(boosted_acc, dev_acc)
+            # the trees stay when they beat the linear order on dev
+            if np.mean(boosted_acc) > np.mean(dev_acc):
+                dev_acc, order = boosted_acc, boosted
+        record[part]["trees_kept"] = order.trees is not None
+        diff = paired(dev_acc, base)
         record[part]["dev_delta"] = diff
-        chosen[part] = best[2] if diff[0] > 0 else None
+        chosen[part] = order if diff[0] > 0 else None
         record[part]["kept"] = chosen[part] is not None
         print(f"[locate-train] {part}: {record[part]}", file=log, flush=True)
     return chosen, record
@@ -337,6 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         help="the collected rows, per split and language",
     )
     p.add_argument("--collect-only", action="store_true", help="index and collect, fit nothing")
+    p.add_argument("--linear", action="store_true", help="the linear order alone, no trees")
     p.add_argument(
         "--from-cache",
         action="store_true",
@@ -355,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         splits = _collect_rounds(args, data, languages, cache)
     if args.collect_only:
         return 0
-    chosen, record = choose(splits["train"], splits["dev"])
+    chosen, record = choose(splits["train"], splits["dev"], trees=not args.linear)
     meta = {
         "version": MODEL_VERSION,
         "trained": datetime.date.today().isoformat(),

@@ -118,10 +118,10 @@ def test_pairs_are_searched_at_their_parents_and_scored_against_what_the_fix_cha
     # locate in the hand-set order: the same files and functions
     import numpy as np
 
-    from retrieval.locate_ranker import FILE_FEATURES, LinearOrder, LocateRanker
+    from retrieval.locate_ranker import FILE_FEATURES, LearnedOrder, LocateRanker
 
     weights = np.asarray([float(f == "evidence_score") for f in FILE_FEATURES])
-    own_order = LocateRanker(LinearOrder(FILE_FEATURES, weights))
+    own_order = LocateRanker(LearnedOrder(FILE_FEATURES, weights))
     both = loc_fixes.measure(
         database_url,
         pairs,

@@ -28,14 +28,14 @@ def test_a_release_not_in_its_repository_yet_has_no_commit_instead_of_an_error(
 
 
 def test_the_ranker_option_names_locates_order_and_the_model_beside_it(tmp_path: Path):
-    from retrieval.locate_ranker import FILE_FEATURES, LinearOrder, as_model
+    from retrieval.locate_ranker import FILE_FEATURES, LearnedOrder, as_model
 
     assert loc.ranker_option(None) == ("shipped", None)
     assert loc.ranker_option("none") == (None, None)
     with pytest.raises(SystemExit, match="no such model"):
         loc.ranker_option(str(tmp_path / "absent.json"))
     path = tmp_path / "model.json"
-    order = LinearOrder(FILE_FEATURES, np.ones(len(FILE_FEATURES)))
+    order = LearnedOrder(FILE_FEATURES, np.ones(len(FILE_FEATURES)))
     path.write_text(json.dumps(as_model(order, None, {"trained": "here"})))
     locate_order, learned = loc.ranker_option(str(path))
     # the model is measured beside locate's hand-set order, not beside another model

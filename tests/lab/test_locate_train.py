@@ -50,3 +50,50 @@ def test_rows_are_cached_and_a_larger_selection_collects_only_the_new_pairs(
         "a-header",
         "b-badge",
     ]
+
+
+def _synthetic_rows(seed: int, n: int) -> list[locate_train.PairRows]:
+    """Pairs whose gold is the file where `frame` and `test` agree: named by a frame and a
+    test, else, where no file is both, neither. No linear score ranks both kinds of pair (the
+    gold of one would need a + b > 0, of the other 0 > a and 0 > b)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    frame, test = FILE_FEATURES.index("frame"), FILE_FEATURES.index("test")
+    rows = []
+    for i in range(n):
+        both = i % 2 == 0
+        kinds = [(1, 1) if both else (0, 0), (1, 0), (0, 1), (1, 0), (0, 1), (1, 0)]
+        if both:
+            kinds.append((0, 0))
+        x = rng.random((len(kinds), len(FILE_FEATURES))) * 0.1
+        x[:, frame] = [k[0] for k in kinds]
+        x[:, test] = [k[1] for k in kinds]
+        order = rng.permutation(len(kinds))
+        x = x[order]
+        paths = [f"f{j}.py" for j in range(len(kinds))]
+        gold = paths[int(np.flatnonzero(order == 0)[0])]
+        rows.append(
+            locate_train.PairRows(f"p{seed}-{i}", "python", x, paths, [gold], x[:0], [], [], 1)
+        )
+    return rows
+
+
+def test_trees_on_top_of_the_linear_order_learn_what_it_cannot_and_are_kept_on_dev():
+    import pytest
+
+    pytest.importorskip("lightgbm", reason="pip install -e '.[bench]' installs LightGBM")
+    train, dev = _synthetic_rows(1, 300), _synthetic_rows(2, 100)
+    linear = locate_train.fit_order(train, "files", 1.0)
+    assert linear is not None
+    boosted = locate_train.fit_trees(train, dev, "files", linear)
+    assert boosted is not None and boosted.trees is not None and len(boosted.trees) > 0
+    top1 = lambda order: [  # noqa: E731
+        locate_train.file_hits(r, order.score(r.file_x), k=1) for r in dev
+    ]
+    assert sum(top1(boosted)) > sum(top1(linear)) + 20
+    chosen, record = locate_train.choose(train, dev, log=io.StringIO())
+    assert record["files"]["trees_kept"] and chosen["files"].trees is not None
+    # --linear: the same choice without trees
+    chosen, record = locate_train.choose(train, dev, log=io.StringIO(), trees=False)
+    assert not record["files"]["trees_kept"]

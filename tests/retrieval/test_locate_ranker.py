@@ -15,12 +15,13 @@ from retrieval.locate import locate
 from retrieval.locate_ranker import (
     FILE_FEATURES,
     FUNCTION_FEATURES,
-    LinearOrder,
+    LearnedOrder,
     as_model,
     load_ranker,
     ranker_from,
 )
 from retrieval.path_roles import CODE, path_role
+from retrieval.trees import Trees, flatten_tree
 from tests.retrieval.indexing import fake_embedder, index_repository
 from tests.retrieval.tracker_repo import (  # noqa: F401
     MODULES,
@@ -78,7 +79,7 @@ def tracker_with_checks(settings_env, database_url, git_repo):
     conn.close()
 
 
-def _trained(part: str, feature: str) -> LinearOrder:
+def _trained(part: str, feature: str) -> LearnedOrder:
     """A model fitted on lists whose gold candidate is the one `feature` marks (every other
     feature constant): deterministic, and it weighs that feature alone."""
     names = FILE_FEATURES if part == "files" else FUNCTION_FEATURES
@@ -90,7 +91,7 @@ def _trained(part: str, feature: str) -> LinearOrder:
         x[:, column] = rng.random(8)
         y = (x[:, column] == x[:, column].max()).astype(float)
         lists.append((x, y))
-    return LinearOrder(names, fit(lists, l2=1.0))
+    return LearnedOrder(names, fit(lists, l2=1.0))
 
 
 def test_recording_reads_the_features_of_locates_candidates_and_keeps_its_order(tracker):
@@ -170,8 +171,40 @@ def test_a_trained_model_is_loaded_and_orders_a_long_report(tracker, tmp_path):
     assert scores == sorted(scores, reverse=True)
 
 
+def test_trees_on_top_of_the_linear_score_are_stored_and_reorder_the_files(tracker, tmp_path):
+    conn, scope = tracker
+    # one tree: a test file gains 10 over the linear score, which is 0 for every file
+    tree = flatten_tree(
+        {
+            "split_feature": FILE_FEATURES.index("test"),
+            "threshold": 0.5,
+            "decision_type": "<=",
+            "left_child": {"leaf_value": 0.0},
+            "right_child": {"leaf_value": 10.0},
+        }
+    )
+    weights = np.zeros(len(FILE_FEATURES))
+    path = tmp_path / "model.json"
+    path.write_text(
+        json.dumps(as_model(LearnedOrder(FILE_FEATURES, weights, Trees([tree])), None, {}))
+    )
+    model = load_ranker(path)
+    assert model.files is not None and model.files.trees is not None
+    assert len(model.files.trees) == 1
+
+    plain = locate(conn, scope, LONG_REPORT, ranker=None)
+    learned = locate(conn, scope, LONG_REPORT, ranker=model)
+    assert plain.files[0].path != "tests/test_parser.py"
+    assert learned.files[0].path == "tests/test_parser.py"
+    # the same weights without the trees keep locate's order
+    linear = ranker_from(as_model(LearnedOrder(FILE_FEATURES, weights), None, {}))
+    assert linear.files is not None and linear.files.trees is None
+    kept = locate(conn, scope, LONG_REPORT, ranker=linear)
+    assert [f.path for f in kept.files] == [f.path for f in plain.files]
+
+
 def test_a_model_of_other_features_says_to_retrain():
-    model = as_model(None, LinearOrder(("lines",), np.ones(1)), {})
+    model = as_model(None, LearnedOrder(("lines",), np.ones(1)), {})
     with pytest.raises(ValueError, match="retrain it"):
         ranker_from(model)
     with pytest.raises(ValueError, match="locate-ranker"):

@@ -13,10 +13,10 @@ from retrieval.ranker import (
     SHIPPED_MODEL,
     TreeEnsemble,
     as_model,
-    flatten_tree,
     load_model,
     shipped_model,
 )
+from retrieval.trees import flatten_tree
 
 
 def _split(feature: str, threshold: float, left: dict, right: dict) -> dict:
