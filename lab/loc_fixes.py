@@ -233,10 +233,12 @@ def measure(
     mirrors: Path = MIRRORS,
     ranker=None,
     locate_ranker="shipped",
+    weights=None,
     log=sys.stderr,
 ) -> dict:
     """Every system on every pair whose base commit is indexed and whose gold is there;
-    `locate` ordered by `locate_ranker` (`locate_system`), `locate-learned` by `ranker`."""
+    `locate` ordered by `locate_ranker` (`locate_system`), `locate-learned` by `ranker`, both
+    with `weights` (None: locate's own)."""
     from core.database import connect
     from lab.loc import _snapshot_id
     from lab.loc_systems import SnapshotCorpus, locate_system
@@ -246,9 +248,11 @@ def measure(
     conn = connect(url)
     principal = ensure_operator(conn)
     conn.commit()
-    makers = {"locate": locate_system(conn, embed_query=embed_query, ranker=locate_ranker)}
+    makers = {"locate": locate_system(conn, weights, embed_query=embed_query, ranker=locate_ranker)}
     if ranker is not None:
-        makers["locate-learned"] = locate_system(conn, embed_query=embed_query, ranker=ranker)
+        makers["locate-learned"] = locate_system(
+            conn, weights, embed_query=embed_query, ranker=ranker
+        )
     per: dict[str, dict] = {}
     dropped: Counter[str] = Counter()
     try:
@@ -450,6 +454,7 @@ def main(argv: list[str] | None = None) -> int:
         help="a locate ranker model (JSON), measured as locate-learned beside locate in the"
         " hand-set order; none: locate in the hand-set order (default: as shipped)",
     )
+    p.add_argument("--weights", default="", help="locate weights, e.g. text_depth=300")
     p.add_argument(
         "--no-baseline", action="store_true", help=f"leave {BASELINE} out (measured already)"
     )
@@ -494,9 +499,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.index_only:
         print(f"[fixes] indexed; not indexed: {dict(failed)}", file=sys.stderr)
         return 0
-    from lab.loc import ranker_option
+    from lab.loc import parse_weights, ranker_option
+    from retrieval.locate import WEIGHTS
 
     locate_ranker, ranker = ranker_option(args.ranker)
+    weights = parse_weights(args.weights, WEIGHTS)
     systems = ["locate", BASELINE]
     if ranker is not None:
         systems.insert(1, "locate-learned")
@@ -509,6 +516,7 @@ def main(argv: list[str] | None = None) -> int:
         embed_query=query_embedder(embedder) if embedder else None,
         ranker=ranker,
         locate_ranker=locate_ranker,
+        weights=weights,
     )
     summary = summarise(measured["pairs"], systems)
     meta = {
@@ -517,6 +525,7 @@ def main(argv: list[str] | None = None) -> int:
         "command": "python -m lab.loc_fixes " + " ".join(argv or sys.argv[1:]),
         "split": args.split,
         "mode": args.mode,
+        "weights": weights.__dict__,
         "languages": languages,
         "repositories": sorted({p.repo for p in pairs}),
         "dropped": {**measured["dropped"], **{f"index: {k}": v for k, v in failed.items()}},

@@ -68,6 +68,8 @@ class LocateWeights:
     # BM25 reads at most this many of the report's terms, the rarest first (weighted by idf):
     # `query_terms`' own cap for a question, which keeps a report's query as fast as one
     max_terms: int = 32
+    # chunks BM25 returns: the files they fall in are the candidates of the prose
+    text_depth: int = 100
     # score every function of the leading files with the report's terms (`_add_file_functions`)
     file_functions: bool = True
     # the nearest chunks to the report's opening (with a query embedder), against the best file
@@ -77,9 +79,6 @@ class LocateWeights:
 
 
 WEIGHTS = LocateWeights()
-# chunks BM25 returns: enough for ten files after the units of one file are collapsed (300 read
-# four times as many candidates and cost ~200 ms more per report on two loaded cores)
-TEXT_DEPTH = 100
 # chunks the semantic lookup returns, and how much of the report it embeds (the models read 256
 # tokens: the title and the opening paragraph say what is wrong)
 SEMANTIC_DEPTH = 100
@@ -586,7 +585,9 @@ def _text_rows(
     terms = report_terms(conn, scope, text, weights.max_terms)
     if not terms.query_weights:
         return terms, []
-    return terms, lexical_candidates(conn, scope, text, TEXT_DEPTH, terms=terms.query_weights)
+    return terms, lexical_candidates(
+        conn, scope, text, weights.text_depth, terms=terms.query_weights
+    )
 
 
 def _add_text(rows: list[Row], files: dict[FileKey, _FileState]) -> None:

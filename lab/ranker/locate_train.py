@@ -4,6 +4,7 @@
     python -m lab.ranker.locate_train --ship     # write retrieval/locate_ranker_model.json
     python -m lab.ranker.locate_train --max-repos 6 --dev-repos 1 --max-pairs 30 --collect-only
     python -m lab.ranker.locate_train --from-cache --out lab/results/locate_ranker_v2.json
+    python -m lab.ranker.locate_train --weights text_depth=300 --cache <folder> ...
 
 The train and dev splits of the mined (fix message -> changed functions) pairs
 (lab/loc_fixes.py) are indexed at their parent commits; every pair is located once with
@@ -16,7 +17,8 @@ the linear order on DEV (`--linear`: never), and each part is kept only when it 
 own order on the dev split. Collection goes in rounds (each
 language's next dev and train repository) and its rows are cached per split and language
 (`--cache`), so that a run stopped at any time covers every language and the next one collects
-only new pairs; `--from-cache` fits on every row collected so far. The test split is never
+only new pairs; `--from-cache` fits on every row collected so far. `--weights` collects the
+rows with other locate weights (the candidates change with `text_depth`; one cache per setting). The test split is never
 read here: `python -m lab.loc_fixes --ranker <model>` measures a model on it.
 """
 
@@ -28,8 +30,9 @@ import json
 import pickle
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -119,11 +122,14 @@ class Recorder(LocateRanker):
         return None
 
 
-def collect(url: str, pairs: list[FixPair], *, embed_query=None, log=sys.stderr) -> list[PairRows]:
-    """The rows of every pair whose base commit is indexed and whose gold is there."""
+def collect(
+    url: str, pairs: list[FixPair], *, embed_query=None, weights=None, log=sys.stderr
+) -> list[PairRows]:
+    """The rows of every pair whose base commit is indexed and whose gold is there, located
+    with `weights` (None: locate's own)."""
     from core.database import connect
     from lab.loc import _snapshot_id
-    from retrieval.locate import locate
+    from retrieval.locate import WEIGHTS, locate
     from retrieval.principals import ensure_operator
     from retrieval.scope import resolve_scope
 
@@ -139,7 +145,14 @@ def collect(url: str, pairs: list[FixPair], *, embed_query=None, log=sys.stderr)
                 continue
             scope = resolve_scope(conn, principal, [pair.repo], pair.parent)
             recorder = Recorder()
-            report = locate(conn, scope, pair.query, embed_query=embed_query, ranker=recorder)
+            report = locate(
+                conn,
+                scope,
+                pair.query,
+                weights=weights or WEIGHTS,
+                embed_query=embed_query,
+                ranker=recorder,
+            )
             conn.commit()
             paths = [f.path for f in report.files]
             gold = [
@@ -316,22 +329,46 @@ def choose(
     return chosen, record
 
 
-def _rows(url: str, pairs: list[FixPair], cache: Path, refresh: bool) -> list[PairRows]:
+class _RowsUnpickler(pickle.Unpickler):
+    """Reads a rows cache whichever module wrote it: run as `python -m`, this module is
+    `__main__`, and its rows were pickled as `__main__.PairRows`."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if name == PairRows.__name__ and module in ("__main__", __name__):
+            return PairRows
+        return super().find_class(module, name)
+
+
+def _unpickled(path: Path) -> dict:
+    with path.open("rb") as f:
+        return _RowsUnpickler(f).load()
+
+
+def _rows(
+    url: str, pairs: list[FixPair], cache: Path, refresh: bool, weights=None
+) -> list[PairRows]:
     """The pairs' rows, read from `cache` where it holds them (collected with the same
-    features), the others collected and added to it: a run with more repositories or pairs
-    collects only what is new."""
+    features and locate weights), the others collected and added to it: a run with more
+    repositories or pairs collects only what is new."""
+    from retrieval.locate import WEIGHTS
+
     features = (FILE_FEATURES, FUNCTION_FEATURES)
+    setting = asdict(weights or WEIGHTS)
     known: dict[tuple[str, str], PairRows] = {}
     if cache.is_file() and not refresh:
-        cached = pickle.loads(cache.read_bytes())
-        if cached.get("features") == features and isinstance(cached.get("rows"), dict):
+        cached = _unpickled(cache)
+        same = cached.get("features") == features
+        # a cache written before the weights were recorded holds the default weights' rows
+        same = same and cached.get("weights", asdict(WEIGHTS)) == setting
+        if same and isinstance(cached.get("rows"), dict):
             known = cached["rows"]
     missing = [p for p in pairs if (p.id, p.parent) not in known]
     if missing:
         parents = {p.id: p.parent for p in missing}
-        known.update({(r.id, parents[r.id]): r for r in collect(url, missing)})
+        collected = collect(url, missing, weights=weights)
+        known.update({(r.id, parents[r.id]): r for r in collected})
         cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_bytes(pickle.dumps({"features": features, "rows": known}))
+        cache.write_bytes(pickle.dumps({"features": features, "weights": setting, "rows": known}))
     return [known[(p.id, p.parent)] for p in pairs if (p.id, p.parent) in known]
 
 
@@ -368,7 +405,9 @@ def _collect_rounds(args, data: Path, languages: list[str], cache: Path) -> dict
                     continue
                 pairs = groups[round_]
                 failed = ensure_indexed(url, pairs, max_commits=args.max_commits)
-                rows = _rows(url, pairs, cache / f"{split}-{language}.pkl", args.refresh)
+                rows = _rows(
+                    url, pairs, cache / f"{split}-{language}.pkl", args.refresh, args.weights
+                )
                 print(
                     f"[locate-train] {time.strftime('%H:%M:%S')} round {round_} {split}"
                     f" {language} {pairs[0].repo}: {len(rows)} of {len(pairs)} pairs;"
@@ -387,7 +426,7 @@ def _cached(cache: Path, split: str, languages: list[str]) -> list[PairRows]:
         path = cache / f"{split}-{language}.pkl"
         if not path.is_file():
             continue
-        cached = pickle.loads(path.read_bytes())
+        cached = _unpickled(path)
         if cached.get("features") != (FILE_FEATURES, FUNCTION_FEATURES):
             raise SystemExit(f"{path} holds rows of other features: collect again (--refresh)")
         rows += sorted(cached["rows"].values(), key=lambda r: r.id)
@@ -417,11 +456,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--collect-only", action="store_true", help="index and collect, fit nothing")
     p.add_argument("--linear", action="store_true", help="the linear order alone, no trees")
     p.add_argument(
+        "--weights",
+        default="",
+        help="locate weights the rows are collected with, e.g. text_depth=300 (a cache of its own)",
+    )
+    p.add_argument(
         "--from-cache",
         action="store_true",
         help="fit on every row collected so far (--cache), indexing nothing",
     )
     args = p.parse_args(argv)
+    from lab.loc import parse_weights
+    from retrieval.locate import WEIGHTS
+
+    args.weights = parse_weights(args.weights, WEIGHTS)
     prepare_environment()
     data = Path(args.data)
     languages = [x for x in args.languages.split(",") if x] or sorted(
@@ -443,6 +491,7 @@ def main(argv: list[str] | None = None) -> int:
         "train_repositories": len({r.id.split("@")[0] for r in splits["train"]}),
         "dev_pairs": len(splits["dev"]),
         "mode": "lexical",
+        "locate_weights": asdict(args.weights),
         "selection": record,
     }
     model = as_model(chosen["files"], chosen["functions"], meta)

@@ -5,6 +5,7 @@ as JSON, loaded and applied to a long report (no length gate)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -121,6 +122,19 @@ def test_recording_reads_the_features_of_locates_candidates_and_keeps_its_order(
     parse_row = recorder.function_x[symbols.index("parse_header")]
     parse = dict(zip(FUNCTION_FEATURES, parse_row, strict=True))
     assert parse["file_rank"] == 0.0 and parse["named"] > 0 and parse["name_in_report"] == 1.0
+
+
+def test_the_text_depth_bounds_the_candidates_that_the_prose_brings(tracker):
+    from retrieval.locate import WEIGHTS
+
+    conn, scope = tracker
+    shallow, deep = Recorder(), Recorder()
+    locate(conn, scope, WORDS_REPORT, weights=replace(WEIGHTS, text_depth=1), ranker=shallow)
+    locate(conn, scope, WORDS_REPORT, ranker=deep)
+    text = FILE_FEATURES.index("text")
+    assert np.count_nonzero(shallow.file_x[:, text]) == 1
+    assert np.count_nonzero(deep.file_x[:, text]) > 1
+    assert set(shallow.file_paths) < set(deep.file_paths)
 
 
 def test_the_role_features_read_the_role_stored_from_the_files_content(tracker_with_checks):
