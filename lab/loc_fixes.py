@@ -325,6 +325,30 @@ def summarise(per: dict[str, dict], systems: list[str]) -> dict:
     }
 
 
+def against(per: dict[str, dict], earlier: Path) -> dict:
+    """Each system minus the same system of an earlier run (its JSON), paired by pair, per
+    language and over all: what a change of locate (its weights, its model) moved."""
+    before = json.loads(earlier.read_text())["pairs"]
+    shared = sorted(set(per) & set(before))
+    systems = sorted({s for i in shared for s in per[i] if isinstance(per[i][s], dict)})
+    tables: dict[str, dict] = {}
+    for lang in [*sorted({per[i]["language"] for i in shared}), "all"]:
+        ids = [i for i in shared if lang == "all" or per[i]["language"] == lang]
+        for name in systems:
+            both = [i for i in ids if name in per[i] and name in before[i]]
+            if both:
+                tables.setdefault(lang, {})[name] = {
+                    "n": len(both),
+                    **{
+                        m: paired(
+                            [per[i][name][m] for i in both], [before[i][name][m] for i in both]
+                        )
+                        for m in METRICS
+                    },
+                }
+    return {"run": earlier.name, "languages": tables}
+
+
 def markdown(summary: dict, meta: dict) -> str:
     """The tables of lab/results/loc_fixes_<mode>.md."""
     lines = [
@@ -360,6 +384,19 @@ def markdown(summary: dict, meta: dict) -> str:
             d = t["learned_minus_locate"]
             cells = " | ".join(fmt_delta(*d[m]) for m in METRICS)
             lines.append(f"| {lang} | {t['n']} | locate-learned − locate | {cells} |")
+    if "against" in summary:
+        lines += [
+            "",
+            f"## Minus the same system of {summary['against']['run']} (paired by pair)",
+            "",
+            "| language | n | system | file Acc@5 | function Acc@10 | file MRR@10"
+            " | function MRR@10 |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for lang, t in summary["against"]["languages"].items():
+            for name, d in t.items():
+                cells = " | ".join(fmt_delta(*d[m]) for m in METRICS)
+                lines.append(f"| {lang} | {d['n']} | {name} | {cells} |")
     return "\n".join(lines) + "\n"
 
 
@@ -459,6 +496,9 @@ def main(argv: list[str] | None = None) -> int:
         "--no-baseline", action="store_true", help=f"leave {BASELINE} out (measured already)"
     )
     p.add_argument("--out", help="output path without extension")
+    p.add_argument(
+        "--against", metavar="JSON", help="an earlier run: each system minus its, paired by pair"
+    )
     p.add_argument("--data", default=str(DATA), help="the mined pairs' folder")
     p.add_argument(
         "--smallest", action="store_true", help="per language the smallest repositories first"
@@ -519,6 +559,8 @@ def main(argv: list[str] | None = None) -> int:
         weights=weights,
     )
     summary = summarise(measured["pairs"], systems)
+    if args.against:
+        summary["against"] = against(measured["pairs"], Path(args.against))
     meta = {
         "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": machine_summary(),

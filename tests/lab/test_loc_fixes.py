@@ -165,3 +165,28 @@ def test_reciprocal_ranks_count_the_first_gold_file_and_function_within_ten():
 def test_a_language_without_mined_pairs_says_what_to_run(tmp_path):
     with pytest.raises(SystemExit, match="run the miner first"):
         loc_fixes.load_pairs(["cobol"], "test", data=tmp_path)
+
+
+def test_a_run_against_an_earlier_one_is_paired_by_pair_per_system_and_language(tmp_path):
+    def record(language: str, hit: float) -> dict:
+        scores = {m: hit for m in loc_fixes.METRICS}
+        return {"language": language, "repo": "o/r", "locate": {**scores, "seconds": 0.1}}
+
+    earlier = tmp_path / "before.json"
+    before = {"go@1": record("go", 0.0), "go@2": record("go", 1.0), "py@1": record("python", 1.0)}
+    before["gone@1"] = record("go", 0.0)  # not measured now: left out of the pairing
+    earlier.write_text(json.dumps({"pairs": before}))
+    now = {"go@1": record("go", 1.0), "go@2": record("go", 1.0), "py@1": record("python", 0.0)}
+
+    result = loc_fixes.against(now, earlier)
+    assert result["run"] == "before.json"
+    go = result["languages"]["go"]["locate"]
+    assert go["n"] == 2 and go["file_acc@5"][0] == 0.5
+    overall = result["languages"]["all"]["locate"]
+    assert overall["n"] == 3 and abs(overall["func_acc@10"][0]) < 1e-9
+    summary = loc_fixes.summarise(now, ["locate"])
+    summary["against"] = result
+    meta = {"split": "test", "mode": "lexical", "finished": "now", "machine": "here"}
+    text = loc_fixes.markdown(summary, {**meta, "command": "x", "dropped": {}})
+    assert "## Minus the same system of before.json (paired by pair)" in text
+    assert "| go | 2 | locate | +0.500" in text
