@@ -7,19 +7,19 @@
     python -m lab.ranker.locate_train --weights text_depth=300 --cache <folder> ...
 
 The train and dev splits of the mined (fix message -> changed functions) pairs
-(lab/loc_fixes.py) are indexed at their parent commits; every pair is located once with
-a recording ranker (`Recorder`: locate's own order, its features read on the way), so the rows
-are exactly what `locate` computes when it serves. A listwise logistic model (softmax over one
-report's candidates, L2; `lab.loc_learned.fit`) is fitted on the TRAIN split for the file
-order and for the function order, its L2 chosen on the DEV split; boosted trees (LightGBM
-LambdaRank starting from the linear score, stopped early on DEV) are added on top when they beat
-the linear order on DEV outside its interval (`--linear`: never), and each part is kept only when it beats locate's
-own order on the dev split. Collection goes in rounds (each
-language's next dev and train repository) and its rows are cached per split and language
-(`--cache`), so that a run stopped at any time covers every language and the next one collects
-only new pairs; `--from-cache` fits on every row collected so far. `--weights` collects the
-rows with other locate weights (the candidates change with `text_depth`; one cache per setting). The test split is never
-read here: `python -m lab.loc_fixes --ranker <model>` measures a model on it.
+(lab/loc_fixes.py) are indexed at their parent commits; every pair is located once with a
+recording ranker (`Recorder`: locate's own order, its features read on the way), so the rows are
+exactly what `locate` computes when it serves. A listwise logistic model (softmax over one
+report's candidates, L2; `lab.loc_learned.fit`) is fitted on the TRAIN split for the file order
+and for the function order, its L2 chosen on the DEV split; boosted trees (LightGBM LambdaRank
+starting from the linear score, stopped early on DEV) are added on top when they beat the linear
+order on DEV outside its interval (`--linear`: never), and each part is kept only when it beats
+locate's own order on the dev split. Collection goes in rounds (each language's next dev and
+train repository) and its rows are cached per split and language (`--cache`), so that a run
+stopped at any time covers every language and the next one collects only new pairs; `--from-
+cache` fits on every row collected so far. `--weights` collects the rows with other locate
+weights (the candidates change with `text_depth`; one cache per setting). The test split is
+never read here: `python -m lab.loc_fixes --ranker <model>` measures a model on it.
 """
 
 from __future__ import annotations
