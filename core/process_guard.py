@@ -55,38 +55,49 @@ DAEMON_MARK = "dagster._daemon"
 DAEMON_FIRST_SECONDS = 1.5
 
 
-def _stop_daemons_first(pgid: int, wait: float) -> None:
-    """SIGINT to the group's Dagster daemons; wait up to `wait` seconds for them to exit."""
+def _stop_daemons_first(pgid: int, wait: float) -> set[int]:
+    """SIGINT to the group's Dagster daemons; wait up to `wait` seconds for them to exit. The
+    daemons and their children, which they stop themselves: the pids not to interrupt again."""
     import psutil
 
     daemons: list[psutil.Process] = []
+    asked: set[int] = set()
     for pid in group_members(pgid):
         try:
             process = psutil.Process(pid)
             if any(DAEMON_MARK in part for part in process.cmdline()):
+                asked |= {process.pid, *(c.pid for c in process.children(recursive=True))}
                 process.send_signal(signal.SIGINT)
                 daemons.append(process)
         except psutil.Error:
             continue
     if daemons:
         psutil.wait_procs(daemons, timeout=wait)
+    return asked
 
 
 def stop_group(pgid: int, grace: float, leader: subprocess.Popen | None = None) -> None:
-    """SIGINT to every process of the group at once, as Ctrl-C would; SIGKILL for whatever is
-    left after `grace` seconds. Dagster's processes take 8-13 s to stop on two busy cores (the
-    daemon waits for its threads, the webserver for its connections): that wait bought nothing,
-    since a run killed mid-step resumes to the same rows (issue 48: `codeatlas dev` took 23 s
-    to stop). `leader`, when this process started the group, is reaped as it exits."""
-    _stop_daemons_first(pgid, min(grace, DAEMON_FIRST_SECONDS))
-    _signal_group(pgid, signal.SIGINT)
+    """SIGINT to every process of the group, as Ctrl-C would, each once (a second SIGINT
+    reaching a process already on its way out interrupts its exit handlers, which print a
+    traceback); SIGKILL for whatever is left after `grace` seconds. Dagster's processes take
+    8-13 s to stop on two busy cores (the daemon waits for its threads, the webserver for its
+    connections): that wait bought nothing, since a run killed mid-step resumes to the same rows
+    (issue 48: `codeatlas dev` took 23 s to stop). `leader`, when this process started the
+    group, is reaped as it exits."""
+    interrupted = _stop_daemons_first(pgid, min(grace, DAEMON_FIRST_SECONDS))
     began = time.monotonic()
     killed = False
     while True:
         if leader is not None:
             leader.poll()  # a zombie leader would keep the group id alive
-        if not group_members(pgid):
+        members = group_members(pgid)
+        if not members:
             return
+        for pid in members:  # the rest once, and a process started meanwhile too
+            if pid not in interrupted:
+                interrupted.add(pid)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGINT)
         waited = time.monotonic() - began
         if waited > grace and not killed:
             _signal_group(pgid, signal.SIGKILL)
