@@ -299,14 +299,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--systems", default="bm25-files,bm25-functions,locate")
     p.add_argument("--embedder", default="fake", help="fake (default) | local")
     p.add_argument("--reuse", action="store_true", help="measure what is indexed; index nothing")
+    p.add_argument("--weights", default="", help="locate weights, e.g. text_depth=100")
+    p.add_argument(
+        "--against", metavar="JSON", help="an earlier run: each system minus its, paired by report"
+    )
     p.add_argument("--out", default=str(RESULTS / "fix_notes"), help="path without extension")
     args = p.parse_args(argv)
     from benchmarks import embedder as embedders
     from benchmarks.workspace import database, prepare_environment
     from lab.indexer import run_index
-    from lab.loc import markdown, measure, query_embedder, summarise
+    from lab.loc import against, markdown, measure, parse_weights, query_embedder, summarise
     from lab.loc_index import snapshot_status
     from lab.machine import summary as machine_summary
+    from retrieval.locate import WEIGHTS
 
     prepare_environment()
     url = database(f"bench_fixes_{re.sub(r'[^a-z0-9]+', '_', args.embedder)}", fresh=False)
@@ -331,13 +336,19 @@ def main(argv: list[str] | None = None) -> int:
     for position, inst in enumerate(instances):
         inst.index = position  # the halves alternate over all projects
     systems = [s for s in args.systems.split(",") if s]
-    measured = measure(url, instances, systems, embed_query=query_embedder(embedder), repos=REPOS)
+    weights = parse_weights(args.weights, WEIGHTS)
+    measured = measure(
+        url, instances, systems, weights, embed_query=query_embedder(embedder), repos=REPOS
+    )
     summary = summarise(measured["instances"], systems)
+    if args.against:
+        summary["against"] = against(measured["instances"], Path(args.against))
     meta = {
         "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": machine_summary(),
         "embedder": args.embedder,
         "projects": args.projects,
+        "weights": weights.__dict__,
         "dropped": dict(dropped) | measured["dropped"],
     }
     out = Path(args.out)
