@@ -287,8 +287,8 @@ def choose(
     train: list[PairRows], dev: list[PairRows], log=sys.stderr, *, trees: bool = True
 ) -> tuple[dict, dict]:
     """Per part the L2 with the best dev accuracy, boosted trees on top of it when they beat
-    it on dev (`trees`), and the part kept only when it beats locate's own order on dev; the
-    model parts and a record of every candidate's figures."""
+    it on dev outside the interval (`trees`), and the part kept only when it beats locate's own
+    order on dev; the model parts and a record of every candidate's figures."""
     from benchmarks.intervals import paired
 
     chosen: dict = {}
@@ -359,8 +359,8 @@ def _rows(
     if cache.is_file() and not refresh:
         cached = _unpickled(cache)
         same = cached.get("features") == features
-        # a cache written before the weights were recorded holds the default weights' rows
-        same = same and cached.get("weights", asdict(WEIGHTS)) == setting
+        # a cache without recorded weights predates `text_depth`: collected again
+        same = same and cached.get("weights") == setting
         if same and isinstance(cached.get("rows"), dict):
             known = cached["rows"]
     missing = [p for p in pairs if (p.id, p.parent) not in known]
@@ -420,8 +420,12 @@ def _collect_rounds(args, data: Path, languages: list[str], cache: Path) -> dict
     return splits
 
 
-def _cached(cache: Path, split: str, languages: list[str]) -> list[PairRows]:
-    """Every row collected so far of the split's languages (`--from-cache`)."""
+def _cached(cache: Path, split: str, languages: list[str], weights=None) -> list[PairRows]:
+    """Every row collected so far of the split's languages (`--from-cache`), collected with
+    `weights` (None: locate's own)."""
+    from retrieval.locate import WEIGHTS
+
+    setting = asdict(weights or WEIGHTS)
     rows: list[PairRows] = []
     for language in languages:
         path = cache / f"{split}-{language}.pkl"
@@ -430,6 +434,12 @@ def _cached(cache: Path, split: str, languages: list[str]) -> list[PairRows]:
         cached = _unpickled(path)
         if cached.get("features") != (FILE_FEATURES, FUNCTION_FEATURES):
             raise SystemExit(f"{path} holds rows of other features: collect again (--refresh)")
+        if cached.get("weights") != setting:
+            recorded = cached.get("weights") or "not recorded"
+            raise SystemExit(
+                f"{path} holds rows located with other weights ({recorded}):"
+                " pass the same --weights, or another --cache"
+            )
         rows += sorted(cached["rows"].values(), key=lambda r: r.id)
     return rows
 
@@ -478,7 +488,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     cache = Path(args.cache)
     if args.from_cache:
-        splits = {split: _cached(cache, split, languages) for split in ("train", "dev")}
+        splits = {
+            split: _cached(cache, split, languages, args.weights) for split in ("train", "dev")
+        }
     else:
         splits = _collect_rounds(args, data, languages, cache)
     if args.collect_only:

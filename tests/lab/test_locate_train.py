@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
+import pytest
+
 from lab import loc_fixes
 from lab.ranker import locate_train
 from retrieval.locate_ranker import FILE_FEATURES
@@ -50,14 +53,20 @@ def test_rows_are_cached_and_a_larger_selection_collects_only_the_new_pairs(
         "a-header",
         "b-badge",
     ]
+    # ... and refuses rows located with other weights than asked
+    from dataclasses import replace
+
+    from retrieval.locate import WEIGHTS
+
+    deeper = replace(WEIGHTS, text_depth=WEIGHTS.text_depth + 1)
+    with pytest.raises(SystemExit, match="other weights"):
+        locate_train._cached(cache.parent, "test", ["python"], deeper)
 
 
 def _synthetic_rows(seed: int, n: int) -> list[locate_train.PairRows]:
     """Pairs whose gold is the file where `frame` and `test` agree: named by a frame and a
     test, else, where no file is both, neither. No linear score ranks both kinds of pair (the
     gold of one would need a + b > 0, of the other 0 > a and 0 > b)."""
-    import numpy as np
-
     rng = np.random.default_rng(seed)
     frame, test = FILE_FEATURES.index("frame"), FILE_FEATURES.index("test")
     rows = []
@@ -80,18 +89,17 @@ def _synthetic_rows(seed: int, n: int) -> list[locate_train.PairRows]:
 
 
 def test_trees_on_top_of_the_linear_order_learn_what_it_cannot_and_are_kept_on_dev():
-    import pytest
-
     pytest.importorskip("lightgbm", reason="pip install -e '.[bench]' installs LightGBM")
     train, dev = _synthetic_rows(1, 300), _synthetic_rows(2, 100)
     linear = locate_train.fit_order(train, "files", 1.0)
     assert linear is not None
     boosted = locate_train.fit_trees(train, dev, "files", linear)
     assert boosted is not None and boosted.trees is not None and len(boosted.trees) > 0
-    top1 = lambda order: [  # noqa: E731
-        locate_train.file_hits(r, order.score(r.file_x), k=1) for r in dev
-    ]
-    assert sum(top1(boosted)) > sum(top1(linear)) + 20
+
+    def top1(order) -> float:
+        return sum(locate_train.file_hits(r, order.score(r.file_x), k=1) for r in dev)
+
+    assert top1(boosted) > top1(linear) + 20
     chosen, record = locate_train.choose(train, dev, log=io.StringIO())
     assert record["files"]["trees_kept"] and chosen["files"].trees is not None
     # --linear: the same choice without trees
