@@ -126,7 +126,12 @@ def measure(
                     dropped[f"{project}: gold absent"] += 1
                     reasons[inst.instance_id] = why
                     continue
-                record = {"project": project, "release": inst.release, "index": inst.index}
+                record = {
+                    "project": project,
+                    "release": inst.release,
+                    "index": inst.index,
+                    "gold_functions": [f"{g.path}:{g.symbol}" for g in inst.gold_functions],
+                }
                 for name in systems:
                     if name == "bm25-files":
                         fn = corpus.bm25_files  # type: ignore[union-attr]
@@ -142,6 +147,7 @@ def measure(
                         **scores,
                         "seconds": seconds,
                         "top_files": ranking.files[:10],
+                        "top_functions": [f"{f.path}:{f.symbol}" for f in ranking.functions[:10]],
                         "test_share@10": _aux_share(ranking.files[:10]),
                     }
                 per[inst.instance_id] = record
