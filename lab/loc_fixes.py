@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,12 +74,13 @@ def load_pairs(
     smallest: bool = False,
     recent: bool = False,
     mirrors: Path = MIRRORS,
+    repos: Collection[str] = (),
 ) -> list[FixPair]:
     """The pairs of the split: per language its first `max_repos` repositories with pairs in
     the split (by name, or `smallest` first: the fewest files at the mirror's HEAD, the
-    cheapest to index on a loaded machine), the first `max_pairs` of each (by id) that name a
-    changed file (`recent`: the newest of each by date, whose parents are close to one another
-    in history: each snapshot after the first stores little)."""
+    cheapest to index on a loaded machine; only `repos` when given), the first `max_pairs` of
+    each (by id) that name a changed file (`recent`: the newest of each by date, whose parents
+    are close to one another in history: each snapshot after the first stores little)."""
     out: list[FixPair] = []
     for language in languages:
         folder = data / language
@@ -89,6 +91,8 @@ def load_pairs(
         if smallest:
             paths.sort(key=lambda p: (_tree_size(git_dir_of(p.stem.replace("+", "/"), mirrors)), p))
         for path in paths:
+            if repos and path.stem.replace("+", "/") not in repos:
+                continue
             rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
             rows = [r for r in rows if r.get("split") == split and r.get("files")]
             if not rows:
@@ -150,7 +154,7 @@ def index_at(url: str, repo: str, git_dir: Path, sha: str, embedder=None) -> str
     given an embedder) unless a ready snapshot of it exists; None when done, else why not."""
     from core.config import load_settings
     from core.database import connection, transaction
-    from indexing import repositories
+    from indexing import repositories, snapshots
     from indexing.embedding_step import embed_snapshot
     from indexing.parse_step import parse_snapshot
     from indexing.parse_version import effective_parser_version
@@ -159,11 +163,19 @@ def index_at(url: str, repo: str, git_dir: Path, sha: str, embedder=None) -> str
 
     with connection(url) as conn:
         ready = conn.execute(
-            "SELECT 1 FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
+            "SELECT s.id FROM snapshots s JOIN repositories r ON r.id = s.repository_id"
             " WHERE r.name = %s AND s.commit_sha = %s AND s.status = 'ready'",
             (repo, sha),
         ).fetchone()
+        if ready is not None:
+            if embedder is None or snapshots.has_vectors(conn, ready["id"], embedder.model_name):
+                return None
+            # parsed but not embedded (a run stopped between, or a copy of the lexical
+            # database): its vectors only, the model the repository's searches embed with
+            repositories.activate_model(conn, repo, embedder.model_name)
+            conn.commit()
     if ready is not None:
+        embed_snapshot(url, repo, sha, embedder)
         return None
     if not commit_time(git_dir, sha):
         return "base commit not in the mirror"
@@ -507,6 +519,9 @@ def main(argv: list[str] | None = None) -> int:
         "--index-only", action="store_true", help="index the base commits, measure nothing"
     )
     p.add_argument(
+        "--repos", default="", help="comma-separated: only these repositories (owner/name)"
+    )
+    p.add_argument(
         "--merge", nargs="+", metavar="JSON", help="measure nothing: merge earlier runs into --out"
     )
     args = p.parse_args(argv)
@@ -530,6 +545,7 @@ def main(argv: list[str] | None = None) -> int:
         max_pairs=args.max_pairs,
         data=data,
         smallest=args.smallest,
+        repos=[x for x in args.repos.split(",") if x],
     )
     provider = MODES[args.mode]
     embedder = embedders.make(provider) if provider else None

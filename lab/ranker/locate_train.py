@@ -5,6 +5,8 @@
     python -m lab.ranker.locate_train --max-repos 6 --dev-repos 1 --max-pairs 30 --collect-only
     python -m lab.ranker.locate_train --from-cache --out lab/results/locate_ranker_v2.json
     python -m lab.ranker.locate_train --weights text_depth=300 --cache <folder> ...
+    python -m lab.ranker.locate_train --mode hybrid --cache <folder> --collect-only ...
+    python -m lab.ranker.locate_train --from-cache --cache <lexical> --also-cache <hybrid>
 
 The train and dev splits of the mined (fix message -> changed functions) pairs
 (lab/loc_fixes.py) are indexed at their parent commits; every pair is located once with a
@@ -73,8 +75,9 @@ TREE_PARAMS = {
 TREE_ROUNDS = 400
 TREE_EVAL_AT = {"files": 5, "functions": 10}
 # 2: the role features read the role stored from the file's content, not its path's alone;
-# 3: boosted trees on top of the linear score
-MODEL_VERSION = 3
+# 3: boosted trees on top of the linear score; 4: the function's class in the report, and
+# its file's best function's class
+MODEL_VERSION = 4
 
 
 @dataclass
@@ -346,10 +349,17 @@ def _unpickled(path: Path) -> dict:
 
 
 def _rows(
-    url: str, pairs: list[FixPair], cache: Path, refresh: bool, weights=None
+    url: str,
+    pairs: list[FixPair],
+    cache: Path,
+    refresh: bool,
+    weights=None,
+    *,
+    mode: str = "lexical",
+    embed_query=None,
 ) -> list[PairRows]:
     """The pairs' rows, read from `cache` where it holds them (collected with the same
-    features and locate weights), the others collected and added to it: a run with more
+    features, locate weights and mode), the others collected and added to it: a run with more
     repositories or pairs collects only what is new."""
     from retrieval.locate import WEIGHTS
 
@@ -361,25 +371,33 @@ def _rows(
         same = cached.get("features") == features
         # a cache without recorded weights predates `text_depth`: collected again
         same = same and cached.get("weights") == setting
+        same = same and cached.get("mode", "lexical") == mode
         if same and isinstance(cached.get("rows"), dict):
             known = cached["rows"]
     missing = [p for p in pairs if (p.id, p.parent) not in known]
     if missing:
         parents = {p.id: p.parent for p in missing}
-        collected = collect(url, missing, weights=weights)
+        collected = collect(url, missing, weights=weights, embed_query=embed_query)
         known.update({(r.id, parents[r.id]): r for r in collected})
         cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_bytes(pickle.dumps({"features": features, "weights": setting, "rows": known}))
+        cache.write_bytes(
+            pickle.dumps({"features": features, "weights": setting, "mode": mode, "rows": known})
+        )
     return [known[(p.id, p.parent)] for p in pairs if (p.id, p.parent) in known]
 
 
 def _collect_rounds(args, data: Path, languages: list[str], cache: Path) -> dict:
     """Index and collect in rounds: each language's next repository of each split (dev while it
     has any, then train), so that a run stopped at any time has every language alike."""
+    from benchmarks import embedder as embedders
     from benchmarks.workspace import database
-    from lab.loc_fixes import ensure_indexed
+    from lab.loc import query_embedder
+    from lab.loc_fixes import MODES, ensure_indexed
 
-    url = database("bench_loc_fixes_lexical", fresh=False)
+    url = database(f"bench_loc_fixes_{args.mode}", fresh=False)
+    provider = MODES[args.mode]
+    embedder = embedders.make(provider) if provider else None
+    embed_query = query_embedder(embedder) if embedder else None
     by_repo: dict[tuple[str, str], list[list[FixPair]]] = {}
     for split, repos in (("dev", args.dev_repos), ("train", args.max_repos)):
         for language in languages:
@@ -392,6 +410,7 @@ def _collect_rounds(args, data: Path, languages: list[str], cache: Path) -> dict
                 data=data,
                 smallest=True,
                 recent=True,
+                repos=args.repos,
             )
             grouped: dict[str, list[FixPair]] = {}
             for pair in pairs:
@@ -405,9 +424,15 @@ def _collect_rounds(args, data: Path, languages: list[str], cache: Path) -> dict
                 if round_ >= len(groups):
                     continue
                 pairs = groups[round_]
-                failed = ensure_indexed(url, pairs, max_commits=args.max_commits)
+                failed = ensure_indexed(url, pairs, embedder=embedder, max_commits=args.max_commits)
                 rows = _rows(
-                    url, pairs, cache / f"{split}-{language}.pkl", args.refresh, args.weights
+                    url,
+                    pairs,
+                    cache / f"{split}-{language}.pkl",
+                    args.refresh,
+                    args.weights,
+                    mode=args.mode,
+                    embed_query=embed_query,
                 )
                 print(
                     f"[locate-train] {time.strftime('%H:%M:%S')} round {round_} {split}"
@@ -420,18 +445,22 @@ def _collect_rounds(args, data: Path, languages: list[str], cache: Path) -> dict
     return splits
 
 
-def _cached(cache: Path, split: str, languages: list[str], weights=None) -> list[PairRows]:
-    """Every row collected so far of the split's languages (`--from-cache`), collected with
-    `weights` (None: locate's own)."""
+def _cached(
+    caches: list[Path], split: str, languages: list[str], weights=None, modes=None
+) -> list[PairRows]:
+    """Every row collected so far of the split's languages in the `caches` (`--from-cache`),
+    collected with `weights` (None: locate's own); `modes` gathers the modes they were
+    collected in (lexical, hybrid)."""
     from retrieval.locate import WEIGHTS
 
     setting = asdict(weights or WEIGHTS)
     rows: list[PairRows] = []
-    for language in languages:
-        path = cache / f"{split}-{language}.pkl"
+    for path in (c / f"{split}-{language}.pkl" for c in caches for language in languages):
         if not path.is_file():
             continue
         cached = _unpickled(path)
+        if modes is not None:
+            modes.add(cached.get("mode", "lexical"))
         if cached.get("features") != (FILE_FEATURES, FUNCTION_FEATURES):
             raise SystemExit(f"{path} holds rows of other features: collect again (--refresh)")
         if cached.get("weights") != setting:
@@ -454,6 +483,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-repos", type=int, default=5)
     p.add_argument("--max-pairs", type=int, default=10)
     p.add_argument("--dev-repos", type=int, default=3)
+    p.add_argument(
+        "--repos",
+        type=lambda text: [x for x in text.split(",") if x],
+        default=[],
+        help="comma-separated: only these repositories (owner/name)",
+    )
     p.add_argument("--max-commits", type=int, default=MAX_COMMITS)
     p.add_argument("--data", default=str(DATA))
     p.add_argument("--out", default=str(WORK / "locate_ranker.json"))
@@ -474,7 +509,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--from-cache",
         action="store_true",
-        help="fit on every row collected so far (--cache), indexing nothing",
+        help="fit on every row collected so far (--cache and --also-cache), indexing nothing",
+    )
+    p.add_argument(
+        "--also-cache",
+        action="append",
+        default=[],
+        metavar="FOLDER",
+        help="with --from-cache: the rows of another collection too (say, of the other --mode)",
+    )
+    p.add_argument(
+        "--mode",
+        default="lexical",
+        choices=("lexical", "hybrid"),
+        help="collect on an index without vectors, or with the local model's (its own database;"
+        " the meaning features are 0 in lexical rows)",
     )
     args = p.parse_args(argv)
     from lab.loc import parse_weights
@@ -487,12 +536,16 @@ def main(argv: list[str] | None = None) -> int:
         d.name for d in data.iterdir() if d.is_dir()
     )
     cache = Path(args.cache)
+    modes: set[str] = set()
     if args.from_cache:
+        caches = [cache, *(Path(c) for c in args.also_cache)]
         splits = {
-            split: _cached(cache, split, languages, args.weights) for split in ("train", "dev")
+            split: _cached(caches, split, languages, args.weights, modes)
+            for split in ("train", "dev")
         }
     else:
         splits = _collect_rounds(args, data, languages, cache)
+        modes.add(args.mode)
     if args.collect_only:
         return 0
     chosen, record = choose(splits["train"], splits["dev"], trees=not args.linear)
@@ -503,7 +556,7 @@ def main(argv: list[str] | None = None) -> int:
         "train_pairs": len(splits["train"]),
         "train_repositories": len({r.id.split("@")[0] for r in splits["train"]}),
         "dev_pairs": len(splits["dev"]),
-        "mode": "lexical",
+        "mode": "+".join(sorted(modes)),
         "locate_weights": asdict(args.weights),
         "selection": record,
     }

@@ -190,3 +190,38 @@ def test_a_run_against_an_earlier_one_is_paired_by_pair_per_system_and_language(
     text = loc_fixes.markdown(summary, {**meta, "command": "x", "dropped": {}})
     assert "## Minus the same system of before.json (paired by pair)" in text
     assert "| go | 2 | locate | +0.500" in text
+
+
+def test_a_lexical_index_gains_its_vectors_when_a_hybrid_run_reaches_it(mined, database_url):
+    from core.database import connection
+    from tests.retrieval.indexing import fake_embedder
+
+    data, mirrors, _ = mined
+    pairs = loc_fixes.load_pairs(["python"], "test", data=data, repos=["acme/tracker"])
+    assert [p.id for p in pairs] == ["a-header", "b-badge", "c-new"]
+    assert loc_fixes.load_pairs(["python"], "test", data=data, repos=["acme/other"]) == []
+    assert not loc_fixes.ensure_indexed(database_url, pairs, mirrors=mirrors)
+
+    def vectors() -> tuple[int, str | None, list[bool]]:
+        with connection(database_url) as conn:
+            stored = conn.execute("SELECT count(*) AS n FROM chunk_embeddings").fetchone()
+            model = conn.execute(
+                "SELECT active_embedding_model AS m FROM repositories WHERE name = 'acme/tracker'"
+            ).fetchone()
+            marked = conn.execute(
+                "SELECT coalesce(stats -> 'vectors', '[]'::jsonb) ? %s AS marked"
+                " FROM snapshots ORDER BY id",
+                (fake_embedder().model_name,),
+            ).fetchall()
+        return stored["n"], model["m"], [r["marked"] for r in marked]
+
+    stored, model, _ = vectors()
+    assert stored == 0 and model == "none"
+
+    embedder = fake_embedder()
+    assert not loc_fixes.ensure_indexed(database_url, pairs, embedder=embedder, mirrors=mirrors)
+    stored, model, marked = vectors()
+    assert stored > 0 and model == embedder.model_name and marked == [True, True]
+    # a second run finds both snapshots whole and embeds nothing
+    assert not loc_fixes.ensure_indexed(database_url, pairs, embedder=embedder, mirrors=mirrors)
+    assert vectors()[0] == stored

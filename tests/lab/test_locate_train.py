@@ -13,6 +13,8 @@ from lab import loc_fixes
 from lab.ranker import locate_train
 from retrieval.locate_ranker import FILE_FEATURES
 from tests.lab.test_loc_fixes import mined  # noqa: F401
+from tests.retrieval.indexing import fake_embedder
+from tests.retrieval.test_search import _embed
 
 
 def test_rows_are_cached_and_a_larger_selection_collects_only_the_new_pairs(
@@ -49,7 +51,7 @@ def test_rows_are_cached_and_a_larger_selection_collects_only_the_new_pairs(
     assert (rows[0].file_x == header.file_x).all()
 
     # fitting from the cache reads every row collected so far
-    assert [r.id for r in locate_train._cached(cache.parent, "test", ["python", "go"])] == [
+    assert [r.id for r in locate_train._cached([cache.parent], "test", ["python", "go"])] == [
         "a-header",
         "b-badge",
     ]
@@ -60,7 +62,34 @@ def test_rows_are_cached_and_a_larger_selection_collects_only_the_new_pairs(
 
     deeper = replace(WEIGHTS, text_depth=WEIGHTS.text_depth + 1)
     with pytest.raises(SystemExit, match="other weights"):
-        locate_train._cached(cache.parent, "test", ["python"], deeper)
+        locate_train._cached([cache.parent], "test", ["python"], deeper)
+
+    # the same pairs on the index with vectors: rows of their own, whose meaning is read
+    embedder = fake_embedder()
+    assert not loc_fixes.ensure_indexed(database_url, pairs, embedder=embedder, mirrors=mirrors)
+    hybrid_cache = tmp_path / "hybrid" / "test-python.pkl"
+    hybrid = locate_train._rows(
+        database_url,
+        pairs,
+        hybrid_cache,
+        refresh=False,
+        mode="hybrid",
+        embed_query=_embed,
+    )
+    assert [r.id for r in hybrid] == ["a-header", "b-badge"]
+    meaning = FILE_FEATURES.index("meaning")
+    assert all(r.file_x[:, meaning].max() > 0 for r in hybrid)
+    assert all(r.file_x[:, meaning].max() == 0 for r in rows)
+    # fitting reads both collections, and records their modes
+    modes: set[str] = set()
+    both = locate_train._cached(
+        [cache.parent, hybrid_cache.parent], "test", ["python"], modes=modes
+    )
+    assert len(both) == 4 and modes == {"lexical", "hybrid"}
+    # a cache of the other mode is collected again, not taken
+    collected.clear()
+    locate_train._rows(database_url, pairs[:1], hybrid_cache, refresh=False)
+    assert collected == [["a-header"]]
 
 
 def _synthetic_rows(seed: int, n: int) -> list[locate_train.PairRows]:
