@@ -136,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         ranks = first_ranks(
             eval_set, args.embedder, models, keep_migrated=args.keep_migrated, form=args.form
         )
-        results[eval_set.name] = summarise(ranks)
+        # each question's first-hit rank per system too: two runs pair by question
+        results[eval_set.name] = {**summarise(ranks), "ranks": ranks}
         print(table({eval_set.name: results[eval_set.name]}).splitlines()[-1], flush=True)
     text = table(results)
     print(text)
