@@ -47,6 +47,8 @@ _FOLDERS = {
     **dict.fromkeys(("examples", "example", "samples", "demo", "demos", "tutorials"), EXAMPLE),
     **dict.fromkeys(("doc", "docs", "documentation"), DOCS),
     **dict.fromkeys(("benchmarks", "benchmark", "asv_bench"), BENCHMARK),
+    # a build's output committed beside its sources (a JavaScript package's bundles)
+    "dist": GENERATED,
     **dict.fromkeys(
         (
             "vendor",

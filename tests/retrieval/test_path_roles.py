@@ -10,6 +10,7 @@ from retrieval.path_roles import (
     DOCS,
     EXAMPLE,
     FIXTURE,
+    GENERATED,
     TEST,
     VENDORED,
     path_role,
@@ -41,6 +42,8 @@ from retrieval.path_roles import (
         ("web/node_modules/react/index.js", VENDORED),
         ("requests/packages/urllib3/poolmanager.py", VENDORED),
         ("packages/core/src/index.ts", CODE),  # a monorepo's own packages
+        ("dist/async.js", GENERATED),  # the bundles a JavaScript build writes
+        ("packages/ui/dist/index.mjs", GENERATED),
     ],
 )
 def test_each_path_gets_the_role_of_its_ecosystems_layout(path, role):
