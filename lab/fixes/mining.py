@@ -5,7 +5,8 @@ The rules, in the order they are checked (the first that fails is the reason cou
 1. the message (`messages.skip_reason`): a fix or an issue reference; not a merge of a branch,
    a revert, a version bump, a dependency update or a formatting change; 8 words or more;
 2. the files: 1 to MAX_SOURCE_FILES of the project's own source files in its languages (tests,
-   docs, changelogs and other files are free), at least one of them present at the parent;
+   by their path or their content, docs, changelogs and other files are free), at least one of
+   them present at the parent;
 3. the diff: more than whitespace changes, every source file readable at the parent (present
    in the snapshot, at most MAX_FILE_BYTES, not generated or minified);
 4. the positives: 1 to MAX_POSITIVES functions at the parent whose lines overlap the lines the
@@ -24,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from indexing.parsing.content_roles import CODE, content_role
 from indexing.parsing.file_rules import skip_reason as file_skip_reason
 from lab.fixes.consistency import consistency
 from lab.fixes.functions import Function, file_functions
@@ -71,6 +73,18 @@ class _FileCache:
     def __init__(self, blobs: Blobs) -> None:
         self.blobs = blobs
         self._parsed: dict[tuple[str, str], list[Function] | None] = {}
+        self._roles: dict[str, str] = {}
+
+    def role(self, commit: str, path: str, language: str) -> str:
+        """The role the file's content shows at the commit (`content_roles.content_role`: a
+        test suite's file in a folder the layouts do not name, say); CODE when unreadable."""
+        read = self.blobs.read(commit, path)
+        if read is None:
+            return CODE
+        sha, data = read
+        if sha not in self._roles:
+            self._roles[sha] = content_role(language, data.decode("utf-8", "replace"))
+        return self._roles[sha]
 
     def functions(self, commit: str, path: str, language: str) -> list[Function] | None:
         """The file's functions at the commit; None when it cannot be read or is not code."""
@@ -138,6 +152,19 @@ def _mine_commit(
     if reason:
         return None, reason
     sources = [(status, path) for status, path in commit.changes if source_language(path, family)]
+    # a file the layouts take for source whose content is a test suite's (a Rust `tests.rs`,
+    # a `mocha_test/` folder): the fix's tests, as `locate` reads them, not the code it fixes
+    content_tests = {
+        path
+        for status, path in sources
+        if cache.role(
+            commit.sha if status == "A" else commit.parent,
+            path,
+            source_language(path, family) or language,
+        )
+        != CODE
+    }
+    sources = [(status, path) for status, path in sources if path not in content_tests]
     if not sources:
         return None, "no_source_file"
     if len(sources) > MAX_SOURCE_FILES:
@@ -186,7 +213,7 @@ def _mine_commit(
             for f in positives
         ],
         "negatives": hard_negatives(query, positives, changed, neighbours),
-        "touches_tests": any(is_test(path) for _, path in commit.changes),
+        "touches_tests": bool(content_tests) or any(is_test(path) for _, path in commit.changes),
         "consistency": strict,
         "_lenient": (strict, lenient),
     }, ""

@@ -366,3 +366,52 @@ def test_a_form_feed_inside_a_changed_line_is_part_of_the_line(tmp_path: Path) -
     pairs = mine_repository(repo.path / ".git", "acme/pages", "c", "HEAD", "test").pairs
     assert [p["commit"] for p in pairs] == [fix]
     assert [p["symbol"] for p in pairs[0]["positives"]] == ["page"]
+
+
+QUEUE_JS = """function createQueue(worker) {
+    const tasks = [];
+    return {
+        push(task) {
+            tasks.push(task);
+        },
+        drain() {
+            while (tasks.length) worker(tasks.shift());
+        },
+    };
+}
+
+module.exports = createQueue;
+"""
+
+QUEUE_TEST_JS = """const assert = require('assert');
+const createQueue = require('../lib/queue');
+
+describe('queue', () => {
+    it('runs every task', () => {
+        const seen = [];
+        const q = createQueue((t) => seen.push(t));
+        q.push(1);
+        q.drain();
+        assert.deepEqual(seen, [1]);
+    });
+});
+"""
+
+
+def test_a_test_suite_in_a_folder_the_layouts_do_not_name_is_not_the_fixs_code(
+    tmp_path: Path,
+) -> None:
+    repo = GitRepo(tmp_path / "queue")
+    repo.write("lib/queue.js", QUEUE_JS)
+    repo.write("mocha_test/queue.js", QUEUE_TEST_JS)
+    repo.commit("Initial version of the queue with push and drain for workers")
+    repo.write("lib/queue.js", QUEUE_JS.replace("while (tasks.length)", "while (tasks.length > 0)"))
+    repo.write("mocha_test/queue.js", QUEUE_TEST_JS.replace("[1]", "[1] /* drained */"))
+    fix = repo.commit("Fix drain stopping early when a task is falsy in the queue (#31)")
+
+    pairs = mine_repository(repo.path / ".git", "acme/queue", "javascript", "HEAD", "dev").pairs
+    assert [p["commit"] for p in pairs] == [fix]
+    # `mocha_test/` is no test folder by its name; its content is mocha's
+    assert pairs[0]["files"] == ["lib/queue.js"]
+    assert {p["path"] for p in pairs[0]["positives"]} == {"lib/queue.js"}
+    assert pairs[0]["touches_tests"] is True
