@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from benchmarks.intervals import fmt, fmt_delta, interval, paired
 from lab.fixes.build import DEFAULT_MIRRORS, DEFAULT_OUT
@@ -62,6 +63,11 @@ class FixPair:
     query: str
     files: list[str]
     functions: list[GoldFunction]
+
+
+def languages_in(text: str, data: Path) -> list[str]:
+    """The comma-separated languages of `text`; every language folder of `data` when empty."""
+    return [x for x in text.split(",") if x] or sorted(d.name for d in data.iterdir() if d.is_dir())
 
 
 def load_pairs(
@@ -174,7 +180,7 @@ def index_at(url: str, repo: str, git_dir: Path, sha: str, embedder=None) -> str
             # database): its vectors only, the model the repository's searches embed with
             repositories.activate_model(conn, repo, embedder.model_name)
             conn.commit()
-    if ready is not None:
+    if ready is not None and embedder is not None:
         embed_snapshot(url, repo, sha, embedder)
         return None
     if not commit_time(git_dir, sha):
@@ -244,7 +250,7 @@ def measure(
     embed_query=None,
     mirrors: Path = MIRRORS,
     ranker=None,
-    locate_ranker="shipped",
+    locate_ranker: Any = "shipped",
     weights=None,
     log=sys.stderr,
 ) -> dict:
@@ -535,9 +541,7 @@ def main(argv: list[str] | None = None) -> int:
 
     prepare_environment()
     data = Path(args.data)
-    languages = [x for x in args.languages.split(",") if x] or sorted(
-        d.name for d in data.iterdir() if d.is_dir()
-    )
+    languages = languages_in(args.languages, data)
     pairs = load_pairs(
         languages,
         args.split,

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lab.loc_fixes import FixPair, gold_absent, load_pairs
+from lab.loc_fixes import FixPair, gold_absent, languages_in, load_pairs
 from lab.ranker.collect import QueryRows, label
 
 # a question has at least the terms the short model stops at plus one, and at most these words
@@ -140,9 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     prepare_environment()
     data = Path(args.data)
-    languages = [x for x in args.languages.split(",") if x] or sorted(
-        d.name for d in data.iterdir() if d.is_dir()
-    )
+    languages = languages_in(args.languages, data)
     pairs = load_pairs(
         languages,
         args.split,

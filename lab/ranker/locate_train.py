@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from lab.loc_fixes import FixPair, gold_absent, load_pairs
+from lab.loc_fixes import FixPair, gold_absent, languages_in, load_pairs
 from lab.loc_metrics import FoundFunction, _hits
 from retrieval.locate_ranker import (
     FILE_FEATURES,
@@ -532,9 +532,7 @@ def main(argv: list[str] | None = None) -> int:
     args.weights = parse_weights(args.weights, WEIGHTS)
     prepare_environment()
     data = Path(args.data)
-    languages = [x for x in args.languages.split(",") if x] or sorted(
-        d.name for d in data.iterdir() if d.is_dir()
-    )
+    languages = languages_in(args.languages, data)
     cache = Path(args.cache)
     modes: set[str] = set()
     if args.from_cache:
