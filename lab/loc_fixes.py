@@ -65,9 +65,14 @@ class FixPair:
     functions: list[GoldFunction]
 
 
+def comma_separated(text: str) -> list[str]:
+    """The names of a comma-separated option (`--repos a/b,c/d`)."""
+    return [x for x in text.split(",") if x]
+
+
 def languages_in(text: str, data: Path) -> list[str]:
     """The comma-separated languages of `text`; every language folder of `data` when empty."""
-    return [x for x in text.split(",") if x] or sorted(d.name for d in data.iterdir() if d.is_dir())
+    return comma_separated(text) or sorted(d.name for d in data.iterdir() if d.is_dir())
 
 
 def load_pairs(
@@ -549,7 +554,7 @@ def main(argv: list[str] | None = None) -> int:
         max_pairs=args.max_pairs,
         data=data,
         smallest=args.smallest,
-        repos=[x for x in args.repos.split(",") if x],
+        repos=comma_separated(args.repos),
     )
     provider = MODES[args.mode]
     embedder = embedders.make(provider) if provider else None

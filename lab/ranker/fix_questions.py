@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lab.loc_fixes import FixPair, gold_absent, languages_in, load_pairs
+from lab.loc_fixes import FixPair, comma_separated, gold_absent, languages_in, load_pairs
 from lab.ranker.collect import QueryRows, label
 
 # a question has at least the terms the short model stops at plus one, and at most these words
@@ -91,7 +91,7 @@ def collect(url: str, pairs: list[FixPair], embed_query, log=sys.stderr) -> list
 def measure(rows: list[QueryRows], model) -> dict:
     """R@5 and MRR@10 of the fused order and of `model`'s, paired, over the rows' questions
     (the fused order is the rows' order)."""
-    from benchmarks.intervals import interval, paired
+    from benchmarks.intervals import found_within, interval, paired, reciprocal_rank
     from retrieval.ranker import FEATURES
 
     def first(labels: np.ndarray) -> int | None:
@@ -108,10 +108,7 @@ def measure(rows: list[QueryRows], model) -> dict:
         else:
             learned.append(fused[-1])
     out: dict = {"questions": len(rows)}
-    for metric, term in (
-        ("R@5", lambda k: float(k is not None and k <= 5)),
-        ("MRR@10", lambda k: 1.0 / k if k else 0.0),
-    ):
+    for metric, term in (("R@5", found_within(5)), ("MRR@10", reciprocal_rank)):
         a, b = [term(k) for k in learned], [term(k) for k in fused]
         out[metric] = {"fused": interval(b), "learned": interval(a), "delta": paired(a, b)}
     return out
@@ -149,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         data=data,
         smallest=args.smallest,
         recent=args.smallest,
-        repos=[x for x in args.repos.split(",") if x],
+        repos=comma_separated(args.repos),
     )
     embedder = embedders.make("local")
     url = database("bench_loc_fixes_hybrid", fresh=False)

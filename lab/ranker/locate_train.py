@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from lab.loc_fixes import FixPair, gold_absent, languages_in, load_pairs
+from lab.loc_fixes import FixPair, comma_separated, gold_absent, languages_in, load_pairs
 from lab.loc_metrics import FoundFunction, _hits
 from retrieval.locate_ranker import (
     FILE_FEATURES,
@@ -75,9 +75,8 @@ TREE_PARAMS = {
 TREE_ROUNDS = 400
 TREE_EVAL_AT = {"files": 5, "functions": 10}
 # 2: the role features read the role stored from the file's content, not its path's alone;
-# 3: boosted trees on top of the linear score; 4: the function's class in the report, and
-# its file's best function's class
-MODEL_VERSION = 4
+# 3: boosted trees on top of the linear score
+MODEL_VERSION = 3
 
 
 @dataclass
@@ -485,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dev-repos", type=int, default=3)
     p.add_argument(
         "--repos",
-        type=lambda text: [x for x in text.split(",") if x],
+        type=comma_separated,
         default=[],
         help="comma-separated: only these repositories (owner/name)",
     )
