@@ -304,7 +304,7 @@ def measure(
                 ranking = fn(scope, pair.query)
                 seconds = time.perf_counter() - started
                 record[name] = {**scores(ranking, pair), "seconds": round(seconds, 4)}
-                record[name]["top_files"] = ranking.files[:5]
+                record[name]["top_files"] = ranking.files[:10]
             per[pair.id] = record
     finally:
         conn.close()
