@@ -61,7 +61,8 @@ def unit_range(
 THIN_FUNCTION_LINES = 3
 THIN_FUNCTION_CHARACTERS = 300
 # SQL columns of a candidate chunk's text, each row reading (and decompressing) its text once:
-# the whole text of a chunk short enough to be a thin function (NULL for the others), and the
+# the whole text of a chunk short enough to be a thin function (NULL for the others; search
+# reads a function of several pieces whole: `with_whole_functions`), and the
 # first HEAD_CHARACTERS of the others (NULL for the short ones: `head` gives them)
 _SHORT = "c.piece_count = 1 AND c.end_line - c.start_line < 40"
 _HEAD = "400"  # (a string: the SQL below stays a literal)

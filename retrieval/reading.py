@@ -108,6 +108,28 @@ def stored_roles(conn: DbConnection, ids: Iterable[int]) -> dict[int, dict[str, 
     return {r["id"]: r for r in rows}
 
 
+def own_lines(chunk: dict[str, Any]) -> list[str]:
+    """A chunk's own lines of its file: a piece of a split symbol starts with the symbol's
+    signature as extra header lines, and its last `end_line - start_line + 1` lines are the
+    original ones."""
+    count = chunk["end_line"] - chunk["start_line"] + 1
+    return chunk["content"].removesuffix("\n").split("\n")[-count:]
+
+
+def function_texts(conn: DbConnection, symbol_ids: Iterable[int]) -> dict[int, str]:
+    """The whole text of each function split into pieces, by symbol id: its pieces' own lines
+    in line order (their nested symbols left out)."""
+    wanted = sorted(set(symbol_ids))
+    if not wanted:
+        return {}
+    lines: dict[int, dict[int, str]] = {}
+    for chunk in conn.execute(statement("reading", "function_pieces"), {"ids": wanted}):
+        own = lines.setdefault(chunk["symbol_id"], {})
+        for offset, text in enumerate(own_lines(chunk)):
+            own.setdefault(chunk["start_line"] + offset, text)
+    return {symbol: "\n".join(text for _, text in sorted(own.items())) for symbol, own in lines.items()}
+
+
 def symbol_source(
     conn: DbConnection, symbol: dict[str, Any], *, from_line: int | None = None, max_lines: int
 ) -> SymbolSource:
@@ -118,11 +140,7 @@ def symbol_source(
     ).fetchall()
     lines: dict[int, str] = {}
     for chunk in chunks:
-        count = chunk["end_line"] - chunk["start_line"] + 1
-        # pieces start with their symbol's signature as extra header lines: keep the last
-        # `count` lines, which are the original ones
-        original = chunk["content"].removesuffix("\n").split("\n")[-count:]
-        for offset, text in enumerate(original):
+        for offset, text in enumerate(own_lines(chunk)):
             lines.setdefault(chunk["start_line"] + offset, text)
     first = max(symbol["start_line"], from_line or symbol["start_line"])
     last = min(symbol["end_line"], first + max_lines - 1)

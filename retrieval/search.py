@@ -28,7 +28,7 @@ from retrieval.path_roles import (
     file_role,
 )
 from retrieval.ranker import TreeEnsemble, features, gather_evidence, shipped_models
-from retrieval.reading import stored_roles
+from retrieval.reading import function_texts, stored_roles
 from retrieval.request_budget import check_budget
 from retrieval.scope import DbConnection, Scope
 from retrieval.semantic import QueryEmbedder, semantic_candidates
@@ -46,6 +46,9 @@ RETRIEVER_WEIGHTS = {"lexical": 1.0, "semantic": 0.2, "symbol": 1.0}
 DECLARATION_WEIGHT = 0.5
 FILE_WEIGHT = 0.5
 THIN_FUNCTION_WEIGHT = 0.5
+# a function split into pieces is read whole for the thin test when it spans fewer lines
+# (`with_whole_functions`)
+WHOLE_FUNCTION_LINES = 200
 # a unit of a file that is not the code itself (its tests, fixtures, examples, benchmarks, a
 # vendored copy, generated code: `retrieval/path_roles.py`) counts this share in the fusion,
 # unless the question asks for that kind of file (`ROLE_WORDS`) or names the unit; a file of a
@@ -533,6 +536,7 @@ def candidates(
     ]
     rankings = {name: rows for name, rows in found.items() if name != "symbol" and rows is not None}
     with_stored_roles(conn, rankings)
+    with_whole_functions(conn, rankings)
     named = query_identifiers(query)
     words = question_words(query)
     hits = fuse(rankings, named, words)
@@ -550,6 +554,26 @@ def with_stored_roles(conn: DbConnection, rankings: dict[str, list[Row]]) -> Non
     for row in rows_of:
         stored = found.get(row["file_version_id"])
         row["stored_role"] = stored["role"] if stored else None
+
+
+def with_whole_functions(conn: DbConnection, rankings: dict[str, list[Row]]) -> None:
+    """Give every candidate row of a function split into pieces, and shorter than
+    `WHOLE_FUNCTION_LINES`, the whole function's text as its `short_content`, so that `is_thin`
+    judges the function and not one piece of it: a long doc comment splits an accessor or a
+    builder's setter into pieces, and it is as thin as one without the comment (clap's
+    `Command::infer_subcommands`: eight pieces of doc comment and examples around one line of
+    code). Longer functions are not thin whatever their comments say."""
+    rows = [
+        row
+        for rows in rankings.values()
+        for row in rows
+        if row["piece_count"] > 1
+        and row["symbol_kind"] in FUNCTION_KINDS
+        and row["symbol_end"] - row["symbol_start"] < WHOLE_FUNCTION_LINES
+    ]
+    texts = function_texts(conn, (row["symbol_id"] for row in rows))
+    for row in rows:
+        row["short_content"] = texts.get(row["symbol_id"])
 
 
 def learned_order(hits: list[Hit], scores: np.ndarray) -> list[Hit]:

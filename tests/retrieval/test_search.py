@@ -472,3 +472,82 @@ def test_a_unit_of_a_file_whose_content_is_a_test_counts_a_third_wherever_it_liv
     # asked for in words, or named: counted fully
     assert _unit_weight(in_tests_folder, [], question_words("how is the limit tested")) == 1.0
     assert _unit_weight(by_content, ["check_limit"], words) == 1.0
+
+
+def _documented_setter() -> str:
+    """A builder's setter: one line of code under a doc comment long enough to split it into
+    pieces (clap's `Command::infer_subcommands` is eight)."""
+    doc = "\n".join(
+        f"    /// Abbreviated subcommand prefixes are expanded, example {n}: `tool in{n}` runs"
+        f" `install{n}` when the prefix is unambiguous and the prefix inference is on."
+        for n in range(60)
+    )
+    return f"""pub struct Command {{
+    infer: bool,
+}}
+
+impl Command {{
+{doc}
+    pub fn infer_prefixes(mut self, yes: bool) -> Self {{
+        self.infer = yes;
+        self
+    }}
+}}
+"""
+
+
+RESOLVER = """pub struct Parser {
+    names: Vec<String>,
+}
+
+impl Parser {
+    /// The one name an abbreviated prefix stands for.
+    pub fn resolve_prefix(&self, arg: &str) -> Option<&str> {
+        let mut found = self.names.iter().filter(|n| n.starts_with(arg));
+        let first = found.next()?;
+        if found.next().is_some() {
+            return None;
+        }
+        Some(first.as_str())
+    }
+}
+"""
+
+
+def test_a_setter_under_a_long_doc_comment_is_as_thin_as_one_without_it(
+    settings_env, database_url, git_repo, monkeypatch
+):
+    """A function split into pieces is judged thin by its whole code, not by a piece: the
+    setter's doc comment repeats the question's words, and the code that does it answers."""
+    from core.database import connect
+    from retrieval import search
+    from retrieval.hits import is_thin
+    from retrieval.principals import ensure_operator
+    from retrieval.reading import function_texts
+    from retrieval.scope import resolve_scope
+    from tests.retrieval.indexing import index_repository
+
+    git_repo.write("src/command.rs", _documented_setter())
+    git_repo.write("src/parser.rs", RESOLVER)
+    git_repo.commit("cli")
+    index_repository(database_url, git_repo.path, "cli", embedder=fake_embedder())
+    conn = connect(database_url, autocommit=True)
+    scope = resolve_scope(conn, ensure_operator(conn), ["cli"])
+    setter = conn.execute(
+        "SELECT symbol_id, max(piece_count) AS pieces FROM code_chunks"
+        " WHERE qualified_name LIKE '%infer_prefixes' GROUP BY symbol_id"
+    ).fetchone()
+    assert setter["pieces"] > 1, "the setter must be split for this test to mean anything"
+    whole = function_texts(conn, [setter["symbol_id"]])[setter["symbol_id"]]
+    assert whole.count("pub fn infer_prefixes") == 1  # the pieces' repeated headers dropped
+    assert whole.count("example 59") == 1 and is_thin(whole)
+
+    question = "how is an abbreviated subcommand prefix expanded when prefix inference is on"
+
+    def first(text: str) -> str | None:
+        return search.search_code(conn, scope, text, mode="lexical", limit=3).hits[0].symbol
+
+    assert first(question) == "Parser::resolve_prefix"
+    monkeypatch.setattr(search, "with_whole_functions", lambda *_: None)
+    assert first(question) == "Command::infer_prefixes"  # before: each piece judged alone
+    conn.close()
