@@ -127,7 +127,9 @@ def function_texts(conn: DbConnection, symbol_ids: Iterable[int]) -> dict[int, s
         own = lines.setdefault(chunk["symbol_id"], {})
         for offset, text in enumerate(own_lines(chunk)):
             own.setdefault(chunk["start_line"] + offset, text)
-    return {symbol: "\n".join(text for _, text in sorted(own.items())) for symbol, own in lines.items()}
+    return {
+        symbol: "\n".join(text for _, text in sorted(own.items())) for symbol, own in lines.items()
+    }
 
 
 def symbol_source(
