@@ -88,22 +88,28 @@ def quality(data: dict) -> str:
 
 
 def quality_remeasured(data: dict) -> str:
-    """codeatlas hybrid R@5 of the two runs side by side, and their means."""
-    again = data["remeasured"]["recall@5"]
+    """codeatlas hybrid R@5 of the first run beside every later one (`remeasured`: one run or
+    a list of them, oldest first), and their means."""
+    later = data["remeasured"]
+    runs = later if isinstance(later, list) else [later]
     rows = []
     first: list[float] = []
     for name, s in data["sets"].items():
         value = s["systems"]["codeatlas-hybrid"]["recall@5"]
         first.append(value)
-        rows.append([s["language"], _fraction(value), _fraction(again[name])])
-    mean_first = sum(first) / len(first)
-    mean_again = sum(again.values()) / len(again)
-    rows.append(["**mean**", f"**{_fraction(mean_first)}**", f"**{_fraction(mean_again)}**"])
+        rows.append(
+            [s["language"], _fraction(value), *(_fraction(r["recall@5"][name]) for r in runs)]
+        )
+    means = [
+        sum(first) / len(first),
+        *(sum(r["recall@5"].values()) / len(r["recall@5"]) for r in runs),
+    ]
+    rows.append(["**mean**", *(f"**{_fraction(m)}**" for m in means)])
     measured = data["measured"]
     header = [
         "set",
         f"{measured['date'][:10]}, {measured['machine'].split(',')[0]}",
-        f"{data['remeasured']['date']}, {data['remeasured']['machine'].split(',')[0]}",
+        *(f"{r['date']}, {r['machine'].split(',')[0]}{r.get('label', '')}" for r in runs),
     ]
     return _lines(header, rows)
 
