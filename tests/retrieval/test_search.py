@@ -252,6 +252,19 @@ def test_the_semantic_best_found_by_meaning_alone_is_among_the_first_five():
     ]
 
 
+def _indexed(database_url: str, git_repo, name: str):
+    """The repository's last commit indexed as `name` (fake embedder): a connection and the
+    operator's scope of it."""
+    from core.database import connect
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from tests.retrieval.indexing import index_repository
+
+    index_repository(database_url, git_repo.path, name, embedder=fake_embedder())
+    conn = connect(database_url, autocommit=True)
+    return conn, resolve_scope(conn, ensure_operator(conn), [name])
+
+
 def _refunds() -> str:
     functions = "".join(
         f"def refund_rule_{i}(order):\n"
@@ -270,17 +283,11 @@ def _refunds() -> str:
 def test_a_function_that_shares_no_word_with_the_question_is_found_by_its_meaning(
     settings_env, database_url, git_repo
 ):
-    from core.database import connect
-    from retrieval.principals import ensure_operator
-    from retrieval.scope import resolve_scope
     from retrieval.search import SEMANTIC_SLOT, search_code
-    from tests.retrieval.indexing import index_repository
 
     git_repo.write("checks.py", _refunds())
     git_repo.commit("rules")
-    index_repository(database_url, git_repo.path, "rules", embedder=fake_embedder())
-    conn = connect(database_url, autocommit=True)
-    scope = resolve_scope(conn, ensure_operator(conn), ["rules"])
+    conn, scope = _indexed(database_url, git_repo, "rules")
     stored = conn.execute(
         "SELECT e.embedding_model, e.embedding::text AS vector FROM chunk_embeddings e"
         " JOIN code_chunks c ON c.content_hash = e.content_hash"
@@ -369,11 +376,7 @@ def test_a_thin_method_whose_name_is_the_question_is_not_halved(
     """Issue 26's example: a one-line delegation is usually not the answer (it counts half),
     but a question that is its name spelled out asks for it; a longer question that only
     mentions the words does not."""
-    from core.database import connect
     from retrieval import search
-    from retrieval.principals import ensure_operator
-    from retrieval.scope import resolve_scope
-    from tests.retrieval.indexing import index_repository
 
     query = "bcrypt needs rehash"
     longer = "does bcrypt check the hash or the rehash it needs"
@@ -382,9 +385,7 @@ def test_a_thin_method_whose_name_is_the_question_is_not_halved(
 
     git_repo.write("src/Hashing/BcryptHasher.php", HASHER)
     git_repo.commit("hasher")
-    index_repository(database_url, git_repo.path, "hasher", embedder=fake_embedder())
-    conn = connect(database_url, autocommit=True)
-    scope = resolve_scope(conn, ensure_operator(conn), ["hasher"])
+    conn, scope = _indexed(database_url, git_repo, "hasher")
 
     def first(text: str) -> str | None:
         return search.search_code(conn, scope, text, mode="lexical", limit=3).hits[0].symbol
@@ -433,18 +434,12 @@ def test_a_question_in_words_finds_the_code_before_its_tests_unless_it_asks_for_
 ):
     """A test repeats the question's words in a short method that BM25 ranks above the code
     that does it; a unit of a test file counts a third unless the question asks for tests."""
-    from core.database import connect
     from retrieval import search
-    from retrieval.principals import ensure_operator
-    from retrieval.scope import resolve_scope
-    from tests.retrieval.indexing import index_repository
 
     git_repo.write("src/Filters/RateLimiter.php", LIMITER)
     git_repo.write("tests/Filters/RateLimiterTest.php", LIMITER_TEST)
     git_repo.commit("limiter")
-    index_repository(database_url, git_repo.path, "limiter", embedder=fake_embedder())
-    conn = connect(database_url, autocommit=True)
-    scope = resolve_scope(conn, ensure_operator(conn), ["limiter"])
+    conn, scope = _indexed(database_url, git_repo, "limiter")
 
     def first(text: str) -> str | None:
         return search.search_code(conn, scope, text, mode="lexical", limit=3).hits[0].symbol
@@ -519,20 +514,14 @@ def test_a_setter_under_a_long_doc_comment_is_as_thin_as_one_without_it(
 ):
     """A function split into pieces is judged thin by its whole code, not by a piece: the
     setter's doc comment repeats the question's words, and the code that does it answers."""
-    from core.database import connect
     from retrieval import search
     from retrieval.hits import is_thin
-    from retrieval.principals import ensure_operator
     from retrieval.reading import function_texts
-    from retrieval.scope import resolve_scope
-    from tests.retrieval.indexing import index_repository
 
     git_repo.write("src/command.rs", _documented_setter())
     git_repo.write("src/parser.rs", RESOLVER)
     git_repo.commit("cli")
-    index_repository(database_url, git_repo.path, "cli", embedder=fake_embedder())
-    conn = connect(database_url, autocommit=True)
-    scope = resolve_scope(conn, ensure_operator(conn), ["cli"])
+    conn, scope = _indexed(database_url, git_repo, "cli")
     setter = conn.execute(
         "SELECT symbol_id, max(piece_count) AS pieces FROM code_chunks"
         " WHERE qualified_name LIKE '%infer_prefixes' GROUP BY symbol_id"
