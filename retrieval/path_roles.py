@@ -82,8 +82,11 @@ def path_role(path: str) -> str:
     folders = parts[:-1]
     for i, folder in enumerate(folders):
         lowered = folder.lower()
-        if lowered in _FOLDERS:
-            return _FOLDERS[lowered]
+        # a leading underscore hides a folder from a language's tools and keeps its role: Go
+        # ignores `_examples/` when it builds, where gin, chi and validator keep their examples
+        named = lowered if lowered in _FOLDERS else lowered.lstrip("_")
+        if named in _FOLDERS:
+            return _FOLDERS[named]
         # a lone `test/` holds a test suite at the top (node, C) or under `src/` (Maven,
         # Gradle); inside a package it can be a library of test helpers (`django/test/`)
         if lowered == "test" and (i == 0 or folders[i - 1] == "src"):

@@ -35,6 +35,10 @@ from retrieval.path_roles import (
         ("tests/fixtures/sample.py", TEST),  # the first folder that says decides
         ("pkg/testdata/input.go", FIXTURE),
         ("examples/quickstart.py", EXAMPLE),
+        ("_examples/rest/main.go", EXAMPLE),  # hidden from the Go tools by its underscore
+        ("_example/example.go", EXAMPLE),
+        ("pkg/_docs/guide.go", DOCS),
+        ("src/_private/helpers.py", CODE),  # an underscore alone names no role
         ("docs/conf.py", DOCS),
         ("Docs/Guide/index.md", DOCS),  # folder names in any case
         ("benchmarks/bench_parse.py", BENCHMARK),
