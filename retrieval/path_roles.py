@@ -91,6 +91,10 @@ def path_role(path: str) -> str:
         # Gradle); inside a package it can be a library of test helpers (`django/test/`)
         if lowered == "test" and (i == 0 or folders[i - 1] == "src"):
             return TEST
+        # a top-level `features/` is a Cucumber, Behat or behave suite (its step definitions
+        # and support code); deeper it is code (`src/features/auth/`, clap's parser features)
+        if lowered == "features" and i == 0:
+            return TEST
         # `<package>/packages/<name>/`: a copy of another distribution shipped inside this one
         # (`requests/packages/urllib3`); a top-level `packages/` is a monorepo's own code
         if lowered == "packages" and i > 0:

@@ -32,6 +32,9 @@ from retrieval.path_roles import (
         ("test/index.js", TEST),  # a top-level test suite (node, C)
         ("src/test/java/Foo.java", TEST),  # Maven and Gradle
         ("django/test/client.py", CODE),  # test helpers shipped inside the package
+        ("features/step_definitions/steps.rb", TEST),  # Cucumber at the top
+        ("features/bootstrap/FeatureContext.php", TEST),  # Behat
+        ("src/features/auth/slice.ts", CODE),  # an app's feature folders
         ("tests/fixtures/sample.py", TEST),  # the first folder that says decides
         ("pkg/testdata/input.go", FIXTURE),
         ("examples/quickstart.py", EXAMPLE),
