@@ -75,6 +75,22 @@ def languages_in(text: str, data: Path) -> list[str]:
     return comma_separated(text) or sorted(d.name for d in data.iterdir() if d.is_dir())
 
 
+def selected_pairs(args: argparse.Namespace, *, recent: bool = False) -> list[FixPair]:
+    """The pairs a harness's command line selects: `--data`, `--languages`, `--split`,
+    `--max-repos`, `--max-pairs`, `--smallest` and `--repos` (`load_pairs`)."""
+    data = Path(args.data)
+    return load_pairs(
+        languages_in(args.languages, data),
+        args.split,
+        max_repos=args.max_repos,
+        max_pairs=args.max_pairs,
+        data=data,
+        smallest=args.smallest,
+        recent=recent,
+        repos=comma_separated(args.repos),
+    )
+
+
 def load_pairs(
     languages: list[str],
     split: str,
@@ -545,17 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     from lab.machine import summary as machine_summary
 
     prepare_environment()
-    data = Path(args.data)
-    languages = languages_in(args.languages, data)
-    pairs = load_pairs(
-        languages,
-        args.split,
-        max_repos=args.max_repos,
-        max_pairs=args.max_pairs,
-        data=data,
-        smallest=args.smallest,
-        repos=comma_separated(args.repos),
-    )
+    pairs = selected_pairs(args)
     provider = MODES[args.mode]
     embedder = embedders.make(provider) if provider else None
     url = database(f"bench_loc_fixes_{args.mode}", fresh=False)
@@ -593,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
         "split": args.split,
         "mode": args.mode,
         "weights": weights.__dict__,
-        "languages": languages,
+        "languages": languages_in(args.languages, Path(args.data)),
         "repositories": sorted({p.repo for p in pairs}),
         "dropped": {**measured["dropped"], **{f"index: {k}": v for k, v in failed.items()}},
         "seconds": round(time.monotonic() - started, 1),

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lab.loc_fixes import FixPair, comma_separated, gold_absent, languages_in, load_pairs
+from lab.loc_fixes import FixPair, gold_absent, selected_pairs
 from lab.ranker.collect import QueryRows, label
 
 # a question has at least the terms the short model stops at plus one, and at most these words
@@ -136,18 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--measure", metavar="MODEL", help="order the rows by this model, paired")
     args = p.parse_args(argv)
     prepare_environment()
-    data = Path(args.data)
-    languages = languages_in(args.languages, data)
-    pairs = load_pairs(
-        languages,
-        args.split,
-        max_repos=args.max_repos,
-        max_pairs=args.max_pairs,
-        data=data,
-        smallest=args.smallest,
-        recent=args.smallest,
-        repos=comma_separated(args.repos),
-    )
+    pairs = selected_pairs(args, recent=args.smallest)
     embedder = embedders.make("local")
     url = database("bench_loc_fixes_hybrid", fresh=False)
     ensure_indexed(url, pairs, embedder=embedder)
