@@ -46,7 +46,8 @@ _FOLDERS = {
     ),
     **dict.fromkeys(("examples", "example", "samples", "demo", "demos", "tutorials"), EXAMPLE),
     **dict.fromkeys(("doc", "docs", "documentation"), DOCS),
-    **dict.fromkeys(("benchmarks", "benchmark", "asv_bench"), BENCHMARK),
+    # Cargo's `benches/` beside the other ecosystems' names
+    **dict.fromkeys(("benchmarks", "benchmark", "benches", "asv_bench"), BENCHMARK),
     # a build's output committed beside its sources (a JavaScript package's bundles)
     "dist": GENERATED,
     **dict.fromkeys(
@@ -58,6 +59,10 @@ _FOLDERS = {
             "third_party",
             "third-party",
             "thirdparty",
+            # C and C++ projects' copies of their dependencies
+            "3rdparty",
+            "3rd_party",
+            "3rd-party",
             "external",
             "externals",
             "extern",

@@ -44,8 +44,9 @@ _TEST_NAME = re.compile(
 
 
 # folders of other projects' code copied in, beyond codeatlas' list: Redis's `deps/`, C and C++
-# projects' `3rdparty/` and `contrib/`
-_COPIED_FOLDER = re.compile(r"(^|/)(deps|3rdparty|3rd_party|3rd-party|contrib|bundled)/", re.I)
+# projects' `contrib/` (inside a package it is often the project's own code, `django/contrib/`,
+# so codeatlas does not list it)
+_COPIED_FOLDER = re.compile(r"(^|/)(deps|contrib|bundled)/", re.I)
 
 
 def is_test(path: str) -> bool:

@@ -45,7 +45,11 @@ from retrieval.path_roles import (
         ("docs/conf.py", DOCS),
         ("Docs/Guide/index.md", DOCS),  # folder names in any case
         ("benchmarks/bench_parse.py", BENCHMARK),
+        ("benches/decode.rs", BENCHMARK),  # Cargo's benchmark targets
+        ("benches/support/tokiort.rs", BENCHMARK),
         ("vendor/github.com/x/y.go", VENDORED),
+        ("3rdparty/zlib/inflate.c", VENDORED),  # C and C++ copies of dependencies
+        ("src/3rd_party/fmt/format.h", VENDORED),
         ("web/node_modules/react/index.js", VENDORED),
         ("requests/packages/urllib3/poolmanager.py", VENDORED),
         ("packages/core/src/index.ts", CODE),  # a monorepo's own packages
