@@ -29,14 +29,17 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Collection
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from benchmarks.intervals import fmt, fmt_delta, interval, paired
 from lab.fixes.build import DEFAULT_MIRRORS, DEFAULT_OUT
 from lab.loc_gold import GoldFunction
 from lab.loc_metrics import FoundFunction, Ranking, _hits, instance_scores
+from lab.loc_templates import TEMPLATES, filed
 
 DATA = DEFAULT_OUT
 MIRRORS = DEFAULT_MIRRORS
@@ -515,6 +518,15 @@ def merge_runs(paths: list[Path], out: Path) -> int:
     return 0
 
 
+def _template_read_as_prose(keep: bool) -> AbstractContextManager[object]:
+    """While active, `locate` reads a report whole, its template's boilerplate as prose."""
+    import retrieval.locate
+
+    if not keep:
+        return nullcontext()
+    return patch.object(retrieval.locate, "without_template", lambda text: text)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Index what is missing, measure, write results/loc_fixes_<mode>.{json,md}."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -551,6 +563,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--merge", nargs="+", metavar="JSON", help="measure nothing: merge earlier runs into --out"
     )
+    p.add_argument(
+        "--template",
+        choices=sorted(TEMPLATES),
+        help="file each message through this issue template (lab/loc_templates.py)",
+    )
+    p.add_argument(
+        "--keep-template",
+        action="store_true",
+        help="locate reads the template's boilerplate as prose (no `without_template`)",
+    )
     args = p.parse_args(argv)
     if args.merge:
         target = Path(args.out or RESULTS / f"loc_fixes_{args.mode}")
@@ -562,6 +584,8 @@ def main(argv: list[str] | None = None) -> int:
 
     prepare_environment()
     pairs = selected_pairs(args)
+    if args.template:
+        pairs = [replace(p, query=filed(p.query, args.template)) for p in pairs]
     provider = MODES[args.mode]
     embedder = embedders.make(provider) if provider else None
     url = database(f"bench_loc_fixes_{args.mode}", fresh=False)
@@ -580,15 +604,16 @@ def main(argv: list[str] | None = None) -> int:
         systems.insert(1, "locate-learned")
     if args.no_baseline:
         systems.remove(BASELINE)
-    measured = measure(
-        url,
-        pairs,
-        systems,
-        embed_query=query_embedder(embedder) if embedder else None,
-        ranker=ranker,
-        locate_ranker=locate_ranker,
-        weights=weights,
-    )
+    with _template_read_as_prose(args.keep_template):
+        measured = measure(
+            url,
+            pairs,
+            systems,
+            embed_query=query_embedder(embedder) if embedder else None,
+            ranker=ranker,
+            locate_ranker=locate_ranker,
+            weights=weights,
+        )
     summary = summarise(measured["pairs"], systems)
     if args.against:
         summary["against"] = against(measured["pairs"], Path(args.against))

@@ -91,6 +91,98 @@ def is_report(text: str) -> bool:
     return words >= QUESTION_WORDS or (lines >= 2 and words >= REPORT_WORDS)
 
 
+# An issue template's boilerplate, which reports filed through one keep around what the reporter
+# wrote: its instructions (HTML comments; GitHub's default template's sentences), its section
+# headings, its checklists, and the environment it asks for (`- OS: macOS 14.2`, `numpy: 1.26.0`).
+# None of it says where the code is, and its words (reproduce, sandbox, browser, version, arm64)
+# occur in code, so BM25 follows them: around the fix messages of the mined test split, one such
+# template cost `locate` a fifth of its file Acc@5 (lab/LOG.md).
+_COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
+# a heading of words alone (a space after the hashes: git's `#\tpath` conflict lists and `#0`
+# frames are not headings; `# models.py`, `## Foo.bar() fails` name code, in a report without
+# fences a comment line of its code)
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6} +(?=[^\n]*[^\W_])[^\n./()=`_:]*:?[ \t]*$", re.M)
+# a line that is only a bold or underlined phrase, GitHub's default template's headings
+_BOLD_LINE = re.compile(r"^[ \t]*(?:\*\*|__)[^*_\n]{1,80}(?:\*\*|__)[ \t]*:?[ \t]*$", re.M)
+_TASK = re.compile(r"^[ \t]*[-*+][ \t]+\[[ xX]\][ \t].*$", re.M)
+_ENVIRONMENT_KEYS = (
+    r"os|operating system|platform|arch(?:itecture)?|cpu|memory|device|browsers?|shell|kernel"
+    r"|node(?:\.js|js)?|npm|yarn|pnpm|bun|deno|python|pip|conda|go|rustc|cargo|java|jdk|jre|jvm"
+    r"|kotlin|gradle|maven|\.net|dotnet|php|ruby|rails|gcc|clang|cmake|msvc|compiler|ide"
+    r"|version|[\w.@/-]{1,40} version"
+)
+# `- OS: macOS 14.2`, `  Browser: Chrome 120`, `numpy: 1.26.0`, `- sklearn: 0.21.dev0`,
+# `pandas: None`: a key the templates ask for with any value in a list item or an indented line
+# (a title `python: fix …` is a component's name), or a key of one to three words with a version
+# or `None`
+_ENVIRONMENT = re.compile(
+    rf"^(?:[ \t]*[-*+][ \t]+|[ \t]+)(?:\*\*)?(?i:{_ENVIRONMENT_KEYS})(?:\*\*)?[ \t]*:.*$"
+    r"|^[ \t]*(?:[-*+][ \t]+)?(?:\*\*)?[\w.()/@+-]+(?: [\w.()/@+-]+){0,2}(?:\*\*)?:[ \t]*"
+    r"(?:v?\d+\.\d+\S*|None|N/A)(?:[ \t].*)?$",
+    re.M,
+)
+_TEMPLATE_SENTENCES = re.compile(
+    r"A clear and concise description of[^.\n]*\.?|Steps to reproduce the behaviou?r:?"
+    r"|If applicable, add screenshots[^.\n]*\.?|Add any other context about[^.\n]*\.?"
+    r"|\(please complete the following information\):?|\[e\.g\.[^\]\n]{0,80}\]"
+    # GitHub's default template's placeholder steps, and what its issue forms write for a field
+    # left empty; the tags that fold a section away
+    r"|(?m:^[ \t]*\d\.[ \t]+(?:Go to|Click on|Scroll down to) '\.+'[ \t]*$)"
+    r"|(?m:^[ \t]*\d\.[ \t]+See error[ \t]*$)|_No response_|</?(?:details|summary)>",
+    re.I,
+)
+
+
+def _without_comments(text: str) -> str:
+    """`text` without its HTML comments (an unclosed one runs to the end); linear time."""
+    pieces: list[str] = []
+    last = 0
+    start = text.find(_COMMENT_OPEN)
+    while start >= 0:
+        pieces.append(text[last:start])
+        close = text.find(_COMMENT_CLOSE, start + len(_COMMENT_OPEN))
+        if close < 0:
+            return "".join(pieces)
+        last = close + len(_COMMENT_CLOSE)
+        start = text.find(_COMMENT_OPEN, last)
+    return "".join(pieces) + text[last:]
+
+
+def _prose_without_template(prose: str, *, leading: bool) -> str:
+    """`prose` without the template's lines; the first line that holds anything in the
+    `leading` prose is the title, never read as an environment line (`python: fix …`, `go: 1.22
+    breaks …` name a component)."""
+    prose = _without_comments(prose)
+    for pattern in (_HEADING, _BOLD_LINE, _TASK, _TEMPLATE_SENTENCES):
+        prose = pattern.sub("", prose)
+    title_end = prose.find("\n", len(prose) - len(prose.lstrip())) if leading else 0
+    if title_end < 0:
+        return prose
+    return prose[:title_end] + _ENVIRONMENT.sub("", prose[title_end:])
+
+
+def _is_environment(code: str) -> bool:
+    """A fenced block that is an environment dump (`npx envinfo`, `show_versions()`): most of
+    its lines are environment lines or the labels of their groups (`System:`, `Binaries:`)."""
+    lines = [line for line in code.splitlines() if line.strip()]
+    dump = sum(1 for line in lines if _ENVIRONMENT.fullmatch(line) or line.rstrip().endswith(":"))
+    return len(lines) >= 2 and dump >= 0.6 * len(lines)
+
+
+def without_template(text: str) -> str:
+    """The report without its issue template's boilerplate: instructions, section headings,
+    checklists and environment lines, outside fenced code (a `#` line in a fence is code), and
+    fenced environment dumps."""
+    pieces: list[str] = []
+    last = 0
+    for start, end, code in _fences(text):
+        pieces.append(_prose_without_template(text[last:start], leading=last == 0))
+        if not _is_environment(code):
+            pieces.append(text[start:end])
+        last = end
+    return "".join(pieces) + _prose_without_template(text[last:], leading=last == 0)
+
+
 @dataclass
 class IssueEvidence:
     """What a report says about where its code is."""

@@ -34,7 +34,7 @@ from indexing.parsing.content_roles import is_test_function
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, Task, run_concurrently
 from retrieval.hits import INTERNAL, Hit, public_record, unit_range
-from retrieval.issue_text import IssueEvidence, read_issue
+from retrieval.issue_text import IssueEvidence, read_issue, without_template
 from retrieval.lexical import lexical_candidates
 from retrieval.locate_ranker import (
     FunctionCandidate,
@@ -230,6 +230,8 @@ def locate(
     report's vectors for the semantic lookup (None, or a zero `weights.semantic`: none).
     `ranker` orders the files and functions by a learned model (`retrieval/locate_ranker.py`;
     "shipped": the package's model when one ships; None: the evidence order)."""
+    # what the reporter wrote, without the template it was filed through
+    issue_text = without_template(issue_text)
     if not issue_text.strip() or not scope.repositories:
         return LocateReport(files=[])
     evidence = read_issue(issue_text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.issue_text import Frame, read_issue
+from retrieval.issue_text import Frame, read_issue, without_template
 from retrieval.path_roles import path_role
 
 
@@ -85,3 +85,90 @@ def test_a_report_is_several_lines_of_words_or_longer_than_any_question():
     )
     assert not is_report("where is the header parsed\nand decoded")
     assert not is_report("")
+
+
+# A report filed through an issue template: GitHub's default one (bold headings, its sentences
+# and placeholder steps) and an issue form's (headings, a checklist, an empty field, an
+# environment dump folded in a fence), each around what the reporter wrote.
+FILED = """parse_header fails on text values
+<!-- Please search the existing issues before filing. -->
+**Describe the bug**
+A clear and concise description of what the bug is.
+Reading a message with a header line crashes in `parse_header`.
+
+**To Reproduce**
+Steps to reproduce the behavior:
+1. Go to '...'
+2. See error
+
+```python
+# read one message
+read_message(raw)
+```
+
+**Desktop (please complete the following information):**
+ - OS: macOS 14.2
+ - Browser: [e.g. chrome, safari]
+ - Version: 2.4.0
+
+### Validations
+
+- [x] I have searched the existing issues
+
+### Anything else?
+
+_No response_
+
+<details>
+
+```
+System:
+    OS: Linux 6.5 Ubuntu 22.04.3 LTS
+    Memory: 21.33 GB / 31.26 GB
+Binaries:
+    Node: 20.9.0 - ~/.nvm/versions/node/v20.9.0/bin/node
+numpy: 1.26.0
+```
+
+</details>
+"""
+
+
+def test_an_issue_templates_boilerplate_is_dropped_and_what_the_reporter_wrote_kept():
+    kept = without_template(FILED)
+    words = set(kept.split())
+    # the title, the prose and the fenced code (its `#` comment line included) stay as written
+    assert kept.startswith("parse_header fails on text values\n")
+    assert "Reading a message with a header line crashes in `parse_header`." in kept
+    assert "```python\n# read one message\nread_message(raw)\n```" in kept
+    # instructions, headings, placeholder steps, checklists, environment lines and dumps go
+    for gone in ("search", "Describe", "concise", "Reproduce", "Go", "Desktop", "macOS", "e.g.",
+                 "Version:", "Validations", "searched", "response_", "Memory:", "Node:", "numpy:",
+                 "<details>"):  # fmt: skip
+        assert gone not in words, gone
+    # and what the reporter wrote is read as before
+    assert read_issue(kept).identifiers == read_issue(kept + "\n- [x] I agree").identifiers
+
+
+def test_lines_that_only_look_like_a_template_are_the_reporters_own():
+    # a component-prefixed title, git's conflict list, frames of gdb and PHP, a diagnostic
+    for text in (
+        "python: fix segfault on empty argv\nIt crashes.",
+        "go: 1.22 breaks the build",
+        "Meters for exceptions\n\n#\tsrc/meters/http.py",  # git's list of conflicted files
+        "crash\n#0  0x00007f in parse_line (buf=0x0) at src/reader.c:33",
+        "fatal\n#0 /src/Foo.php(12): Bar->baz()",
+        "build fails\nsrc/x.c:12:3: error: unknown type name 'foo_t'",
+        "wrong sum\n```yaml\nversion: 2.1\njobs: build\nname: test\n```",
+    ):
+        assert without_template(text) == text, text
+
+
+def test_unclosed_comments_and_long_inputs_are_read_in_linear_time():
+    assert without_template("title\n<!-- never closed\n- OS: Linux") == "title\n"
+    # thousands of comment openers, headings and key lines: read once each
+    text = "title\n" + "<!-- " * 20_000 + "\n" + "### h\nnumpy: 1.0\n" * 20_000
+    assert without_template(text) == "title\n"
+    # a heading-like line of 60,000 characters that is not one, and one of spaces
+    for line in ("# " + "a" * 60_000 + ".", " " * 60_000 + "x", "- " + "a " * 30_000):
+        assert without_template("title\n" + line) == "title\n" + line

@@ -240,3 +240,77 @@ def test_search_reads_a_pasted_report_by_its_meaning_too(tracker):
     assert (first.path, first.symbol) == ("tracker/labels.py", "label_colour")
     assert first.retrievers[0] == "locate" and "semantic" in first.retrievers
     assert not search_code(conn, scope, report, limit=5).hits  # no embedder: nothing to go on
+
+
+# An app whose support module holds the words an issue template asks with: filed through the
+# template, a report about the header parser would lead to it.
+_TEMPLATE_APP = {
+    "app/headers.py": (
+        "def parse_header(lines):\n"
+        "    headers = {}\n"
+        "    for line in lines:\n"
+        "        name, _, value = line.partition(':')\n"
+        "        headers[name.lower()] = value.decode('latin-1')\n"
+        "    return headers\n"
+    ),
+    "app/support.py": (
+        "def describe_environment(os_name, browser, version):\n"
+        '    """Describe the environment for a bug report: the operating system (macOS, Linux,\n'
+        "    Windows), the browser (Chrome, Firefox) and the version; search the existing issues\n"
+        '    and discussions first, and give steps to reproduce the behaviour."""\n'
+        "    return f'{os_name} {browser} {version}'\n"
+    ),
+    "app/inbox.py": (
+        "from app.headers import parse_header\n\n\n"
+        "def read_message(raw):\n"
+        "    head, _, body = raw.partition('\\n\\n')\n"
+        "    return parse_header(head.split('\\n')), body\n"
+    ),
+}
+_FILED_REPORT = """parse_header crashes on a header value that is already text
+<!-- Before filing, search the existing issues and discussions. -->
+### Describe the bug
+
+The header value is decoded from latin-1 although it is already text.
+
+### Steps to reproduce
+
+<!-- Steps to reproduce the behaviour. -->
+
+### Environment
+
+- OS: macOS 14.2
+- Browser: Chrome 120
+- Version: 2.4.0
+
+### Validations
+
+- [x] I searched the existing issues and discussions
+"""
+
+
+def test_a_report_filed_through_an_issue_template_locates_as_its_own_words_do(
+    settings_env, database_url, git_repo, monkeypatch
+):
+    from core.database import connect
+    from retrieval import locate as locate_module
+    from retrieval.principals import ensure_operator
+    from retrieval.scope import resolve_scope
+    from tests.retrieval.indexing import fake_embedder, index_repository
+
+    for path, text in _TEMPLATE_APP.items():
+        git_repo.write(path, text)
+    git_repo.commit("app")
+    index_repository(database_url, git_repo.path, "app", embedder=fake_embedder())
+    with connect(database_url, autocommit=True) as conn:
+        scope = resolve_scope(conn, ensure_operator(conn), ["app"])
+        own_words = (
+            "parse_header crashes on a header value that is already text\n\n"
+            "The header value is decoded from latin-1 although it is already text."
+        )
+        filed = _paths(locate(conn, scope, _FILED_REPORT))
+        assert filed[0] == "app/headers.py"
+        assert filed == _paths(locate(conn, scope, own_words))
+        # read with the template's words, the support module would lead
+        monkeypatch.setattr(locate_module, "without_template", lambda text: text)
+        assert _paths(locate(conn, scope, _FILED_REPORT))[0] == "app/support.py"
