@@ -95,8 +95,8 @@ def is_report(text: str) -> bool:
 # wrote: its instructions (HTML comments; GitHub's default template's sentences), its section
 # headings, its checklists, and the environment it asks for (`- OS: macOS 14.2`, `numpy: 1.26.0`).
 # None of it says where the code is, and its words (reproduce, sandbox, browser, version, arm64)
-# occur in code, so BM25 follows them: around the fix messages of the mined test split, one such
-# template cost `locate` a fifth of its file Acc@5 (lab/LOG.md).
+# occur in code, so BM25 follows them: around the fix messages of the mined test split, each of
+# three templates cost `locate` about a tenth of its file Acc@5 (lab/LOG.md).
 _COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
 # a heading of words alone (a space after the hashes: git's `#\tpath` conflict lists and `#0`
 # frames are not headings; `# models.py`, `## Foo.bar() fails` name code, in a report without
@@ -161,12 +161,18 @@ def _prose_without_template(prose: str, *, leading: bool) -> str:
     return prose[:title_end] + _ENVIRONMENT.sub("", prose[title_end:])
 
 
+# the label of a group of an environment dump (`System:`, `Binaries:`, `Python deps:`)
+_GROUP_LABEL = re.compile(r"[ \t]*[A-Za-z][\w -]{0,30}:[ \t]*")
+
+
 def _is_environment(code: str) -> bool:
     """A fenced block that is an environment dump (`npx envinfo`, `show_versions()`): most of
-    its lines are environment lines or the labels of their groups (`System:`, `Binaries:`)."""
+    its lines are environment lines or the labels of their groups, and the environment lines
+    outnumber the labels (a code block's `else:` and `try:` lines are no dump)."""
     lines = [line for line in code.splitlines() if line.strip()]
-    dump = sum(1 for line in lines if _ENVIRONMENT.fullmatch(line) or line.rstrip().endswith(":"))
-    return len(lines) >= 2 and dump >= 0.6 * len(lines)
+    values = sum(1 for line in lines if _ENVIRONMENT.fullmatch(line))
+    labels = sum(1 for line in lines if _GROUP_LABEL.fullmatch(line))
+    return values >= 2 and values >= labels and values + labels >= 0.6 * len(lines)
 
 
 def without_template(text: str) -> str:

@@ -160,6 +160,8 @@ def test_lines_that_only_look_like_a_template_are_the_reporters_own():
         "fatal\n#0 /src/Foo.php(12): Bar->baz()",
         "build fails\nsrc/x.c:12:3: error: unknown type name 'foo_t'",
         "wrong sum\n```yaml\nversion: 2.1\njobs: build\nname: test\n```",
+        "loops\n```python\ndef f(xs):\n    for x in xs:\n        if x:\n            pass\n"
+        "    else:\n        pass\n```",
     ):
         assert without_template(text) == text, text
 
