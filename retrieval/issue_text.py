@@ -11,9 +11,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from retrieval.trace_frames import PATH, Frame, normalize_path, read_traces
+from retrieval.trace_frames import PATH, SOURCE_EXTENSIONS, Frame, normalize_path, read_traces
 
 _PATH_ONLY = re.compile(rf"(?<![\w/.\\-])(?P<path>{PATH})(?![\w/\\])")
+# a link to a file of a repository at a ref, the path after the ref (GitHub's blob, tree and raw
+# pages and raw host, GitLab's `/-/blob/`): a report that links the code names the file
+_LINKED = re.compile(
+    r"https?://(?:www\.)?(?:github\.com/[\w.-]+/[\w.-]+/(?:blob|tree|raw)/[\w.-]+"
+    r"|raw\.githubusercontent\.com/[\w.-]+/[\w.-]+/[\w.-]+"
+    r"|[\w.-]+(?:/[\w.-]+)+/-/(?:blob|raw)/[\w.-]+)"
+    rf"/(?P<path>[\w.@+-]+(?:/[\w.@+-]+)*\.(?:{SOURCE_EXTENSIONS}))(?![\w.])"
+)
 # a dotted name of at least three parts (`pkg.module.name`): a module path or a qualified name
 _DOTTED = re.compile(r"(?<![\w.])(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w(])")
 # fenced blocks: what `re.compile(r"```[^\n]*\n(?P<code>.*?)(?:```|$)", re.S)` matched, found by
@@ -298,6 +306,10 @@ def read_issue(text: str) -> IssueEvidence:
     # apart in the prose (`tracker/parser.py`), is a quoted path of its own
     framed = {f.quoted for f in frames} | {f.path for f in frames if not f.dependency}
     paths: list[str] = []
+    for m in _LINKED.finditer(text):
+        path = normalize_path(m["path"])
+        if len(paths) < MAX_PATHS and len(path) <= MAX_PATH_CHARS and path not in paths:
+            paths.append(path)
     for m in _PATH_ONLY.finditer(text):
         if len(paths) >= MAX_PATHS:
             break

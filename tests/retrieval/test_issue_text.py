@@ -174,3 +174,14 @@ def test_unclosed_comments_and_long_inputs_are_read_in_linear_time():
     # a heading-like line of 60,000 characters that is not one, and one of spaces
     for line in ("# " + "a" * 60_000 + ".", " " * 60_000 + "x", "- " + "a " * 30_000):
         assert without_template("title\n" + line) == "title\n" + line
+
+
+def test_a_link_to_a_file_of_a_repository_names_that_file():
+    ev = read_issue(
+        "The check is wrong here: https://github.com/acme/tracker/blob/4f2a9c1/tracker/parser.py#L17"
+        " (also https://github.com/acme/tracker/blob/main/src/lib/parse.rs#L10-L20, and raw"
+        " https://raw.githubusercontent.com/acme/tracker/main/pkg/x.go, and on our mirror"
+        " https://gitlab.example.org/grp/tracker/-/blob/main/lib/a.rb#L3); see issue"
+        " https://github.com/acme/tracker/issues/12."
+    )
+    assert ev.paths == ["tracker/parser.py", "src/lib/parse.rs", "pkg/x.go", "lib/a.rb"]

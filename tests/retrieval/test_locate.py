@@ -74,6 +74,16 @@ def test_a_report_that_names_a_test_file_gets_that_test_file_near_the_top(tracke
     assert report.files[0].role == "test"
 
 
+def test_a_report_that_links_a_file_of_the_repository_puts_that_file_first(tracker):
+    conn, scope = tracker
+    words = "Every message with a header is stored twice: the inbox reads it again."
+    linked = words + " See https://github.com/acme/tracker/blob/4f2a9c1/tracker/storage.py#L2"
+    assert _paths(locate(conn, scope, words))[0] != "tracker/storage.py"
+    report = locate(conn, scope, linked)
+    assert _paths(report)[0] == "tracker/storage.py"
+    assert "path named tracker/storage.py" in report.files[0].evidence
+
+
 def test_at_least_ten_distinct_files_come_back_when_the_index_has_them(tracker):
     conn, scope = tracker
     for text in (REPORT, WORDS_REPORT, "decode"):
