@@ -136,7 +136,9 @@ _TEMPLATE_SENTENCES = re.compile(
     # GitHub's default template's placeholder steps, and what its issue forms write for a field
     # left empty; the tags that fold a section away
     r"|(?m:^[ \t]*\d\.[ \t]+(?:Go to|Click on|Scroll down to) '\.+'[ \t]*$)"
-    r"|(?m:^[ \t]*\d\.[ \t]+See error[ \t]*$)|_No response_|</?(?:details|summary)>",
+    r"|(?m:^[ \t]*\d\.[ \t]+See error[ \t]*$)|_No response_|</?(?:details|summary)>"
+    # screenshots: `![image](https://…)` and GitHub's `<img width=… alt=… src=…>`
+    r"|!\[[^\]\n]{0,200}\]\([^)\s]{0,1000}\)|<img\b[^>\n]{0,2000}>",
     re.I,
 )
 

@@ -96,6 +96,9 @@ FILED = """parse_header fails on text values
 A clear and concise description of what the bug is.
 Reading a message with a header line crashes in `parse_header`.
 
+![image](https://github.com/user-attachments/assets/5f0c2a1e-ffff-4a9b-9c3e-1b2c3d4e5f60)
+<img width="812" alt="Screenshot 2024-05-01" src="https://github.com/user-attachments/assets/1a2b">
+
 **To Reproduce**
 Steps to reproduce the behavior:
 1. Go to '...'
@@ -144,7 +147,8 @@ def test_an_issue_templates_boilerplate_is_dropped_and_what_the_reporter_wrote_k
     # instructions, headings, placeholder steps, checklists, environment lines and dumps go
     for gone in ("search", "Describe", "concise", "Reproduce", "Go", "Desktop", "macOS", "e.g.",
                  "Version:", "Validations", "searched", "response_", "Memory:", "Node:", "numpy:",
-                 "<details>"):  # fmt: skip
+                 "<details>", "![image](https://github.com/user-attachments/assets/5f0c2a1e-ffff",
+                 "width=\"812\"", "alt=\"Screenshot"):  # fmt: skip
         assert gone not in words, gone
     # and what the reporter wrote is read as before
     assert read_issue(kept).identifiers == read_issue(kept + "\n- [x] I agree").identifiers
