@@ -106,10 +106,11 @@ def is_report(text: str) -> bool:
 # occur in code, so BM25 follows them: around the fix messages of the mined test split, each of
 # three templates cost `locate` about a tenth of its file Acc@5 (lab/LOG.md).
 _COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
-# a heading of words alone (a space after the hashes: git's `#\tpath` conflict lists and `#0`
-# frames are not headings; `# models.py`, `## Foo.bar() fails` name code, in a report without
-# fences a comment line of its code)
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6} +(?=[^\n]*[^\W_])[^\n./()=`_:]*:?[ \t]*$", re.M)
+# a section heading of words alone, `##` to `######` (templates' sections are `###`; a single
+# `#` starts a comment line of the code a report quotes without fences, `# Primary key
+# renamed`; git's `#\tpath` conflict lists and `#0` frames are no headings; `## models.py`,
+# `## Foo.bar() fails` name code)
+_HEADING = re.compile(r"^[ \t]{0,3}#{2,6} +(?=[^\n]*[^\W_])[^\n./()=`_:]*:?[ \t]*$", re.M)
 # a line that is only a bold or underlined phrase, GitHub's default template's headings
 _BOLD_LINE = re.compile(r"^[ \t]*(?:\*\*|__)[^*_\n]{1,80}(?:\*\*|__)[ \t]*:?[ \t]*$", re.M)
 _TASK = re.compile(r"^[ \t]*[-*+][ \t]+\[[ xX]\][ \t].*$", re.M)

@@ -160,6 +160,7 @@ def test_lines_that_only_look_like_a_template_are_the_reporters_own():
         "python: fix segfault on empty argv\nIt crashes.",
         "go: 1.22 breaks the build",
         "Meters for exceptions\n\n#\tsrc/meters/http.py",  # git's list of conflicted files
+        "rename\nclass Foo(Model):\n    pass\n# Primary key renamed\n",  # code without fences
         "crash\n#0  0x00007f in parse_line (buf=0x0) at src/reader.c:33",
         "fatal\n#0 /src/Foo.php(12): Bar->baz()",
         "build fails\nsrc/x.c:12:3: error: unknown type name 'foo_t'",
