@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import chain
 
 from retrieval.trace_frames import PATH, SOURCE_EXTENSIONS, Frame, normalize_path, read_traces
 
@@ -309,11 +310,8 @@ def read_issue(text: str) -> IssueEvidence:
     # apart in the prose (`tracker/parser.py`), is a quoted path of its own
     framed = {f.quoted for f in frames} | {f.path for f in frames if not f.dependency}
     paths: list[str] = []
-    for m in _LINKED.finditer(text):
-        path = normalize_path(m["path"])
-        if len(paths) < MAX_PATHS and len(path) <= MAX_PATH_CHARS and path not in paths:
-            paths.append(path)
-    for m in _PATH_ONLY.finditer(text):
+    # the files the report links, then the paths it writes
+    for m in chain(_LINKED.finditer(text), _PATH_ONLY.finditer(text)):
         if len(paths) >= MAX_PATHS:
             break
         path = normalize_path(m["path"])

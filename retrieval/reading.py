@@ -108,12 +108,21 @@ def stored_roles(conn: DbConnection, ids: Iterable[int]) -> dict[int, dict[str, 
     return {r["id"]: r for r in rows}
 
 
-def own_lines(chunk: dict[str, Any]) -> list[str]:
+def _own_lines(chunk: dict[str, Any]) -> list[str]:
     """A chunk's own lines of its file: a piece of a split symbol starts with the symbol's
     signature as extra header lines, and its last `end_line - start_line + 1` lines are the
     original ones."""
     count = chunk["end_line"] - chunk["start_line"] + 1
     return chunk["content"].removesuffix("\n").split("\n")[-count:]
+
+
+def _numbered_lines(chunks: Iterable[dict[str, Any]]) -> dict[int, str]:
+    """The chunks' own lines by line number (the first chunk to hold a line gives it)."""
+    lines: dict[int, str] = {}
+    for chunk in chunks:
+        for offset, text in enumerate(_own_lines(chunk)):
+            lines.setdefault(chunk["start_line"] + offset, text)
+    return lines
 
 
 def function_texts(conn: DbConnection, symbol_ids: Iterable[int]) -> dict[int, str]:
@@ -122,13 +131,12 @@ def function_texts(conn: DbConnection, symbol_ids: Iterable[int]) -> dict[int, s
     wanted = sorted(set(symbol_ids))
     if not wanted:
         return {}
-    lines: dict[int, dict[int, str]] = {}
+    pieces: dict[int, list[dict[str, Any]]] = {}
     for chunk in conn.execute(statement("reading", "function_pieces"), {"ids": wanted}):
-        own = lines.setdefault(chunk["symbol_id"], {})
-        for offset, text in enumerate(own_lines(chunk)):
-            own.setdefault(chunk["start_line"] + offset, text)
+        pieces.setdefault(chunk["symbol_id"], []).append(chunk)
     return {
-        symbol: "\n".join(text for _, text in sorted(own.items())) for symbol, own in lines.items()
+        symbol: "\n".join(text for _, text in sorted(_numbered_lines(chunks).items()))
+        for symbol, chunks in pieces.items()
     }
 
 
@@ -140,10 +148,7 @@ def symbol_source(
         statement("reading", "symbol_chunks"),
         {"id": symbol["symbol_id"], "fv": symbol["file_version_id"]},
     ).fetchall()
-    lines: dict[int, str] = {}
-    for chunk in chunks:
-        for offset, text in enumerate(own_lines(chunk)):
-            lines.setdefault(chunk["start_line"] + offset, text)
+    lines = _numbered_lines(chunks)
     first = max(symbol["start_line"], from_line or symbol["start_line"])
     last = min(symbol["end_line"], first + max_lines - 1)
     return SymbolSource(
