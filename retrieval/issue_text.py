@@ -100,6 +100,18 @@ def is_report(text: str) -> bool:
     return words >= QUESTION_WORDS or (lines >= 2 and words >= REPORT_WORDS)
 
 
+# The title: a report's first line, which says what is wrong in the fewest words (an issue's
+# title, a commit's subject). GitHub cuts an issue title at 256 characters; a report that opens
+# with a fenced block has none.
+TITLE_CHARS = 256
+
+
+def report_title(text: str) -> str:
+    """The report's title: its first line that holds anything, unless it opens a fenced block."""
+    first = text.lstrip().split("\n", 1)[0].strip()
+    return "" if first.startswith(_FENCE_MARK) else first[:TITLE_CHARS]
+
+
 # An issue template's boilerplate, which reports filed through one keep around what the reporter
 # wrote: its instructions (HTML comments; GitHub's default template's sentences), its section
 # headings, its checklists, and the environment it asks for (`- OS: macOS 14.2`, `numpy: 1.26.0`).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.issue_text import Frame, read_issue, without_template
+from retrieval.issue_text import TITLE_CHARS, Frame, read_issue, report_title, without_template
 from retrieval.path_roles import path_role
 
 
@@ -68,6 +68,17 @@ def test_quoted_paths_dotted_modules_and_code_identifiers_are_found():
 )
 def test_path_roles_follow_the_ecosystems_layouts(path, role):
     assert path_role(path) == role
+
+
+def test_a_reports_title_is_its_first_line_of_prose():
+    report = "\n\n  Pool.acquire hangs after close  \nThe body says more.\n"
+    assert report_title(report) == "Pool.acquire hangs after close"
+    assert report_title("one line only") == "one line only"
+    # a report that opens with a fenced block (a traceback, a log) has no title
+    assert report_title("```\nTraceback (most recent call last):\n```\nwords") == ""
+    assert report_title("   \n") == ""
+    # GitHub's limit on an issue title: a one-line report is not all title
+    assert report_title("word " * 1000) == ("word " * 1000)[:TITLE_CHARS]
 
 
 def test_a_report_is_several_lines_of_words_or_longer_than_any_question():

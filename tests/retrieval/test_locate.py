@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from retrieval.locate import LocateWeights, locate
@@ -324,3 +326,27 @@ def test_a_report_filed_through_an_issue_template_locates_as_its_own_words_do(
         # read with the template's words, the support module would lead
         monkeypatch.setattr(locate_module, "without_template", lambda text: text)
         assert _paths(locate(conn, scope, _FILED_REPORT))[0] == "app/support.py"
+
+
+def test_the_titles_words_count_more_and_keep_their_place_among_the_chosen_terms(tracker):
+    from retrieval.locate import report_terms
+
+    conn, scope = tracker
+    # every word here is as rare in the index as the title's `timeline`: by idf alone the
+    # alphabet would choose among them
+    text = (
+        "The timeline comes back empty\n\n"
+        "Seen after export_csv, display_name, label_colour and save_issue ran."
+    )
+    flat = report_terms(conn, scope, text, max_terms=3, title=0)
+    titled = report_terms(conn, scope, text, max_terms=3, title=1)
+    assert "timelin" not in flat.query_weights  # the stem
+    assert titled.query_weights["timelin"] == pytest.approx(1 + math.log(2))
+    assert all(w == 1.0 for t, w in titled.query_weights.items() if t != "timelin")
+    # in words alone (no identifier to look up), when BM25 may read two terms: the title's
+    # module leads only by the title's weight
+    words = "The timeline comes back empty\n\nSeen after a csv export and a label colour change."
+    titled_paths = _paths(locate(conn, scope, words, weights=LocateWeights(max_terms=2)))
+    assert titled_paths[0] == "tracker/timeline.py"
+    flat = locate(conn, scope, words, weights=LocateWeights(max_terms=2, title=0))
+    assert "tracker/timeline.py" not in _paths(flat)[:2]
