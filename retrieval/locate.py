@@ -68,11 +68,13 @@ class LocateWeights:
     # BM25 reads at most this many of the report's terms, the rarest first (weighted by idf):
     # `query_terms`' own cap for a question, which keeps a report's query as fast as one
     max_terms: int = 32
-    # each word of the report's title (`report_title`) counts this many mentions more: the
-    # title says what is wrong, and a long body's rarer words otherwise crowd its words out of
-    # the `max_terms`. 1, not 0, 2 or 4: SWE-bench Lite's reports file Acc@1 +0.019 (4 up, 0
-    # down) and Acc@5 +0.014; the mined fixes' function MRR@10 +0.012, outside its interval;
-    # 2 and 4 gained more on SWE-bench and cost C# file MRR@10 (lab/LOG.md, docs/retrieval.md)
+    # each word of the report's title (`report_title`) counts this many mentions more when no
+    # meaning lookup runs: the title says what is wrong, and a long body's rarer words otherwise
+    # crowd its words out of the `max_terms`. 1, not 0, 2 or 4, lexical-only: SWE-bench Lite's
+    # reports file Acc@1 +0.019 (4 up, 0 down) and Acc@5 +0.014; the mined fixes' function
+    # MRR@10 +0.012, outside its interval; 2 and 4 gained more on SWE-bench and cost C# file
+    # MRR@10. With the local model's meaning lookup, which embeds the title first, it lost 6
+    # of SWE-bench's 116 reports and gained 1 (lab/LOG.md, docs/retrieval.md)
     title: float = 1.0
     # chunks BM25 returns: the files they fall in are the candidates of the prose. 300, not
     # 100: the candidates then hold every gold file of 94% of the mined training fixes, not
@@ -243,12 +245,17 @@ def locate(
     evidence = read_issue(issue_text)
     check_budget("reading the report")
     files: dict[FileKey, _FileState] = {}
+    reads_meaning = embed_query is not None and bool(weights.semantic) and bool(scope.by_model())
+    # the meaning lookup embeds the report's opening, title first: the words count it once more
+    # only where nothing reads the meaning
+    title = 0.0 if reads_meaning else weights.title
     lookups: list[Task] = [
         lambda c: _path_rows(c, scope, evidence),
         lambda c: _symbol_rows(c, scope, evidence),
-        lambda c: _text_rows(c, scope, issue_text, weights),
+        lambda c: _text_rows(c, scope, issue_text, weights.text_depth, weights.max_terms, title),
     ]
-    if embed_query is not None and weights.semantic:
+    if reads_meaning:
+        assert embed_query is not None
         lookups.append(lambda c: _semantic_rows(c, scope, issue_text, embed_query))
     path_rows, symbol_rows, (terms, text_rows), *semantic = run_concurrently(
         conn, lookups, connections
@@ -598,15 +605,13 @@ def report_terms(
 
 
 def _text_rows(
-    conn: DbConnection, scope: Scope, text: str, weights: LocateWeights
+    conn: DbConnection, scope: Scope, text: str, depth: int, max_terms: int, title: float
 ) -> tuple[ReportTerms, list[Row]]:
     """The report's chosen terms and BM25's best chunks for them."""
-    terms = report_terms(conn, scope, text, weights.max_terms, weights.title)
+    terms = report_terms(conn, scope, text, max_terms, title)
     if not terms.query_weights:
         return terms, []
-    return terms, lexical_candidates(
-        conn, scope, text, weights.text_depth, terms=terms.query_weights
-    )
+    return terms, lexical_candidates(conn, scope, text, depth, terms=terms.query_weights)
 
 
 def _add_text(rows: list[Row], files: dict[FileKey, _FileState]) -> None:

@@ -350,3 +350,16 @@ def test_the_titles_words_count_more_and_keep_their_place_among_the_chosen_terms
     assert titled_paths[0] == "tracker/timeline.py"
     flat = locate(conn, scope, words, weights=LocateWeights(max_terms=2, title=0))
     assert "tracker/timeline.py" not in _paths(flat)[:2]
+    # where the meaning lookup runs (it embeds the opening, title first), the words count the
+    # title once: the same files as without the title's weight
+    model, vector = _stored_vector(conn, "tracker/storage.py")
+
+    def embed_query(m: str, text: str):
+        return vector if m == model else None
+
+    def located(title: float) -> list[str]:
+        weights = LocateWeights(max_terms=2, title=title)
+        return _paths(locate(conn, scope, words, weights=weights, embed_query=embed_query))
+
+    assert located(1.0) == located(0.0)
+    assert located(1.0)[0] != "tracker/timeline.py"
