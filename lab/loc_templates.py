@@ -112,7 +112,27 @@ Binaries:
 _No response_
 """
 
-TEMPLATES = {"comments": COMMENTS, "github-default": GITHUB_DEFAULT, "issue-form": ISSUE_FORM}
+# no template: the session a reporter pasted, opening with the interpreter's banners (Python's
+# and IPython's), as Python reports often do
+INTERPRETER = """{body}
+
+```
+Python 3.11.4 (main, Jun  7 2023, 10:13:09) [GCC 12.2.0] on linux
+Type "help", "copyright", "credits" or "license" for more information.
+IPython 8.14.0 -- An enhanced Interactive Python. Type '?' for help.
+?         -> Introduction and overview of IPython's features.
+%quickref -> Quick reference.
+help      -> Python's own help system.
+object?   -> Details about 'object', use 'object??' for extra details.
+```
+"""
+
+TEMPLATES = {
+    "comments": COMMENTS,
+    "github-default": GITHUB_DEFAULT,
+    "issue-form": ISSUE_FORM,
+    "interpreter": INTERPRETER,
+}
 
 
 def filed(message: str, template: str) -> str:

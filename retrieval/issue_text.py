@@ -156,6 +156,25 @@ _TEMPLATE_SENTENCES = re.compile(
     re.I,
 )
 
+# The banner an interactive interpreter prints before the session a report pastes, in or out of
+# fences: Python's (its build line, `[GCC …] on linux`, `Type "help", "copyright", …`),
+# IPython's (its version line and help menu) and Node's. Its words (copyright, license, help,
+# interactive, features, reference) occur in code; the prompts and what follows them are kept.
+_REPL_BANNER = re.compile(
+    r"^[ \t]*(?:"
+    r"Python \d+\.\d+\.\d+\S*[ \t]+(?:\|[^|\n]{0,80}\|[ \t]+)?\([^)\n]{0,80}\d:\d\d\)"
+    r"(?:[ \t]*\[[^\]\n]{0,120}\](?: on \w+)?)?"
+    r"|\[(?:GCC|Clang|MSC)[^\]\n]{0,120}\] on \w+"
+    r"|Type (?:[\"']help[\"'], )?[\"']copyright[\"'], [\"']credits[\"'] or [\"']license[\"'][^\n]*"
+    r"|IPython \d[\w.+-]* -- An enhanced Interactive Python\.[^\n]*"
+    r"|\?[ \t]+-> Introduction and overview of IPython's features\."
+    r"|%quickref -> Quick reference\.|help[ \t]+-> Python's own help system\."
+    r"|object\?[ \t]+-> Details about 'object'[^\n]*"
+    r"|Welcome to Node\.js v\d[\w.]*\.?|Type \"\.help\" for more information\."
+    r")[ \t]*\r?$\n?",
+    re.M,
+)
+
 
 def _without_comments(text: str) -> str:
     """`text` without its HTML comments (an unclosed one runs to the end); linear time."""
@@ -202,12 +221,13 @@ def _is_environment(code: str) -> bool:
 def without_template(text: str) -> str:
     """The report without its issue template's boilerplate: instructions, section headings,
     checklists and environment lines, outside fenced code (a `#` line in a fence is code), and
-    fenced environment dumps."""
+    fenced environment dumps; an interpreter's banner wherever it is."""
+    text = _REPL_BANNER.sub("", text)
     pieces: list[str] = []
     last = 0
     for start, end, code in _fences(text):
         pieces.append(_prose_without_template(text[last:start], leading=last == 0))
-        if not _is_environment(code):
+        if code.strip() and not _is_environment(code):  # (a banner alone leaves it empty)
             pieces.append(text[start:end])
         last = end
     return "".join(pieces) + _prose_without_template(text[last:], leading=last == 0)

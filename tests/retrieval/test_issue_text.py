@@ -182,6 +182,41 @@ def test_lines_that_only_look_like_a_template_are_the_reporters_own():
         assert without_template(text) == text, text
 
 
+def test_an_interpreters_banner_goes_and_the_session_after_it_stays():
+    session = (
+        "Wrong result with apart\n```\n"
+        "Python 3.6.0 |Continuum Analytics, Inc.| (default, Dec 23 2016, 12:22:00) \n"
+        'Type "copyright", "credits" or "license" for more information.\n\n'
+        "IPython 5.1.0 -- An enhanced Interactive Python.\n"
+        "?         -> Introduction and overview of IPython's features.\n"
+        "%quickref -> Quick reference.\n"
+        "help      -> Python's own help system.\n"
+        "object?   -> Details about 'object', use 'object??' for extra details.\n\n"
+        "In [1]: bug.apart(t)\nOut[1]: -a*t\n```\n"
+        "Tested on\n"
+        "Python 3.10.9 (main, Dec  7 2022, 02:03:23) [Clang 13.0.0 (clang-1300.0.29)] on darwin\n"
+        "[GCC 8.4.0] on linux\n"
+        'Type "help", "copyright", "credits" or "license" for more information.\n'
+        ">>> apart(x)\n"
+        "Welcome to Node.js v20.9.0.\n"
+        'Type ".help" for more information.\n'
+        "> parse('a')\n"
+    )
+    kept = without_template(session)
+    expected = "Wrong result with apart ``` In [1]: bug.apart(t) Out[1]: -a*t ``` Tested on"
+    assert kept.split() == [*expected.split(), ">>>", "apart(x)", ">", "parse('a')"]
+    # a fence that held only a banner is gone with it
+    emptied = without_template("title\n```\n[GCC 12.2.0] on linux\n```\nwords")
+    assert emptied.split() == ["title", "words"]
+    # the same words in the reporter's own sentences stay
+    for text in (
+        "title\nPython 3.11.4 (the one from Debian) breaks the build",
+        "title\nType help for more information about the license check.",
+        "title\nThe help system (`help -> topics`) lists the features.",
+    ):
+        assert without_template(text) == text, text
+
+
 def test_unclosed_comments_and_long_inputs_are_read_in_linear_time():
     assert without_template("title\n<!-- never closed\n- OS: Linux") == "title\n"
     # thousands of comment openers, headings and key lines: read once each
