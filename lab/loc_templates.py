@@ -127,11 +127,74 @@ object?   -> Details about 'object', use 'object??' for extra details.
 ```
 """
 
+# the shape of the Go project's own bug template, which many Go repositories copy: questions as
+# headings that quote commands, and `go env`'s dump in a folded <pre> block
+GO_QUESTIONS = """### What version of Go are you using (`go version`)?
+
+<pre>
+$ go version
+go version go1.21.5 linux/amd64
+</pre>
+
+### Does this issue reproduce with the latest release?
+
+Yes.
+
+### What operating system and processor architecture are you using (`go env`)?
+
+<details><summary><code>go env</code> Output</summary><br><pre>
+$ go env
+GO111MODULE=""
+GOARCH="amd64"
+GOBIN=""
+GOCACHE="/home/user/.cache/go-build"
+GOENV="/home/user/.config/go/env"
+GOEXE=""
+GOEXPERIMENT=""
+GOFLAGS=""
+GOHOSTARCH="amd64"
+GOHOSTOS="linux"
+GOINSECURE=""
+GOMODCACHE="/home/user/go/pkg/mod"
+GONOPROXY=""
+GONOSUMDB=""
+GOOS="linux"
+GOPATH="/home/user/go"
+GOPRIVATE=""
+GOPROXY="https://proxy.golang.org,direct"
+GOROOT="/usr/local/go"
+GOSUMDB="sum.golang.org"
+GOTMPDIR=""
+GOTOOLCHAIN="auto"
+GOTOOLDIR="/usr/local/go/pkg/tool/linux_amd64"
+GOVCS=""
+GOVERSION="go1.21.5"
+GCCGO="gccgo"
+GOAMD64="v1"
+AR="ar"
+CC="gcc"
+CXX="g++"
+CGO_ENABLED="1"
+CGO_CFLAGS="-O2 -g"
+CGO_CPPFLAGS=""
+CGO_CXXFLAGS="-O2 -g"
+CGO_FFLAGS="-O2 -g"
+CGO_LDFLAGS="-O2 -g"
+PKG_CONFIG="pkg-config"
+GOGCCFLAGS="-fPIC -m64 -pthread -Wl,--no-gc-sections -fmessage-length=0"
+</pre></details>
+
+### What did you do?
+
+{body}
+"""
+
 TEMPLATES = {
     "comments": COMMENTS,
     "github-default": GITHUB_DEFAULT,
     "issue-form": ISSUE_FORM,
     "interpreter": INTERPRETER,
+    "go-questions": GO_QUESTIONS,
 }
 
 

@@ -123,7 +123,11 @@ _COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
 # `#` starts a comment line of the code a report quotes without fences, `# Primary key
 # renamed`; git's `#\tpath` conflict lists and `#0` frames are no headings; `## models.py`,
 # `## Foo.bar() fails` name code)
-_HEADING = re.compile(r"^[ \t]{0,3}#{2,6} +(?=[^\n]*[^\W_])[^\n./()=`_:]*:?[ \t]*$", re.M)
+# (a template's question may end by quoting the command that answers it, Go's "What version of
+# Go are you using (`go version`)?")
+_HEADING = re.compile(
+    r"^[ \t]{0,3}#{2,6} +(?=[^\n]*[^\W_])[^\n./()=`_:]*(?:\(`[^`\n]{1,40}`\)\?)?:?[ \t]*$", re.M
+)
 # a line that is only a bold or underlined phrase, GitHub's default template's headings
 _BOLD_LINE = re.compile(r"^[ \t]*(?:\*\*|__)[^*_\n]{1,80}(?:\*\*|__)[ \t]*:?[ \t]*$", re.M)
 _TASK = re.compile(r"^[ \t]*[-*+][ \t]+\[[ xX]\][ \t].*$", re.M)
@@ -136,11 +140,14 @@ _ENVIRONMENT_KEYS = (
 # `- OS: macOS 14.2`, `  Browser: Chrome 120`, `numpy: 1.26.0`, `- sklearn: 0.21.dev0`,
 # `pandas: None`: a key the templates ask for with any value in a list item or an indented line
 # (a title `python: fix …` is a component's name), or a key of one to three words with a version
-# or `None`
+# or `None`; and an environment variable's quoted value as a tool prints its settings
+# (`go env`'s `GOARCH="amd64"`, `set GOPATH="C:\go"`)
 _ENVIRONMENT = re.compile(
     rf"^(?:[ \t]*[-*+][ \t]+|[ \t]+)(?:\*\*)?(?i:{_ENVIRONMENT_KEYS})(?:\*\*)?[ \t]*:.*$"
     r"|^[ \t]*(?:[-*+][ \t]+)?(?:\*\*)?[\w.()/@+-]+(?: [\w.()/@+-]+){0,2}(?:\*\*)?:[ \t]*"
-    r"(?:v?\d+\.\d+\S*|None|N/A)(?:[ \t].*)?$",
+    r"(?:v?\d+\.\d+\S*|None|N/A)(?:[ \t].*)?$"
+    r"|^[ \t]*(?:set |export )?[A-Z][A-Z0-9_]{1,40}=(?:\"[^\"\n]*\"|'[^'\n]*')[ \t]*$"
+    r"|^[ \t]*go version go\d[\w.]* \w+/\w+[ \t]*$",
     re.M,
 )
 _TEMPLATE_SENTENCES = re.compile(

@@ -217,6 +217,29 @@ def test_an_interpreters_banner_goes_and_the_session_after_it_stays():
         assert without_template(text) == text, text
 
 
+def test_gos_bug_template_goes_its_settings_dump_and_its_questions_with_it():
+    report = (
+        "Router drops the trailing slash\n\n"
+        "### What version of Go are you using (`go version`)?\n\n"
+        "<pre>\n$ go version\ngo version go1.21.5 linux/amd64\n</pre>\n\n"
+        "### What operating system and processor architecture are you using (`go env`)?\n\n"
+        '<pre>\nGOARCH="amd64"\nGOCACHE="/home/u/.cache/go-build"\nCGO_CFLAGS="-O2 -g"\n</pre>\n\n'
+        '```\nset GOOS="windows"\nset GOPATH="C:\\go"\n```\n\n'
+        '### What did you do?\n\nMounted `r.Get("/a/", h)` and asked for /a/.\n'
+    )
+    words = without_template(report).split()
+    for gone in ('GOARCH="amd64"', "set", "linux/amd64", "operating", "processor", "did"):
+        assert gone not in words, gone
+    assert words[:5] == ["Router", "drops", "the", "trailing", "slash"]
+    assert 'r.Get("/a/",' in " ".join(words) and words[-1] == "/a/."
+    # a reproduction that sets one variable among its commands, and a heading naming code, stay
+    for text in (
+        'title\n```sh\nFOO="bar"\ngo run ./cmd/server\ncurl localhost:8080/a/\n```',
+        "title\n## Why does `Router.Get` drop it?\nwords",
+    ):
+        assert without_template(text) == text, text
+
+
 def test_unclosed_comments_and_long_inputs_are_read_in_linear_time():
     assert without_template("title\n<!-- never closed\n- OS: Linux") == "title\n"
     # thousands of comment openers, headings and key lines: read once each
