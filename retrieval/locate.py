@@ -254,8 +254,7 @@ def locate(
         lambda c: _symbol_rows(c, scope, evidence),
         lambda c: _text_rows(c, scope, issue_text, weights.text_depth, weights.max_terms, title),
     ]
-    if reads_meaning:
-        assert embed_query is not None
+    if embed_query is not None and reads_meaning:
         lookups.append(lambda c: _semantic_rows(c, scope, issue_text, embed_query))
     path_rows, symbol_rows, (terms, text_rows), *semantic = run_concurrently(
         conn, lookups, connections
