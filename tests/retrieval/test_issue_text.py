@@ -248,6 +248,16 @@ def test_unclosed_comments_and_long_inputs_are_read_in_linear_time():
     # a heading-like line of 60,000 characters that is not one, and one of spaces
     for line in ("# " + "a" * 60_000 + ".", " " * 60_000 + "x", "- " + "a " * 30_000):
         assert without_template("title\n" + line) == "title\n" + line
+    # lines that start like a banner, a settings line or a quoting heading and never end so
+    for line in (
+        "Python 3.1.1 " + "(" * 60_000,
+        "Python 3.1.1 |" + "a|" * 30_000,
+        'A="' + "x" * 60_000,
+        "A_" * 30_000 + "=x",
+        "## " + "(`" * 30_000,
+        "go version go1" + ".1" * 30_000,
+    ):
+        assert without_template("title\n" + line) == "title\n" + line
 
 
 def test_a_link_to_a_file_of_a_repository_names_that_file():
