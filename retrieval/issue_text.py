@@ -122,9 +122,8 @@ _COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
 # a section heading of words alone, `##` to `######` (templates' sections are `###`; a single
 # `#` starts a comment line of the code a report quotes without fences, `# Primary key
 # renamed`; git's `#\tpath` conflict lists and `#0` frames are no headings; `## models.py`,
-# `## Foo.bar() fails` name code)
-# (a template's question may end by quoting the command that answers it, Go's "What version of
-# Go are you using (`go version`)?")
+# `## Foo.bar() fails` name code); a template's question may end by quoting the command that
+# answers it (Go's "What version of Go are you using (`go version`)?")
 _HEADING = re.compile(
     r"^[ \t]{0,3}#{2,6} +(?=[^\n]*[^\W_])[^\n./()=`_:]*(?:\(`[^`\n]{1,40}`\)\?)?:?[ \t]*$", re.M
 )
