@@ -7,30 +7,22 @@ import argparse
 import sys
 from pathlib import Path
 
+from lab.excluded import excluded_repos, is_excluded
 from lab.fixes import manifest
 from lab.fixes.build import DEFAULT_MIRRORS, DEFAULT_OUT, main_build
 from lab.fixes.history import MirrorMissing, git, git_dir
 from lab.fixes.roles import LANGUAGES
 from lab.fixes.stats import drop_table, table
 
-EXCLUDED = Path(__file__).resolve().parents[2] / ".." / "shared" / "eval" / "exclude_repos.txt"
-
-
-def _excluded() -> set[str]:
-    for path in (EXCLUDED, Path("/work/shared/eval/exclude_repos.txt")):
-        if path.exists():
-            return {line.strip().lower() for line in path.read_text().splitlines() if line.strip()}
-    return set()
-
 
 def main_add(args) -> int:
     """`add`: record repositories (their mirrors' HEAD and a split) in the manifest."""
     entries = manifest.load(args.manifest)
     known = {e.repo.lower() for e in entries}
-    excluded = _excluded()
+    excluded = excluded_repos()
     status = 0
     for name in args.repos:
-        if name.lower() in excluded:
+        if is_excluded(name, excluded):
             print(f"{name}: listed in exclude_repos.txt, not added", file=sys.stderr)
             status = 1
             continue

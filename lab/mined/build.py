@@ -19,9 +19,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from benchmarks.workspace import WORK, as_git_repo
+from lab.excluded import excluded_repos
 from lab.mined.fetch import fetch, unpack
 from lab.mined.mining import Candidate, drop_duplicates, questions, sample, take_sources
-from lab.mined.packages import LANGUAGES, Package
+from lab.mined.packages import LANGUAGES, Package, refused
 
 AREA = WORK / "mined"
 PINS = Path(__file__).with_name("archives.lock.json")  # "<registry> <spec>" -> sha256
@@ -67,6 +68,13 @@ def build_set(language: str, split: str, *, limit: int = QUERIES_PER_SPLIT) -> P
 def _build_set(language: str, split: str, limit: int) -> Path:
     spec = LANGUAGES[language]
     packages = spec.packages(split)
+    reasons = refused(packages, excluded_repos())
+    if reasons:
+        raise RuntimeError(
+            f"mined-{language}-{split} cannot be built: "
+            + "; ".join(reasons)
+            + " (choose another package in lab/mined/packages.py)"
+        )
     folder = set_folder(language, split)
     recipe = _recipe(language, split, packages, limit)
     stats_file = folder / "stats.json"

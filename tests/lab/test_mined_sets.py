@@ -5,11 +5,17 @@ still point at the functions."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from lab.excluded import excluded_repos
+from lab.fixes import manifest
+from lab.mined import build
 from lab.mined.docs import documented_functions
 from lab.mined.mining import drop_duplicates, questions, sample, take_sources
-from lab.mined.packages import LANGUAGES
+from lab.mined.packages import LANGUAGES, Package, refused
 from lab.mined.sets import select
 from lab.mined.summary import first_sentence, rejection, without_leading_name
 
@@ -255,3 +261,33 @@ export const runTask = async (task: () => Promise<number>) => {
 """
     bodies = {f.name: f.has_body for f in documented_functions("options.ts", options)}
     assert bodies == {"merge": False, "runTask": True}
+
+
+def test_no_set_is_mined_from_a_repository_never_to_train_or_tune_on(tmp_path: Path, monkeypatch):
+    listed = tmp_path / "exclude_repos.txt"
+    listed.write_text("Axios/axios\nrails/rails\n")
+    excluded = excluded_repos((tmp_path / "absent.txt", listed))
+    assert excluded == {"axios/axios", "rails/rails"}
+    axios = Package("axios", "npm", "axios@1.7.7", ("package/lib",), upstream="axios/AXIOS")
+    unknown = Package("x", "npm", "x@1.0.0", ("package",))
+    assert refused((axios, unknown), excluded) == [
+        "axios@1.7.7: its upstream axios/AXIOS is listed in exclude_repos.txt",
+        "x@1.0.0: no upstream repository recorded in lab.mined.packages",
+    ]
+    # every package records its project's repository, none of them listed on this machine (the
+    # list is `shared/eval/exclude_repos.txt`; without it only the records are checked); nor is
+    # any repository whose fixes are mined
+    every = tuple(p for language in LANGUAGES.values() for p in language.train + language.test)
+    assert all(p.upstream.count("/") == 1 for p in every)
+    on_this_machine = excluded_repos()
+    assert refused(every, on_this_machine) == []
+    assert not {e.repo.lower() for e in manifest.load()} & on_this_machine
+    # a build refuses such a set before it fetches or writes anything
+    monkeypatch.setattr(build, "excluded_repos", lambda: excluded)
+    monkeypatch.setattr(build, "AREA", tmp_path / "mined")
+    monkeypatch.setitem(
+        build.LANGUAGES, "javascript", replace(LANGUAGES["javascript"], test=(axios,))
+    )
+    with pytest.raises(RuntimeError, match="choose another package"):
+        build.build_set("javascript", "test")
+    assert not (tmp_path / "mined" / "javascript-test").exists()
