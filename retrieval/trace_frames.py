@@ -167,6 +167,8 @@ def _frame(path: str, line: int | None, function: str | None, whole: bool = Fals
 _PY_FRAME = re.compile(rf'File "(?P<path>{PATH})", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
 _IPY8_FRAME = re.compile(rf"File (?P<path>{PATH}):(?P<line>\d+), in (?P<func>[\w<>.]+)")
 _IPY_FRAME = re.compile(rf"(?P<path>{PATH}) in (?P<func>[A-Za-z_]\w*)\(")
+# pytest's own traceback (`--tb=long`/`short`): `src/pkg/mod.py:120: in run`
+_PYTEST_FRAME = re.compile(rf"(?P<path>{PATH}):(?P<line>\d+): in (?P<func>[A-Za-z_<][\w<>.]*)$")
 _JAVA_FRAME = re.compile(
     r"at (?:[\w.-]+(?:@[\w.-]+)?/{1,2})?(?P<qual>[\w$.<>]+)"
     r"\((?P<file>[\w$-]+\.(?:java|kt|kts|scala|groovy)):(?P<line>\d+)\)"
@@ -276,6 +278,9 @@ class _Reader:
             if index in self.used:
                 return
         if line.startswith("File ") and (m := _IPY8_FRAME.match(line)):
+            self.add(_frame(m["path"], _line(m["line"]), m["func"]), index, "python")
+            return
+        if ": in " in line and (m := _PYTEST_FRAME.match(line)):
             self.add(_frame(m["path"], _line(m["line"]), m["func"]), index, "python")
             return
         if line.startswith("at "):

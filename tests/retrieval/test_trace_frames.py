@@ -262,6 +262,29 @@ Traceback (most recent call last):
     ]
 
 
+def test_pytest_tracebacks_name_each_frames_function():
+    text = """\
+    def test_parse():
+>       parse_expr("x")
+
+sympy/parsing/tests/test_parser.py:14:
+_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _
+sympy/parsing/sympy_parser.py:1011: in parse_expr
+    return eval_expr(code, local_dict, global_dict)
+sympy/core/expr.py:124: in __eq__
+    other = _sympify(other)
+E   AttributeError: 'Symbol' object has no attribute 'x'
+/opt/venv/lib/python3.11/site-packages/_pytest/python.py:194: in pytest_pyfunc_call
+"""
+    assert _frames(text) == [
+        ("sympy/parsing/sympy_parser.py", 1011, "parse_expr", False),
+        ("sympy/core/expr.py", 124, "__eq__", False),
+        ("_pytest/python.py", 194, "pytest_pyfunc_call", True),
+        ("sympy/parsing/tests/test_parser.py", 14, None, False),  # a location, no function
+    ]
+    assert [f.kind for f in read_traces(text).frames] == ["python"] * 3 + ["diagnostic"]
+
+
 @pytest.mark.parametrize(
     ("path", "inside"),
     [
