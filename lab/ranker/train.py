@@ -5,13 +5,14 @@
 Rebuilt from the registries alone: the mined query sets (lab/mined/) are fetched and
 indexed, every training query is searched to get its fused hits and their features
 (`lab.ranker.collect`), and a LightGBM LambdaRank model is fitted on them. It is trained
-only on mined queries, never on the eval sets; a tenth of the training queries (by query, fixed
-seed) stops the boosting early. The trees learn a correction of the fused order (`PRIOR`: the
-boosting starts from `-PRIOR * ln(fused rank)`), and the model records its domain: the embedding
-model of the index and the 95th percentile of the training queries' length, beyond which search
-keeps the fused order. The model is written to `retrieval/ranker_model.json`, the file search
-ships, with its training sets, counts, parameters and feature importances;
-`lab.ranker.compare` measures it against the fused order (docs/retrieval.md).
+only on mined queries, never on the eval sets, for the number of rounds that orders best the
+questions of a set it did not see (leave one set out). The trees learn a correction of the
+fused order (`PRIOR`: the boosting starts from `-PRIOR * ln(fused rank)`), and the model records
+its domain: the embedding model of the index and the 95th percentile of the training queries'
+length, beyond which search keeps the fused order. The model is written to
+`retrieval/ranker_model.json`, the file search ships, with its training sets, counts, parameters
+and feature importances; `lab.ranker.compare` measures it against the fused order
+(docs/retrieval.md).
 """
 
 from __future__ import annotations
@@ -91,7 +92,12 @@ IGNORED: tuple[str, ...] = (
 PRIOR = 3.0
 # the training queries' length percentile beyond which the model does not apply
 DOMAIN_PERCENTILE = 95
-MAX_ROUNDS = 600
+# the boosting rounds: the best of these by leave-one-set-out Recall@5 on the training sets (each
+# set's questions ordered by a model fitted on the other sets: a codebase it has not seen, as in
+# use). A tenth of the queries held out at random stopped the boosting at 49 rounds, on nDCG@1's
+# noise, where the held-out sets gain up to 200 (lab/LOG.md, "The ranker retrained")
+ROUNDS = (25, 50, 100, 150, 200, 300, 400)
+ROUNDS_SLACK = 0.005  # Recall@5: 16 of the 3,110 training questions with a gold candidate
 # the mined training sets of the shipped model (Java's and C#'s are left out: their packages'
 # questions were not collected when the model was trained; a rebuild may add them)
 TRAINING_SETS = ",".join(
@@ -99,7 +105,6 @@ TRAINING_SETS = ",".join(
     for language in ("python", "javascript", "typescript", "go", "rust", "php", "ruby")
 )
 NAME_QUERY_EVERY = 5
-EARLY_STOP = 50
 
 
 def rows_of(
@@ -144,16 +149,23 @@ def name_queries(queries: list[dict]) -> list[dict]:
     return asked
 
 
+def _inputs(features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The features the model reads (the `IGNORED` columns zeroed) and the fused order's prior."""
+    from retrieval.ranker import FEATURES
+
+    x = features.copy()
+    for name in IGNORED:
+        x[:, FEATURES.index(name)] = 0.0
+    return x, -PRIOR * np.log(np.maximum(x[:, FEATURES.index("fused_rank")], 1.0))
+
+
 def _dataset(rows: list[QueryRows]):
     import lightgbm as lgb
 
     from retrieval.ranker import FEATURES
 
-    x = np.concatenate([r.features for r in rows])
-    for name in IGNORED:
-        x[:, FEATURES.index(name)] = 0.0
+    x, prior = _inputs(np.concatenate([r.features for r in rows]))
     y = np.concatenate([r.labels for r in rows])
-    prior = -PRIOR * np.log(np.maximum(x[:, FEATURES.index("fused_rank")], 1.0))
     return lgb.Dataset(
         x,
         y,
@@ -174,34 +186,58 @@ def longest_query(rows: list[QueryRows]) -> int:
 
 
 def train(rows: list[QueryRows]) -> tuple[object, dict]:
-    """Fit LambdaRank on the queries that have a gold hit among their candidates."""
+    """Fit LambdaRank on the queries that have a gold hit among their candidates, for the number
+    of rounds that orders the sets it did not see best (`held_out_recall`)."""
     import lightgbm as lgb
 
     useful = [r for r in rows if r.labels.max() > 0]
-    rng = np.random.default_rng(SEED)
-    held = set(rng.choice(len(useful), size=max(1, len(useful) // 10), replace=False).tolist())
-    fit = [r for i, r in enumerate(useful) if i not in held]
-    stop = [r for i, r in enumerate(useful) if i in held]
-    from retrieval.ranker import FEATURES
-
-    params = {**PARAMS, "monotone_constraints": [MONOTONE.get(f, 0) for f in FEATURES]}
-    booster = lgb.train(
-        params,
-        _dataset(fit),
-        num_boost_round=MAX_ROUNDS,
-        valid_sets=[_dataset(stop)],
-        callbacks=[lgb.early_stopping(EARLY_STOP, verbose=False)],
-    )
+    recall, fused = held_out_recall(useful)
+    rounds = ROUNDS[2]
+    if recall:
+        # the fewest rounds within `ROUNDS_SLACK` of the best: fewer trees to read per query
+        rounds = min(n for n in ROUNDS if recall[n] >= max(recall.values()) - ROUNDS_SLACK)
+    booster = lgb.train(_params(), _dataset(useful), num_boost_round=rounds)
     stats = {
         "queries": len(rows),
         "queries_with_gold_candidate": len(useful),
-        "fit_queries": len(fit),
-        "early_stopping_queries": len(stop),
-        "rounds": booster.best_iteration,
+        "rounds": rounds,
         "max_query_terms": longest_query(rows),
-        "validation_ndcg": {k: round(v, 4) for k, v in booster.best_score["valid_0"].items()},
+        "held_out_sets_recall@5": {"fused": fused, **{str(n): r for n, r in recall.items()}},
     }
     return booster, stats
+
+
+def held_out_recall(useful: list[QueryRows]) -> tuple[dict[int, float], float]:
+    """Recall@5 of each number of `ROUNDS` over every query, each ordered by a model fitted on
+    the other sets (leave one set out), and of the fused order alone; nothing with one set."""
+    import lightgbm as lgb
+
+    sets = sorted({r.set_name for r in useful})
+    if len(sets) < 2:
+        return {}, 0.0
+    hits: dict[int, list[bool]] = {n: [] for n in ROUNDS}
+    fused: list[bool] = []
+    for held in sets:
+        fit = [r for r in useful if r.set_name != held]
+        booster = lgb.train(_params(), _dataset(fit), num_boost_round=max(ROUNDS))
+        for r in (r for r in useful if r.set_name == held):
+            x, prior = _inputs(r.features)
+            fused.append(_top5_hit(r.labels, prior))
+            for n in ROUNDS:
+                scores = prior + booster.predict(x, num_iteration=n)  # type: ignore[attr-defined]
+                hits[n].append(_top5_hit(r.labels, scores))
+    recall = {n: round(float(np.mean(h)), 4) for n, h in hits.items()}
+    return recall, round(float(np.mean(fused)), 4)
+
+
+def _top5_hit(labels: np.ndarray, scores: np.ndarray) -> bool:
+    return bool(labels[np.argsort(-scores, kind="stable")[:5]].max() > 0)
+
+
+def _params() -> dict:
+    from retrieval.ranker import FEATURES
+
+    return {**PARAMS, "monotone_constraints": [MONOTONE.get(f, 0) for f in FEATURES]}
 
 
 def write_model(
@@ -230,7 +266,7 @@ def write_model(
         **stats,
         "gain": {f: round(float(g), 1) for f, g in zip(FEATURES, importance, strict=True)},
     }
-    dump = booster.dump_model(num_iteration=booster.best_iteration)  # type: ignore[attr-defined]
+    dump = booster.dump_model()  # type: ignore[attr-defined]
     domain: dict = {"embedding_model": embedding_model, "max_query_terms": stats["max_query_terms"]}
     if embedding_model == PACKAGED_MODEL and form == "summary":
         # the short-question model was measured on the fine-tuned model's similarities too,
