@@ -94,8 +94,8 @@ PRIOR = 3.0
 DOMAIN_PERCENTILE = 95
 # the boosting rounds: the best of these by leave-one-set-out Recall@5 on the training sets (each
 # set's questions ordered by a model fitted on the other sets: a codebase it has not seen, as in
-# use). A tenth of the queries held out at random stopped the boosting at 49 rounds, on nDCG@1's
-# noise, where the held-out sets gain up to 200 (lab/LOG.md, "The ranker retrained")
+# use). A tenth of the queries held out at random stopped the boosting at 49 rounds, where the
+# held-out sets gain up to 200 (lab/LOG.md, "No mined package from a benchmark's repository")
 ROUNDS = (25, 50, 100, 150, 200, 300, 400)
 ROUNDS_SLACK = 0.005  # Recall@5: 16 of the 3,110 training questions with a gold candidate
 # the mined training sets of the shipped model (Java's and C#'s are left out: their packages'
