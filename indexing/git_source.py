@@ -156,6 +156,17 @@ def is_ancestor(repo: Path, older: str, newer: str) -> bool:
     return proc.returncode == 0
 
 
+def has_commit(repo: Path, sha: str) -> bool:
+    """Whether the repository holds commit `sha` (history rewritten by a force-push and
+    collected, or another checkout registered under the name, may not)."""
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "-e", f"{sha}^{{commit}}"],
+        capture_output=True,
+        check=False,
+    )
+    return proc.returncode == 0
+
+
 def commit_time(repo: Path, sha: str) -> int:
     """Committer time of `sha` as a unix timestamp."""
     return int(git(repo, "show", "-s", "--format=%ct", sha).decode().strip())

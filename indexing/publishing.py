@@ -78,7 +78,9 @@ def _snapshot_stats(conn: DictConnection, snap_id: int, base_id: int | None) -> 
 
 
 def _is_newest(conn: DictConnection, settings: Settings, repo_row: dict, sha: str) -> bool:
-    """Current when nothing is current yet, when it is the branch head, or descends from current."""
+    """Current when nothing is current yet, when it is the branch head, when it descends from
+    current, or when current's commit is not in the checkout (a history rewritten, another
+    repository under the name: nothing to compare with)."""
     if repo_row["current_snapshot_id"] is None:
         return True
     current = snapshots.commit_of(conn, repo_row["current_snapshot_id"])
@@ -92,4 +94,6 @@ def _is_newest(conn: DictConnection, settings: Settings, repo_row: dict, sha: st
                 return True
         except git_source.GitError:
             pass
+    if not git_source.has_commit(checkout, current):
+        return True
     return git_source.is_ancestor(checkout, current, sha)

@@ -55,8 +55,9 @@ def record_source_files(
     file versions, and only the paths `git diff-tree` names are listed, classified and matched
     to parsed file versions. The stored rows are those a listing of the whole tree would give
     once parsed, without work in proportion to the tree's size in Python (issue 30: a one-file
-    commit of the Linux kernel listed and matched 78,635 paths). Re-running a commit, or a
-    repository without such a snapshot, lists the whole tree.
+    commit of the Linux kernel listed and matched 78,635 paths). Re-running a commit, a
+    repository without such a snapshot, or a checkout without that snapshot's commit (history
+    rewritten, another repository under the name) lists the whole tree.
     """
     started = time.monotonic()
     version = effective_parser_version(settings)
@@ -66,6 +67,10 @@ def record_source_files(
     commit_sha = git_source.resolve_commit(checkout, commit_sha)
     with transaction(url) as conn:
         base = _file_list_base(conn, repo, commit_sha, version, settings.max_file_bytes)
+    if base is not None and not git_source.has_commit(checkout, base["commit_sha"]):
+        # the current snapshot's commit is not in this checkout (its history was rewritten, or
+        # the name now points at another repository): nothing to diff against
+        base = None
     gone: list[str] = []
     if base is not None:
         entries, gone = git_source.changed_entries(checkout, base["commit_sha"], commit_sha)

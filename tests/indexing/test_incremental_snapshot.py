@@ -253,3 +253,28 @@ def test_a_dropped_models_vectors_are_no_base_for_the_next_commit(tree, database
     assert second["from_snapshot"] is None
     embedded, total = _coverage(database_url, "inc", sha)
     assert embedded == total == second["embedded"]
+
+
+def test_a_checkout_without_the_current_snapshots_commit_lists_the_whole_tree(
+    tree, database_url, tmp_path
+):
+    """The name re-registered at another repository (or its history rewritten and collected):
+    the current snapshot's commit is not there to diff against, so the whole tree is listed
+    and the index is what a first index of that commit stores."""
+    _register(database_url, "moved", tree)
+    _index(database_url, "moved", tree.git("rev-parse", "HEAD"))
+    other = GitRepo(tmp_path / "other")
+    other.write("app/zebra.py", "def zebra_count(x):\n    return shared_helper(x)\n")
+    other.write("app/shared.py", SHARED)
+    sha = other.commit("another history")
+    other.write("app/later.py", "def later():\n    return 1\n")
+    other.commit("its head")
+    _register(database_url, "moved", other)
+    # not the branch head, and no descendant of the gone commit: current all the same
+    listed = _index(database_url, "moved", sha)
+    assert listed["changed"] is None and listed["files"] == 2
+    _register(database_url, "scratch", other)
+    _index(database_url, "scratch", sha)
+    moved, scratch = _stored(database_url, "moved"), _stored(database_url, "scratch")
+    assert (moved["files"], moved["corpus"]) == (scratch["files"], scratch["corpus"])
+    assert [p for p, _, _ in _search(database_url, "moved", "zebra count")] == ["app/zebra.py"]
