@@ -132,6 +132,8 @@ def resolve_commit(repo: Path, ref: str) -> str:
     try:
         return git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
     except GitError as exc:
+        if not git(repo, "rev-list", "-n", "1", "--all").strip():
+            raise GitError(f"{repo} has no commits yet: commit its files, then index it") from exc
         raise GitError(f"no commit named {ref!r} in {repo}") from exc
 
 

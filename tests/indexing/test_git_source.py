@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from core.config import load_settings
 from indexing import git_source, repositories
 from tests.assets.pipeline_helpers import register, run_index, snapshot_paths
@@ -91,3 +93,14 @@ def test_the_settings_git_token_goes_into_https_clone_urls_only(monkeypatch):
     assert git_source._with_credentials(ssh, credentials) == ssh
     monkeypatch.delenv("CODEATLAS_GIT_TOKEN")
     assert load_settings().git_credentials is None
+
+
+def test_a_repository_without_commits_or_without_the_ref_says_which(tmp_path, git_repo):
+    empty = tmp_path / "empty"
+    subprocess.run(["git", "init", "-q", str(empty)], check=True)
+    with pytest.raises(git_source.GitError, match="has no commits yet: commit its files"):
+        git_source.resolve_commit(empty, "HEAD")
+    git_repo.write("a.py", "x = 1\n")
+    git_repo.commit()
+    with pytest.raises(git_source.GitError, match="no commit named 'nosuchbranch'"):
+        git_source.resolve_commit(git_repo.path, "nosuchbranch")
