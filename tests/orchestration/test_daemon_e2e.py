@@ -4,6 +4,7 @@ webhook become a sensor tick, a queued run, a launched run process, and a search
 Nothing here is called in-process: the daemon loads `workspace.yaml` on its own, so a run request
 its job rejects, a code location that fails to load or a run that fails all show up here."""
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -15,7 +16,13 @@ from core.database import connect, transaction
 from orchestration.webhooks.app import build_app
 from orchestration.webhooks.background import serving
 from tests.orchestration.daemon import daemon_running, make_dagster_home, wait_until_found
-from tests.orchestration.pushes import headers, lexical_hits, push_payload, pushed_repository
+from tests.orchestration.pushes import (
+    git,
+    headers,
+    lexical_hits,
+    push_payload,
+    pushed_repository,
+)
 
 
 @pytest.fixture
@@ -71,6 +78,46 @@ def test_the_real_daemon_indexes_a_signed_push_until_the_new_function_is_searcha
         assert state["row_postings"] == 0 and state["block_postings"] > 0
     [hit, *_] = lexical_hits(database_url, "store credit")  # found in the new blocks
     assert hit.symbol == "issue_store_credit"
+
+
+def test_the_real_daemon_indexes_a_force_push_whose_indexed_commit_is_gone(
+    dagster_home, database_url, tmp_path
+):
+    """The indexed commit rewritten away by a force-push and collected from the mirror (as git's
+    automatic gc does): the push's run has nothing to diff against and lists the whole tree."""
+    from core.config import load_settings
+    from indexing import repositories
+
+    pushed = pushed_repository(database_url, tmp_path)
+    work = tmp_path / "work"
+    git(work, "reset", "-q", "--soft", pushed["first"])
+    git(work, "commit", "-q", "--amend", "-m", "cart and store credit, one root commit")
+    rewritten = git(work, "rev-parse", "HEAD")
+    git(work, "push", "-q", "--force", "origin", "main")
+    mirror = repositories.git_dir(load_settings(), pushed["origin"], fetch=True)
+    git(mirror, "reflog", "expire", "--expire=now", "--all")
+    git(mirror, "gc", "-q", "--prune=now")
+    gone = subprocess.run(
+        ["git", "-C", str(mirror), "cat-file", "-e", f"{pushed['first']}^{{commit}}"]
+    )
+    assert gone.returncode != 0
+
+    log = tmp_path / "daemon.log"
+    body = push_payload(pushed["origin"], pushed["second"], rewritten)
+    with (
+        DagsterInstance.get() as instance,
+        daemon_running(log) as daemon,
+        serving(build_app(database_url)) as base,
+        httpx.Client(base_url=base, timeout=10) as client,
+    ):
+        accepted = client.post("/webhooks", content=body, headers=headers(body, "delivery-2"))
+        assert accepted.status_code == 202, accepted.text
+        wait_until_found(database_url, instance, daemon, log, "store credit")
+        [run] = instance.get_runs(RunsFilter(tags={"dagster/run_key": "webhook:github:delivery-2"}))
+        assert _wait_until_finished(instance, run.run_id).status == DagsterRunStatus.SUCCESS
+    [hit, *_] = lexical_hits(database_url, "store credit")
+    assert (hit.path, hit.commit) == ("shop/refunds.py", rewritten)
+    assert [h.path for h in lexical_hits(database_url, "add item cart")][:1] == ["shop/cart.py"]
 
 
 def _wait_until_finished(instance: DagsterInstance, run_id: str):
