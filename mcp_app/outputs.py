@@ -16,7 +16,7 @@ from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
 from retrieval.hits import CallSite, Definition, Hit, OutlineEntry, SymbolMatch, SymbolSource
-from retrieval.locate import LocatedFile
+from retrieval.locate import LocatedFile, RankedFunction
 from retrieval.status import ReplicaLag
 
 # publish what is sent: retrieval's records keep internal fields that never leave the server
@@ -42,6 +42,7 @@ class LocateResult(ReadAnswer):
     """locate's answer."""
 
     files: list[LocatedFile]
+    functions: list[RankedFunction]
     notes: NotRequired[list[str]]
 
 

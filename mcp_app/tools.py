@@ -150,8 +150,10 @@ def search_code(
     "Locate the code a bug report is about: paste the whole report (prose, stack trace, "
     "quoted paths and code). Returns files ranked by how likely they are to change, each with "
     "its likely functions (path:start-end) and the evidence that placed it (stack frame, path "
-    "named, symbol named, text, meaning). Tests, docs, examples and vendored copies rank below "
-    "the code unless the report names them. Use read_symbol to see a function."
+    "named, symbol named, text, meaning), and those functions in one ranking across the "
+    "files (`functions`: look at them in that order). Tests, docs, examples and vendored "
+    "copies rank below the code unless the report names them. Use read_symbol to see a "
+    "function."
 )
 def locate(
     ctx: ToolContext,
@@ -176,7 +178,7 @@ def locate(
                 connections=call.app.retriever.connections,
                 embed_query=call.app.retriever.embed_query,
             )
-    result: outputs.LocateResult = {"files": report.files}
+    result: outputs.LocateResult = {"files": report.files, "functions": report.ranked_functions()}
     if report.notes:
         result["notes"] = report.notes
     return _answer(call, result)

@@ -136,6 +136,23 @@ class LocatedFile:
 
 
 @dataclass
+class RankedFunction:
+    """One place of the report's functions in a single ranking across the located files: where
+    to look first, second... (the files' own lists keep each file's functions together)."""
+
+    repository: str
+    path: str
+    source: str
+    symbol: str
+    start_line: int
+    end_line: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """All fields."""
+        return public_record(self)
+
+
+@dataclass
 class LocateReport:
     """Located files, best first, and what the report offered."""
 
@@ -148,6 +165,15 @@ class LocateReport:
     def functions(self) -> list[tuple[LocatedFile, LocatedFunction]]:
         """Every located function in one ranking (`units`)."""
         return [(f, u) for f, u, _ in self.units() if u is not None]
+
+    def ranked_functions(self) -> list[RankedFunction]:
+        """`functions` as the answer's records: the order the function metrics are measured in,
+        which a reader of the files' lists alone could not rebuild (a file's scores are shares
+        of its best function unless the order is learned)."""
+        return [
+            RankedFunction(f.repository, f.path, f.source, u.symbol, u.start_line, u.end_line)
+            for f, u in self.functions()
+        ]
 
     def units(self) -> list[tuple[LocatedFile, LocatedFunction | None, float]]:
         """Every located function, and every located file without one, in one ranking with its

@@ -15,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("issue", metavar="ISSUE_TEXT", help="the report's text, or - to read stdin")
     p.add_argument("--repo", help="repository name (default: every repository)")
     p.add_argument("--limit", type=int, default=10, help="files to return (default 10)")
-    p.add_argument("--json", action="store_true", help='print {"files": [...]}')
+    p.add_argument("--json", action="store_true", help='print {"files": [...], "functions": [...]}')
     p.set_defaults(handler=run)
 
 
@@ -46,7 +46,12 @@ def run(args: argparse.Namespace) -> int:
             )
         note_replica_lag(settings, conn)
     if args.json:
-        print(json.dumps({"files": [f.as_dict() for f in report.files], "notes": report.notes}))
+        answer = {
+            "files": [f.as_dict() for f in report.files],
+            "functions": [u.as_dict() for u in report.ranked_functions()],
+            "notes": report.notes,
+        }
+        print(json.dumps(answer))
         return 0
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)

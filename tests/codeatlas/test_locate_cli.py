@@ -36,10 +36,15 @@ def test_locate_reads_the_report_from_an_argument_or_stdin_and_prints_files_firs
 def test_locate_json_lists_files_with_their_functions(tracker_repo):  # noqa: F811
     out = codeatlas("locate", "-", "--json", stdin=REPORT)
     assert out.returncode == 0, out.stderr
-    files = json.loads(out.stdout)["files"]
+    answer = json.loads(out.stdout)
+    files = answer["files"]
     assert len(files) == 10
     assert files[0]["path"] == "tracker/parser.py"
     assert files[0]["functions"][0]["symbol"] == "parse_header"
+    # the files' functions in one ranking, best first
+    ranked = answer["functions"]
+    assert sum(len(f["functions"]) for f in files) == len(ranked)
+    assert (ranked[0]["path"], ranked[0]["symbol"]) == ("tracker/parser.py", "parse_header")
     roles = {f["path"]: f["role"] for f in files}
     # (the vendored copy is listed in the hand-set order and in the learned one; the tests, which
     # a learned order may leave out of the ten, are asserted in tests/retrieval/test_locate.py)

@@ -41,6 +41,37 @@ def test_locate_ranks_the_reported_file_first_with_its_functions_and_evidence(
     assert (function["start_line"], function["end_line"]) == (10, 18)
 
 
+def test_locate_ranks_the_functions_of_all_its_files_in_one_list(granted_and_not):
+    """`functions`: every function of the files' lists once, in the order a whole report pasted
+    into search_code ranks them (the order the function metrics are measured in)."""
+    alice, _ = granted_and_not
+    located, searched = call_tools(
+        alice,
+        [
+            ("locate", {"issue_text": REPORT, "limit": 10}),
+            # (a page of nine hits, ten with the one that tells of a next page, is ranked over
+            # ten located files, as locate's answer here)
+            ("search_code", {"query": REPORT, "limit": 9}),
+        ],
+    )
+    answer = payload(located)
+    ranked = [(u["path"], u["symbol"], u["start_line"]) for u in answer["functions"]]
+    listed = {
+        (f["path"], u["symbol"], u["start_line"]) for f in answer["files"] for u in f["functions"]
+    }
+    assert len(ranked) == len(set(ranked)) and set(ranked) == listed
+    assert ranked[0] == ("tracker/parser.py", "parse_header", 10)
+    assert all(
+        u["repository"] == "tracker" and u["source"] == "commit" for u in answer["functions"]
+    )
+    hits = [
+        (h["path"], h["symbol"], h["start_line"])
+        for h in payload(searched)["results"]
+        if h.get("symbol")
+    ]
+    assert len(hits) >= 5 and hits == ranked[: len(hits)]
+
+
 def test_a_principal_without_a_grant_locates_nothing_and_cannot_name_the_repository(
     granted_and_not,
 ):
