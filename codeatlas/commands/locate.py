@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+RANKED_SHOWN = 10  # functions listed in one ranking after the files (all of them in --json)
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `locate` command."""
@@ -20,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print `path  score  [evidence]` per file with its likely functions, or the JSON."""
+    """Print `path  score  [evidence]` per file with its likely functions, then the leading
+    functions in one ranking across the files; or the JSON."""
     from codeatlas.commands.operator_access import note_replica_lag, opened, query_embedder
     from core.errors import ConfigurationError
     from retrieval.locate import locate
@@ -61,6 +64,11 @@ def run(args: argparse.Namespace) -> int:
         for u in f.functions:
             where = f"{f.path}:{u.start_line}-{u.end_line}"
             print(f"    {where}  {u.symbol}  [{', '.join(u.evidence)}]")
+    ranked = report.ranked_functions()[:RANKED_SHOWN]
+    if ranked:
+        print(f"\nthe {len(ranked)} functions most likely to change, across the files:")
+        for i, u in enumerate(ranked, 1):
+            print(f"  {i:2}. {u.path}:{u.start_line}-{u.end_line}  {u.symbol}")
     if not report.files:
         print("no files found", file=sys.stderr)
     return 0

@@ -29,8 +29,13 @@ def test_locate_reads_the_report_from_an_argument_or_stdin_and_prints_files_firs
     assert from_stdin.returncode == 0, from_stdin.stderr
     assert from_argument.stdout.splitlines()[0].startswith("tracker/parser.py  ")
     assert "    tracker/parser.py:10-18  parse_header  [stack frame" in from_argument.stdout
-    files = [line for line in from_stdin.stdout.splitlines() if not line.startswith("    ")]
+    listed, ranking = from_stdin.stdout.split("\n\n")
+    files = [line for line in listed.splitlines() if not line.startswith("    ")]
     assert len(files) == 3 and files[0].startswith("tracker/parser.py")
+    # then the functions of those files in one ranking, the reported one first
+    heading, first, *_ = ranking.splitlines()
+    assert heading.endswith("functions most likely to change, across the files:")
+    assert first == "   1. tracker/parser.py:10-18  parse_header"
 
 
 def test_locate_json_lists_files_with_their_functions(tracker_repo):  # noqa: F811
