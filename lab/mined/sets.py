@@ -58,6 +58,10 @@ def expand(name: str) -> list[EvalSet]:
         from lab.behaviour_php2 import PHP2, PHP2_CHECKOUT  # held-out behaviour set on yii2
 
         return [PHP2 if name == "php2" else PHP2_CHECKOUT]
+    if name == "questions" or name.startswith("q-"):
+        from lab.questions import expand as question_sets  # written over training-split code
+
+        return question_sets(name)
     if name == "mined":
         return list(MINED_SETS.values())
     rest = name.removeprefix("mined-")
@@ -77,7 +81,9 @@ def build_for(eval_set: EvalSet) -> None:
 def select(names: str | list[str] | None) -> list[EvalSet]:
     """The sets named (benchmarks.eval_sets.select), the mined sets and their groups too."""
     return eval_sets.select(
-        names, expand, f"php2, php2-checkout, mined-test, mined-train or {','.join(MINED_SETS)}"
+        names,
+        expand,
+        f"php2, php2-checkout, questions, q-<set>, mined-test, mined-train or {','.join(MINED_SETS)}",
     )
 
 

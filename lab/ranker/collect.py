@@ -31,9 +31,8 @@ FORMS = ("summary", "description")
 
 
 def questions_of(eval_set: EvalSet, form: str = "summary", min_terms: int = 0) -> list[dict]:
-    """The set's questions as asked in `form`: a mined set's long forms of at least
-    `min_terms` distinct terms; a hand-written set's questions as written, whatever the
-    form."""
+    """The set's questions as asked in `form`, of at least `min_terms` distinct terms: a mined
+    set's long forms; a written set's questions as written, whatever the form."""
     import json
 
     from core.terms import query_terms
@@ -41,7 +40,7 @@ def questions_of(eval_set: EvalSet, form: str = "summary", min_terms: int = 0) -
     if form not in FORMS:
         raise ValueError(f"form must be one of {', '.join(FORMS)}")
     if form == "summary" or not eval_set.mined:
-        return eval_set.queries()
+        return [q for q in eval_set.queries() if len(list(query_terms(q["query"]))) >= min_terms]
     lines = (eval_set.folder / "descriptions.jsonl").read_text().splitlines()
     queries = [json.loads(line) for line in lines if line.strip()]
     return [q for q in queries if len(list(query_terms(q["query"]))) >= min_terms]
