@@ -83,7 +83,8 @@ def select(names: str | list[str] | None) -> list[EvalSet]:
     return eval_sets.select(
         names,
         expand,
-        f"php2, php2-checkout, questions, q-<set>, mined-test, mined-train or {','.join(MINED_SETS)}",
+        "php2, php2-checkout, questions, q-<set>, mined-test, mined-train or "
+        + ",".join(MINED_SETS),
     )
 
 
