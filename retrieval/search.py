@@ -12,6 +12,7 @@ import numpy as np
 
 from core.database import Row
 from core.terms import query_terms, word_stems
+from indexing.parsing.content_roles import is_test_function
 from indexing.parsing.grammars import FUNCTION_KINDS
 from retrieval.concurrency import Connections, Task, run_concurrently
 from retrieval.hits import Hit, SymbolMatch, head, is_thin, unit_range
@@ -20,6 +21,7 @@ from retrieval.lexical import lexical_candidates
 from retrieval.locate import locate, located_hits
 from retrieval.path_roles import (
     BENCHMARK,
+    CODE,
     EXAMPLE,
     FIXTURE,
     GENERATED,
@@ -216,12 +218,24 @@ def _role_share(row: Row, named: Sequence[str], words: QuestionWords) -> float:
     lab/results/behaviour_php2.md), and `locate` ranks them below the code for the same
     reason."""
     role = file_role(row["path"], row.get("stored_role"))
+    if role == CODE and _is_inline_test(row):
+        role = TEST
     if role not in ROLE_WORDS:
         return 1.0
     asked = ROLE_WORDS[role] & set(words.text.split())
     if asked or (row["symbol_id"] is not None and _is_named(row["qualified_name"], named)):
         return 1.0
     return AUXILIARY_WEIGHT
+
+
+def _is_inline_test(row: Row) -> bool:
+    """A test function of a code file: a function of Rust's inline `mod tests`, whose file is
+    code (`is_test_function`). Its assertions repeat the words of a question about what it
+    tests (a Rust web framework's questions, lab/questions/axum: tests were most of the hits
+    above the answers), so it counts as a test does."""
+    return row["symbol_id"] is not None and is_test_function(
+        row.get("stored_language") or "", row["qualified_name"]
+    )
 
 
 def question_words(query: str) -> QuestionWords:
@@ -554,6 +568,7 @@ def with_stored_roles(conn: DbConnection, rankings: dict[str, list[Row]]) -> Non
     for row in rows_of:
         stored = found.get(row["file_version_id"])
         row["stored_role"] = stored["role"] if stored else None
+        row["stored_language"] = stored["language"] if stored else None
 
 
 def with_whole_functions(conn: DbConnection, rankings: dict[str, list[Row]]) -> None:

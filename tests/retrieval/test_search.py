@@ -454,6 +454,65 @@ def test_a_question_in_words_finds_the_code_before_its_tests_unless_it_asks_for_
     conn.close()
 
 
+ROUTE_RS = """pub struct MethodRouter {
+    get: Option<Handler>,
+    head: Option<Handler>,
+}
+
+impl MethodRouter {
+    /// Answers a request with the handler of its method.
+    pub fn call(&self, request: Request) -> Response {
+        let handler = match request.method() {
+            Method::HEAD => self.head.as_ref().or(self.get.as_ref()),
+            Method::GET => self.get.as_ref(),
+            _ => None,
+        };
+        let mut response = handler.map_or_else(not_allowed, |h| h.call(request));
+        if request.method() == Method::HEAD {
+            *response.body_mut() = Body::empty();
+        }
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_request_runs_get_handler_with_empty_body() {
+        let router = MethodRouter { get: Some(handler()), head: None };
+        let response = router.call(request(Method::HEAD));
+        assert!(response.body().is_empty(), "head request body empty, get handler runs");
+    }
+}
+"""
+
+
+def test_a_test_function_of_a_code_file_counts_as_a_test(
+    settings_env, database_url, git_repo, monkeypatch
+):
+    """Rust keeps its unit tests in the file they test (`#[cfg(test)] mod tests`): the file is
+    code, its test functions are tests and count a third, as a test file's units do."""
+    from retrieval import search
+
+    git_repo.write("src/routing/method_routing.rs", ROUTE_RS)
+    git_repo.commit("router")
+    conn, scope = _indexed(database_url, git_repo, "router")
+
+    def first(text: str) -> str | None:
+        return search.search_code(conn, scope, text, mode="lexical", limit=3).hits[0].symbol
+
+    question = "does a head request run the get handler, and what happens to the body"
+    assert first(question) == "MethodRouter::call"
+    assert first("which tests check that a head request runs the get handler") == (
+        "tests::head_request_runs_get_handler_with_empty_body"
+    )
+    monkeypatch.setattr(search, "_is_inline_test", lambda row: False)
+    assert first(question) == "tests::head_request_runs_get_handler_with_empty_body"  # before
+    conn.close()
+
+
 def test_a_unit_of_a_file_whose_content_is_a_test_counts_a_third_wherever_it_lives():
     from retrieval.search import AUXILIARY_WEIGHT, _unit_weight, question_words
 
