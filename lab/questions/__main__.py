@@ -1,7 +1,10 @@
 """`python -m lab.questions count NAME` builds a set's corpus and records its file and line
 counts in its set.json (and writes the set's fetch_corpus.sh); `check NAME` (or `check all`)
 rebuilds it and checks the questions: ids, types, and every gold range a function's or
-method's span as codeatlas parses the file, its symbol's last part the function's name."""
+method's span as codeatlas parses the file, its symbol's last part the function's name;
+`measure` ranks every set's questions with codeatlas (lexical, hybrid) and BM25 over 2,048-
+character windows and writes lab/results/questions.{md,json}: per set, the behaviour
+questions and all, with 95% bootstrap intervals and paired differences."""
 
 from __future__ import annotations
 
@@ -94,11 +97,74 @@ def check(folder: Path) -> list[str]:
     return problems
 
 
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+SYSTEMS = ("codeatlas-hybrid", "codeatlas-lexical")
+WINDOWS = "bm25-2048"
+
+
+def measure(provider: str, out: Path) -> None:
+    """Rank every set with each system (indexing it first when needed), write the ranks and
+    the table of each system against the windows."""
+    from benchmarks.intervals import fmt, fmt_delta, found_within, interval, paired
+    from benchmarks.intervals import reciprocal_rank as rr
+    from benchmarks.workspace import prepare_environment
+    from lab.behaviour_php2.measure import first_hit_ranks
+    from lab.questions import question_sets
+
+    prepare_environment()
+    found: dict[str, dict] = {}
+    for name, eval_set in question_sets().items():
+        ranks = first_hit_ranks(eval_set, provider, ("lexical", "hybrid"))
+        types = {q["id"]: q["type"] for q in eval_set.queries()}
+        found[name] = {"types": types, "ranks": {s: ranks[s] for s in (*SYSTEMS, WINDOWS)}}
+    r5 = found_within(5)
+    rows = [
+        "| set | questions | n | system | R@5 | MRR@10 | Δ R@5 vs windows | Δ MRR@10 vs windows |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    pooled: dict[tuple[str, str], list[tuple]] = {}
+    for name, got in [*found.items(), ("all sets", None)]:
+        for kind in ("behavior", "all"):
+            for system in (*SYSTEMS, WINDOWS):
+                if got is None:
+                    pairs = pooled[(kind, system)]
+                else:
+                    ids = [i for i, t in sorted(got["types"].items()) if kind in ("all", t)]
+                    pairs = [(got["ranks"][system][i], got["ranks"][WINDOWS][i]) for i in ids]
+                    pooled.setdefault((kind, system), []).extend(pairs)
+                ours, theirs = [a for a, _ in pairs], [b for _, b in pairs]
+                cells = [
+                    fmt(*interval([r5(a) for a in ours])),
+                    fmt(*interval([rr(a) for a in ours])),
+                ]
+                if system != WINDOWS:
+                    cells.append(fmt_delta(*paired([r5(a) for a in ours], [r5(b) for b in theirs])))
+                    cells.append(fmt_delta(*paired([rr(a) for a in ours], [rr(b) for b in theirs])))
+                else:
+                    cells += ["", ""]
+                rows.append(f"| {name} | {kind} | {len(pairs)} | {system} | {' | '.join(cells)} |")
+    out.with_suffix(".json").write_text(json.dumps(found, indent=1) + "\n")
+    head = (
+        "# Written questions over training-split code: codeatlas against BM25 windows\n\n"
+        f"`python -m lab.questions measure --embedder {provider}`; R@5 and MRR@10 with 95%"
+        " bootstrap intervals, Δ paired over the same questions (* when the interval excludes"
+        " 0). `behavior`: the questions of how the code does something; `all`: with the"
+        " identifier and config ones.\n\n"
+    )
+    out.with_suffix(".md").write_text(head + "\n".join(rows) + "\n")
+    print("\n".join(rows))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("command", choices=("count", "check"))
-    p.add_argument("name", help="a set's folder name, or all (check)")
+    p.add_argument("command", choices=("count", "check", "measure"))
+    p.add_argument("name", nargs="?", default="all", help="a set's folder name, or all")
+    p.add_argument("--embedder", default="local", help="measure: provider (local | fake)")
+    p.add_argument("--out", default=str(RESULTS / "questions"), help="measure: results stem")
     args = p.parse_args(argv)
+    if args.command == "measure":
+        measure(args.embedder, Path(args.out))
+        return 0
     if args.command == "count":
         with tempfile.TemporaryDirectory() as tmp:
             print(build(FOLDER / args.name, Path(tmp) / "corpus", counts=True))
