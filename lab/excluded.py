@@ -23,3 +23,40 @@ def excluded_repos(lists: tuple[Path, ...] = LISTS) -> set[str]:
 def is_excluded(repo: str, excluded: set[str]) -> bool:
     """`repo` (owner/name, any case) is listed."""
     return repo.strip().lower() in excluded
+
+
+# The repositories whose code the hand-written sets search (shared/eval and benchmarks/holdout):
+# data written or mined over them is never training data, though the exclusion list does not
+# name them all.
+EVAL_CORPORA = frozenset(
+    {
+        # shared/eval: Python, PHP (Symfony's components), TypeScript
+        "pallets/flask",
+        "pallets/werkzeug",
+        "pallets/click",
+        "pallets/jinja",
+        "pallets/itsdangerous",
+        "symfony/symfony",
+        "trpc/trpc",
+        "tanstack/query",
+        # benchmarks/holdout: Go, Rust, Ruby, Java, C#
+        "spf13/cobra",
+        "go-chi/chi",
+        "gin-gonic/gin",
+        "prometheus/client_golang",
+        "yuin/goldmark",
+        "clap-rs/clap",
+        "serde-rs/json",
+        "hyperium/http",
+        "servo/rust-url",
+        "dtolnay/semver",
+        "rack/rack",
+        "sinatra/sinatra",
+        "sinatra/mustermann",
+        "rails/thor",
+        "beanshell/beanshell",
+        "openjdk/jfx",
+        "jamesnk/newtonsoft.json",
+        "nunit/nunit",
+    }
+)
