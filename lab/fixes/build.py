@@ -22,7 +22,8 @@ from lab.fixes.manifest import RepoEntry
 DEFAULT_MIRRORS = Path("/work/.mirror")
 DEFAULT_OUT = WORK / "fixes"  # git-ignored, beside the other built corpora
 RECIPE = {
-    "version": 2,
+    # 3: a test function of a code file (Rust's inline `mod tests`) is no positive
+    "version": 3,
     "max_pairs_per_repository": mining.MAX_PAIRS,
     "max_commits_scanned": mining.MAX_COMMITS,
     "max_source_files": mining.MAX_SOURCE_FILES,

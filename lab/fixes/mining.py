@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from indexing.parsing.content_roles import CODE, content_role
+from indexing.parsing.content_roles import CODE, content_role, is_test_function
 from indexing.parsing.file_rules import skip_reason as file_skip_reason
 from lab.fixes.consistency import consistency
 from lab.fixes.functions import Function, file_functions
@@ -177,15 +177,22 @@ def _mine_commit(
         return None, "formatting_only"
     positives: list[Function] = []
     changed: list[Function] = []
+    inline_tests = False
     for path in at_parent:
-        functions = cache.functions(commit.parent, path, source_language(path, family) or language)
+        file_language = source_language(path, family) or language
+        functions = cache.functions(commit.parent, path, file_language)
         if functions is None:
             return None, "unreadable_file"
+        # a test function of a code file (Rust's inline `mod tests`) is the fix's test, as
+        # `locate` and search read it, not the code it fixes
+        tests = [f for f in functions if is_test_function(file_language, f.symbol)]
+        functions = [f for f in functions if f not in tests]
         touched = _touched(functions, hunks.get(path, []))
+        inline_tests = inline_tests or bool(_touched(tests, hunks.get(path, [])))
         positives.extend(touched)
         changed.extend(f for f in functions if f not in touched)
     if not positives:
-        return None, "no_function_changed"
+        return None, "only_tests_changed" if inline_tests else "no_function_changed"
     if len(positives) > MAX_POSITIVES:
         return None, "too_many_functions"
     query = clean_query(commit.message)
@@ -213,7 +220,9 @@ def _mine_commit(
             for f in positives
         ],
         "negatives": hard_negatives(query, positives, changed, neighbours),
-        "touches_tests": bool(content_tests) or any(is_test(path) for _, path in commit.changes),
+        "touches_tests": bool(content_tests)
+        or inline_tests
+        or any(is_test(path) for _, path in commit.changes),
         "consistency": strict,
         "_lenient": (strict, lenient),
     }, ""

@@ -415,3 +415,48 @@ def test_a_test_suite_in_a_folder_the_layouts_do_not_name_is_not_the_fixs_code(
     assert pairs[0]["files"] == ["lib/queue.js"]
     assert {p["path"] for p in pairs[0]["positives"]} == {"lib/queue.js"}
     assert pairs[0]["touches_tests"] is True
+
+
+RANGE_RS = """pub fn clamp(value: i64, low: i64, high: i64) -> i64 {
+    if value < low {
+        return low;
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clamps_below() {
+        assert_eq!(clamp(-5, 0, 10), 0);
+    }
+}
+"""
+
+
+def test_a_rust_fix_gives_its_code_not_the_inline_tests_it_changed(tmp_path: Path) -> None:
+    """Rust keeps unit tests in the file they test: the functions of its `mod tests` that a fix
+    changes are the fix's tests (`locate` and search count them so), not positives; a commit that
+    changes only those is no pair."""
+    repo = GitRepo(tmp_path / "range")
+    repo.write("src/lib.rs", RANGE_RS)
+    repo.commit("Initial version of the range helpers with clamp and its tests")
+    fixed = RANGE_RS.replace(
+        "    value\n}", "    if value > high {\n        return high;\n    }\n    value\n}"
+    )
+    fixed = fixed.replace(
+        "assert_eq!(clamp(-5, 0, 10), 0);",
+        "assert_eq!(clamp(-5, 0, 10), 0);\n        assert_eq!(clamp(50, 0, 10), 10);",
+    )
+    repo.write("src/lib.rs", fixed)
+    fix = repo.commit("Fix clamp returning values above the upper bound, closes #12")
+    repo.write("src/lib.rs", fixed.replace("clamp(50, 0, 10), 10", "clamp(11, 0, 10), 10"))
+    repo.commit("Fix the clamp test to check the value just above the bound, see #13")
+
+    pairs = mine_repository(repo.path / ".git", "acme/range", "rust", "HEAD", "dev").pairs
+    assert [p["commit"] for p in pairs] == [fix]
+    assert [p["symbol"] for p in pairs[0]["positives"]] == ["clamp"]
+    assert all("tests::" not in n["symbol"] for n in pairs[0]["negatives"])
+    assert pairs[0]["touches_tests"] is True
