@@ -252,6 +252,16 @@ def test_the_semantic_best_found_by_meaning_alone_is_among_the_first_five():
     ]
 
 
+def _first_lexical(conn, scope):
+    """A question -> the symbol of its first lexical hit on the index (search's module globals
+    read at each call, so a test's monkeypatch applies)."""
+    from retrieval import search
+
+    return lambda text: (
+        search.search_code(conn, scope, text, mode="lexical", limit=3).hits[0].symbol
+    )
+
+
 def _indexed(database_url: str, git_repo, name: str):
     """The repository's last commit indexed as `name` (fake embedder): a connection and the
     operator's scope of it."""
@@ -387,8 +397,7 @@ def test_a_thin_method_whose_name_is_the_question_is_not_halved(
     git_repo.commit("hasher")
     conn, scope = _indexed(database_url, git_repo, "hasher")
 
-    def first(text: str) -> str | None:
-        return search.search_code(conn, scope, text, mode="lexical", limit=3).hits[0].symbol
+    first = _first_lexical(conn, scope)
 
     assert first(query) == "BcryptHasher.needsRehash"
     monkeypatch.setattr(search, "_is_spelled", lambda *_: False)
@@ -441,8 +450,7 @@ def test_a_question_in_words_finds_the_code_before_its_tests_unless_it_asks_for_
     git_repo.commit("limiter")
     conn, scope = _indexed(database_url, git_repo, "limiter")
 
-    def first(text: str) -> str | None:
-        return search.search_code(conn, scope, text, mode="lexical", limit=3).hits[0].symbol
+    first = _first_lexical(conn, scope)
 
     question = "how is the client allowance refilled over time by the rate limit"
     assert first(question) == "RateLimiter.checkRateLimit"
@@ -500,8 +508,7 @@ def test_a_test_function_of_a_code_file_counts_as_a_test(
     git_repo.commit("router")
     conn, scope = _indexed(database_url, git_repo, "router")
 
-    def first(text: str) -> str | None:
-        return search.search_code(conn, scope, text, mode="lexical", limit=3).hits[0].symbol
+    first = _first_lexical(conn, scope)
 
     question = "does a head request run the get handler, and what happens to the body"
     assert first(question) == "MethodRouter::call"
@@ -592,8 +599,7 @@ def test_a_setter_under_a_long_doc_comment_is_as_thin_as_one_without_it(
 
     question = "how is an abbreviated subcommand prefix expanded when prefix inference is on"
 
-    def first(text: str) -> str | None:
-        return search.search_code(conn, scope, text, mode="lexical", limit=3).hits[0].symbol
+    first = _first_lexical(conn, scope)
 
     assert first(question) == "Parser::resolve_prefix"
     monkeypatch.setattr(search, "with_whole_functions", lambda *_: None)
