@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -28,23 +29,20 @@ exec bash "$here/../fetch_corpus.sh" "$here" "$1"
 
 
 def build(folder: Path, target: Path, counts: bool = False) -> str:
-    """Build the corpus into `target`; with `counts`, first record its counts in set.json."""
+    """Build the corpus into `target`; with `counts`, first record its file and line counts in
+    set.json (and write the set's fetch_corpus.sh)."""
+    script = ["bash", str(FOLDER / "fetch_corpus.sh"), str(folder), str(target)]
     if counts:
+        out = subprocess.run(
+            script, capture_output=True, text=True, env={**os.environ, "RECORD_COUNTS": "1"}
+        )
+        if out.returncode != 0:
+            raise SystemExit(out.stderr.strip())
         spec = recipe(folder)
-        spec["files"], spec["lines"] = 0, 0
-        (folder / "set.json").write_text(json.dumps(spec, indent=1) + "\n")
-    out = subprocess.run(
-        ["bash", str(FOLDER / "fetch_corpus.sh"), str(folder), str(target)],
-        capture_output=True,
-        text=True,
-    )
-    if counts and "unexpected corpus" in out.stderr:
-        files, lines = out.stderr.split(": ", 1)[1].split(" (")[0].replace(",", "").split(" files")
-        spec["files"] = int(files)
-        spec["lines"] = int(lines.split()[0].strip(", "))
+        spec["files"], spec["lines"] = (int(n) for n in out.stdout.split())
         (folder / "set.json").write_text(json.dumps(spec, indent=1) + "\n")
         (folder / "fetch_corpus.sh").write_text(WRAPPER)
-        return build(folder, target)
+    out = subprocess.run(script, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit(out.stderr.strip())
     return out.stdout.strip()

@@ -6,6 +6,7 @@ its job rejects, a code location that fails to load or a run that fails all show
 
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -40,26 +41,14 @@ def test_the_real_daemon_indexes_a_signed_push_until_the_new_function_is_searcha
     # built: the push's run folds them (and its own) into new blocks after publishing
     with transaction(database_url) as conn:
         conn.execute("UPDATE lexical_blocks_built SET row_postings = 1000000000")
-    log = tmp_path / "daemon.log"
     body = push_payload(pushed["origin"], pushed["first"], pushed["second"])
-    with (
-        DagsterInstance.get() as instance,
-        daemon_running(log) as daemon,
-        serving(build_app(database_url)) as base,
-        httpx.Client(base_url=base, timeout=10) as client,
-    ):
-        accepted = client.post("/webhooks", content=body, headers=headers(body, "delivery-1"))
-        assert accepted.status_code == 202, accepted.text
-
-        wait_until_found(database_url, instance, daemon, log, "store credit")
-
+    with _push_delivered(database_url, tmp_path, body, "delivery-1") as (instance, run):
         [hit, *_] = lexical_hits(database_url, "store credit")
         assert (hit.path, hit.symbol, hit.commit) == (
             "shop/refunds.py",
             "issue_store_credit",
             pushed["second"],
         )
-        [run] = instance.get_runs(RunsFilter(tags={"dagster/run_key": "webhook:github:delivery-1"}))
         assert run.tags["codeatlas/trigger"] == "webhook"
         # the tick that requested the run is found (the freshness benchmark times pickup by it)
         from orchestration.runtime.dagster_internals import sensor_tick_started
@@ -102,22 +91,32 @@ def test_the_real_daemon_indexes_a_force_push_whose_indexed_commit_is_gone(
     )
     assert gone.returncode != 0
 
-    log = tmp_path / "daemon.log"
     body = push_payload(pushed["origin"], pushed["second"], rewritten)
+    with _push_delivered(database_url, tmp_path, body, "delivery-2") as (instance, run):
+        assert _wait_until_finished(instance, run.run_id).status == DagsterRunStatus.SUCCESS
+    [hit, *_] = lexical_hits(database_url, "store credit")
+    assert (hit.path, hit.commit) == ("shop/refunds.py", rewritten)
+    assert [h.path for h in lexical_hits(database_url, "add item cart")][:1] == ["shop/cart.py"]
+
+
+@contextmanager
+def _push_delivered(database_url: str, tmp_path: Path, body: bytes, delivery: str):
+    """The signed push `body` posted to the webhook app while the real daemon runs, until its
+    run has made "store credit" searchable: (the Dagster instance, the run), daemon still up."""
+    log = tmp_path / "daemon.log"
     with (
         DagsterInstance.get() as instance,
         daemon_running(log) as daemon,
         serving(build_app(database_url)) as base,
         httpx.Client(base_url=base, timeout=10) as client,
     ):
-        accepted = client.post("/webhooks", content=body, headers=headers(body, "delivery-2"))
+        accepted = client.post("/webhooks", content=body, headers=headers(body, delivery))
         assert accepted.status_code == 202, accepted.text
         wait_until_found(database_url, instance, daemon, log, "store credit")
-        [run] = instance.get_runs(RunsFilter(tags={"dagster/run_key": "webhook:github:delivery-2"}))
-        assert _wait_until_finished(instance, run.run_id).status == DagsterRunStatus.SUCCESS
-    [hit, *_] = lexical_hits(database_url, "store credit")
-    assert (hit.path, hit.commit) == ("shop/refunds.py", rewritten)
-    assert [h.path for h in lexical_hits(database_url, "add item cart")][:1] == ["shop/cart.py"]
+        [run] = instance.get_runs(
+            RunsFilter(tags={"dagster/run_key": f"webhook:github:{delivery}"})
+        )
+        yield instance, run
 
 
 def _wait_until_finished(instance: DagsterInstance, run_id: str):

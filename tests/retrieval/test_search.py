@@ -438,30 +438,6 @@ class RateLimiterTest extends TestCase
 """
 
 
-def test_a_question_in_words_finds_the_code_before_its_tests_unless_it_asks_for_tests(
-    settings_env, database_url, git_repo, monkeypatch
-):
-    """A test repeats the question's words in a short method that BM25 ranks above the code
-    that does it; a unit of a test file counts a third unless the question asks for tests."""
-    from retrieval import search
-
-    git_repo.write("src/Filters/RateLimiter.php", LIMITER)
-    git_repo.write("tests/Filters/RateLimiterTest.php", LIMITER_TEST)
-    git_repo.commit("limiter")
-    conn, scope = _indexed(database_url, git_repo, "limiter")
-
-    first = _first_lexical(conn, scope)
-
-    question = "how is the client allowance refilled over time by the rate limit"
-    assert first(question) == "RateLimiter.checkRateLimit"
-    assert first("which tests check that the client allowance is refilled over time") == (
-        "RateLimiterTest.testClientAllowanceIsRefilledOverTime"
-    )
-    monkeypatch.setattr(search, "AUXILIARY_WEIGHT", 1.0)
-    assert first(question) == "RateLimiterTest.testClientAllowanceIsRefilledOverTime"  # before
-    conn.close()
-
-
 ROUTE_RS = """pub struct MethodRouter {
     get: Option<Handler>,
     head: Option<Handler>,
@@ -497,26 +473,52 @@ mod tests {
 """
 
 
-def test_a_test_function_of_a_code_file_counts_as_a_test(
-    settings_env, database_url, git_repo, monkeypatch
+@pytest.mark.parametrize(
+    ("files", "question", "asked", "code", "test", "before"),
+    [
+        pytest.param(
+            {
+                "src/Filters/RateLimiter.php": LIMITER,
+                "tests/Filters/RateLimiterTest.php": LIMITER_TEST,
+            },
+            "how is the client allowance refilled over time by the rate limit",
+            "which tests check that the client allowance is refilled over time",
+            "RateLimiter.checkRateLimit",
+            "RateLimiterTest.testClientAllowanceIsRefilledOverTime",
+            ("AUXILIARY_WEIGHT", 1.0),
+            id="a test file",
+        ),
+        # Rust keeps its unit tests in the file they test (`#[cfg(test)] mod tests`): the file
+        # is code, its test functions are tests
+        pytest.param(
+            {"src/routing/method_routing.rs": ROUTE_RS},
+            "does a head request run the get handler, and what happens to the body",
+            "which tests check that a head request runs the get handler",
+            "MethodRouter::call",
+            "tests::head_request_runs_get_handler_with_empty_body",
+            ("_is_inline_test", lambda row: False),
+            id="a test function of a code file",
+        ),
+    ],
+)
+def test_a_question_in_words_finds_the_code_before_its_tests_unless_it_asks_for_tests(
+    settings_env, database_url, git_repo, monkeypatch, files, question, asked, code, test, before
 ):
-    """Rust keeps its unit tests in the file they test (`#[cfg(test)] mod tests`): the file is
-    code, its test functions are tests and count a third, as a test file's units do."""
+    """A test repeats the question's words in a short function that BM25 ranks above the code
+    that does it; a test counts a third unless the question asks for tests (`before`: the
+    search without that, where the test came first)."""
     from retrieval import search
 
-    git_repo.write("src/routing/method_routing.rs", ROUTE_RS)
-    git_repo.commit("router")
-    conn, scope = _indexed(database_url, git_repo, "router")
-
+    for path, text in files.items():
+        git_repo.write(path, text)
+    git_repo.commit("code and its tests")
+    conn, scope = _indexed(database_url, git_repo, "tested")
     first = _first_lexical(conn, scope)
 
-    question = "does a head request run the get handler, and what happens to the body"
-    assert first(question) == "MethodRouter::call"
-    assert first("which tests check that a head request runs the get handler") == (
-        "tests::head_request_runs_get_handler_with_empty_body"
-    )
-    monkeypatch.setattr(search, "_is_inline_test", lambda row: False)
-    assert first(question) == "tests::head_request_runs_get_handler_with_empty_body"  # before
+    assert first(question) == code
+    assert first(asked) == test
+    monkeypatch.setattr(search, *before)
+    assert first(question) == test
     conn.close()
 
 
